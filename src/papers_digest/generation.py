@@ -1,0 +1,131 @@
+"""Checked generation: one conversation per paper with exactly one checker retry, papers run concurrently."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TypeVar
+
+from tqdm import tqdm
+
+from papers_digest.checker import Digest, check_digest_en, check_digest_zh, retry_message
+from papers_digest.llm import CallContext, LlmClient, LlmError
+from papers_digest.models import CallRecord, FulltextDoc, GenerationResult
+from papers_digest.prompting import Message, digest_messages, translate_messages
+
+Check = Callable[[str], tuple[Digest | None, list[str]]]
+T = TypeVar("T")
+
+MAX_ATTEMPTS = 2  # the first answer and one retry that carries the whole conversation and the problems
+
+
+async def converse(
+    client: LlmClient,
+    messages: list[Message],
+    check: Check,
+    *,
+    date: str,
+    arxiv_id: str,
+    stage: str,
+    prompt_version: str,
+) -> GenerationResult:
+    """Ask, check, and on failure ask once more with the problems; never raises for a paper's failure."""
+    calls: list[CallRecord] = []
+    problems: list[str] = []
+
+    def result(**fields: object) -> GenerationResult:
+        return GenerationResult(
+            arxiv_id=arxiv_id,
+            stage=stage,
+            model=client.model,
+            prompt_version=prompt_version,
+            calls=calls,
+            **fields,
+        )  # type: ignore[arg-type]
+
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        context = CallContext(date=date, arxiv_id=arxiv_id, stage=stage, attempt=attempt)
+        try:
+            reply = await client.chat(messages, context, calls)
+        except LlmError as exc:
+            return result(status="failed", error=str(exc), problems=problems)
+        digest, problems = check(reply.content)
+        if digest is not None:
+            return result(status="done", digest=digest.model_dump(mode="json"))
+        if reply.finish_reason == "length":
+            problems = ["the answer was cut off at the token limit (finish_reason: length)", *problems]
+        reply.record.status = "rejected"
+        reply.record.error = "; ".join(problems)[:1000]
+        messages = [
+            *messages,
+            {"role": "assistant", "content": reply.content},
+            {"role": "user", "content": retry_message(problems)},
+        ]
+    return result(
+        status="failed",
+        error=f"the answer failed the checks {MAX_ATTEMPTS} times: {'; '.join(problems)}"[:2000],
+        problems=problems,
+    )
+
+
+async def digest_paper(
+    client: LlmClient, doc: FulltextDoc, system_prompt: str, prompt_version: str, date: str
+) -> GenerationResult:
+    """English digest of one paper, checked against the text the model was given."""
+    tags = doc.tags
+
+    def check(reply: str) -> tuple[Digest | None, list[str]]:
+        return check_digest_en(reply, doc.text, tags)
+
+    return await converse(
+        client,
+        digest_messages(system_prompt, doc),
+        check,
+        date=date,
+        arxiv_id=doc.arxiv_id,
+        stage="digest_en",
+        prompt_version=prompt_version,
+    )
+
+
+async def translate_paper(
+    client: LlmClient, english: GenerationResult, system_prompt: str, prompt_version: str, date: str
+) -> GenerationResult:
+    """Chinese translation of a done English digest, checked against it."""
+    if english.digest is None:
+        raise ValueError(f"{english.arxiv_id}: no English digest to translate")
+    source = Digest.model_validate(english.digest)
+
+    def check(reply: str) -> tuple[Digest | None, list[str]]:
+        return check_digest_zh(reply, source)
+
+    return await converse(
+        client,
+        translate_messages(system_prompt, english.digest),
+        check,
+        date=date,
+        arxiv_id=english.arxiv_id,
+        stage="translate_zh",
+        prompt_version=prompt_version,
+    )
+
+
+async def run_all(
+    items: Iterable[T],
+    work: Callable[[T], Awaitable[GenerationResult]],
+    on_result: Callable[[GenerationResult], None],
+    *,
+    description: str,
+) -> list[GenerationResult]:
+    """Start every paper at once (the client's semaphore bounds calls in flight); hand each result over
+    as soon as it is ready, so a crash loses only the papers still in progress."""
+    items = list(items)
+    results: list[GenerationResult] = []
+    with tqdm(total=len(items), desc=description, unit="paper", dynamic_ncols=True) as bar:
+        for next_done in asyncio.as_completed([work(item) for item in items]):
+            outcome = await next_done
+            on_result(outcome)
+            results.append(outcome)
+            bar.set_postfix_str(f"{sum(r.status == 'failed' for r in results)} failed", refresh=False)
+            bar.update()
+    return results

@@ -1,0 +1,166 @@
+"""Pydantic models for the data that crosses a boundary: files under data/<date>/ and the database."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+ARXIV_ID_RE = re.compile(r"^\d{4}\.\d{4,5}$")
+
+
+class Paper(BaseModel):
+    """One paper of a Hugging Face day, normalised from the API item (see hf.py)."""
+
+    arxiv_id: str
+    title: str
+    summary: str = ""
+    upvotes: int = 0
+    authors: list[str] = Field(default_factory=list)
+    published_at: str | None = None
+    github_repo: str | None = None
+    project_page: str | None = None
+    ai_summary: str | None = None
+
+    @field_validator("arxiv_id")
+    @classmethod
+    def _arxiv_id_shape(cls, value: str) -> str:
+        if not ARXIV_ID_RE.match(value):
+            raise ValueError(f"not an arXiv id (YYMM.NNNNN): {value!r}")
+        return value
+
+
+class DayList(BaseModel):
+    """data/<date>/list.json: every paper of the day and the ones picked for digesting."""
+
+    date: str
+    limit: int
+    papers: list[Paper]
+    picked: list[str]
+    excluded: dict[str, str] = Field(
+        default_factory=dict, description="arxiv_id -> earlier date on which it was already digested"
+    )
+    invalid_items: int = 0
+    pages: int = 1
+    elapsed_s: float = 0.0
+
+    def picked_papers(self) -> list[Paper]:
+        by_id = {p.arxiv_id: p for p in self.papers}
+        return [by_id[i] for i in self.picked]
+
+
+class Section(BaseModel):
+    """A section or subsection heading of a paper, as printed (`3.2`, `A.1`, `Abstract`)."""
+
+    tag: str
+    title: str
+    anchor: str | None = None  # the element id in the arXiv HTML (`S3.SS2`), for links
+    level: int = 1  # 0 abstract, 1 section/appendix, 2 subsection, 3 subsubsection
+
+
+FulltextSource = Literal["html", "abstract"]
+
+
+class FulltextDoc(BaseModel):
+    """data/<date>/fulltext/<id>.json: the text the model is given, with its section markers."""
+
+    arxiv_id: str
+    title: str
+    version: int | None = None
+    source: FulltextSource
+    reason: str | None = None  # why the abstract was used, in words
+    url: str | None = None
+    text: str
+    sections: list[Section]
+
+    @property
+    def tags(self) -> list[str]:
+        return [s.tag for s in self.sections]
+
+
+class Usage(BaseModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int | None = None
+    reasoning_tokens: int | None = None
+
+
+CallStatus = Literal["ok", "rejected", "error"]
+
+
+GenerationStage = Literal["digest_en", "translate_zh"]
+
+
+class CallRecord(BaseModel):
+    """One HTTP call to the LLM endpoint, successful or not."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    date: str
+    arxiv_id: str
+    stage: GenerationStage
+    attempt: int  # 1 = first answer, 2 = the checker's retry
+    retry: int = 0  # transport retries within one attempt (0 = first try)
+    status: CallStatus  # ok: answer passed the checker; rejected: it did not; error: no usable answer
+    error: str | None = None
+    http_status: int | None = None
+    finish_reason: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cached_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    started_at: float
+    ended_at: float
+    latency_s: float
+
+
+PaperStatus = Literal["done", "failed"]
+
+
+class GenerationResult(BaseModel):
+    """data/<date>/digest_en/<id>.json and digest_zh/<id>.json."""
+
+    arxiv_id: str
+    stage: GenerationStage
+    status: PaperStatus
+    digest: dict | None = None
+    error: str | None = None
+    problems: list[str] = Field(default_factory=list)
+    model: str
+    prompt_version: str
+    calls: list[CallRecord] = Field(default_factory=list)
+
+
+class StageInfo(BaseModel):
+    """`_stage.json` inside a stage's output folder: what the stage did and how long it took."""
+
+    stage: str
+    date: str
+    started_at: float
+    ended_at: float
+    elapsed_s: float
+    papers: int = 0
+    note: str | None = None
+    model: str | None = None
+    prompt_version: str | None = None
+
+
+class RunRecord(BaseModel):
+    """data/<date>/run.json: the run's DVC metrics, one row of the `runs` table."""
+
+    date: str
+    papers: int
+    papers_done: int
+    papers_failed: int
+    fulltext_html: int
+    fulltext_abstract: int
+    llm_calls: int
+    llm_call_errors: int
+    retries: int
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int
+    elapsed_s: float
+    generation_s: float
+    generated_tok_s: float

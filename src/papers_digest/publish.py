@@ -1,0 +1,247 @@
+"""The one database writer: a day's files -> papers.db (idempotent upserts), and the run record."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from papers_digest.io import STAGE_INFO, read_folder, read_model
+from papers_digest.models import (
+    CallRecord,
+    DayList,
+    FulltextDoc,
+    GenerationResult,
+    PaperStatus,
+    RunRecord,
+    StageInfo,
+)
+
+GENERATION_STAGES = ("digest_en", "translate_zh")
+LANG_OF_STAGE = {"digest_en": "en", "translate_zh": "zh"}
+CALL_KEY = ("date", "arxiv_id", "stage", "attempt", "retry")
+
+
+@dataclass
+class DayFiles:
+    """Everything the pipeline wrote for one date."""
+
+    day: DayList
+    fulltext: dict[str, FulltextDoc]
+    english: dict[str, GenerationResult]
+    chinese: dict[str, GenerationResult]
+    stages: dict[str, StageInfo] = field(default_factory=dict)
+
+    @property
+    def calls(self) -> list[CallRecord]:
+        return [c for results in (self.english, self.chinese) for r in results.values() for c in r.calls]
+
+
+def load_day(list_path: Path, fulltext_dir: Path, digest_en_dir: Path, digest_zh_dir: Path) -> DayFiles:
+    stages = {}
+    for name, folder in (
+        ("fulltext", fulltext_dir),
+        ("digest_en", digest_en_dir),
+        ("translate_zh", digest_zh_dir),
+    ):
+        info_path = Path(folder) / STAGE_INFO
+        if info_path.exists():
+            stages[name] = read_model(info_path, StageInfo)
+    return DayFiles(
+        day=read_model(list_path, DayList),
+        fulltext=read_folder(fulltext_dir, FulltextDoc),
+        english=read_folder(digest_en_dir, GenerationResult),
+        chinese=read_folder(digest_zh_dir, GenerationResult),
+        stages=stages,
+    )
+
+
+def paper_outcome(files: DayFiles, arxiv_id: str) -> tuple[PaperStatus, str | None]:
+    """done only when both languages passed their checks; otherwise failed with the first reason."""
+    for stage, results in (("digest_en", files.english), ("translate_zh", files.chinese)):
+        result = results.get(arxiv_id)
+        if result is None:
+            note = files.stages[stage].note if stage in files.stages else None
+            return "failed", f"{stage}: not generated" + (f" ({note})" if note else "")
+        if result.status == "failed":
+            return "failed", f"{stage}: {result.error}"
+    return "done", None
+
+
+def run_record(files: DayFiles, publish_s: float = 0.0) -> RunRecord:
+    """The day's totals (pure)."""
+    picked = files.day.picked
+    outcomes = [paper_outcome(files, i)[0] for i in picked]
+    calls = files.calls
+    completion = sum(c.completion_tokens or 0 for c in calls)
+    generation_s = sum(files.stages[s].elapsed_s for s in GENERATION_STAGES if s in files.stages)
+    elapsed = files.day.elapsed_s + sum(s.elapsed_s for s in files.stages.values()) + publish_s
+    docs = [files.fulltext[i] for i in picked if i in files.fulltext]
+    return RunRecord(
+        date=files.day.date,
+        papers=len(picked),
+        papers_done=outcomes.count("done"),
+        papers_failed=outcomes.count("failed"),
+        fulltext_html=sum(d.source == "html" for d in docs),
+        fulltext_abstract=sum(d.source == "abstract" for d in docs),
+        llm_calls=len(calls),
+        llm_call_errors=sum(c.status == "error" for c in calls),
+        retries=sum(c.attempt > 1 or c.retry > 0 for c in calls),
+        prompt_tokens=sum(c.prompt_tokens or 0 for c in calls),
+        completion_tokens=completion,
+        cached_tokens=sum(c.cached_tokens or 0 for c in calls),
+        elapsed_s=round(elapsed, 3),
+        generation_s=round(generation_s, 3),
+        generated_tok_s=round(completion / generation_s, 2) if generation_s > 0 else 0.0,
+    )
+
+
+def paper_rows(files: DayFiles) -> list[dict[str, Any]]:
+    rows = []
+    by_id = {p.arxiv_id: p for p in files.day.papers}
+    for arxiv_id in files.day.picked:
+        paper = by_id[arxiv_id]
+        doc = files.fulltext.get(arxiv_id)
+        english = files.english.get(arxiv_id)
+        status, error = paper_outcome(files, arxiv_id)
+        rows.append(
+            {
+                "arxiv_id": arxiv_id,
+                "date": files.day.date,
+                "title": paper.title,
+                "upvotes": paper.upvotes,
+                "status": status,
+                "error": error,
+                "authors": json.dumps(paper.authors, ensure_ascii=False),
+                "summary": paper.summary,
+                "version": doc.version if doc else None,
+                "fulltext_source": doc.source if doc else None,
+                "fulltext_reason": doc.reason if doc else None,
+                "model": english.model if english else None,
+                "prompt_version": english.prompt_version if english else None,
+            }
+        )
+    return rows
+
+
+def digest_rows(files: DayFiles) -> list[dict[str, Any]]:
+    rows = []
+    for stage, results in (("digest_en", files.english), ("translate_zh", files.chinese)):
+        for result in results.values():
+            if result.status == "done" and result.digest is not None:
+                rows.append(
+                    {
+                        "arxiv_id": result.arxiv_id,
+                        "lang": LANG_OF_STAGE[stage],
+                        "date": files.day.date,
+                        "digest": json.dumps(result.digest, ensure_ascii=False),
+                        "model": result.model,
+                        "prompt_version": result.prompt_version,
+                    }
+                )
+    return rows
+
+
+def day_item_rows(files: DayFiles) -> list[dict[str, Any]]:
+    ranked = sorted(files.day.papers, key=lambda p: (-p.upvotes, p.arxiv_id))
+    picked = set(files.day.picked)
+    return [
+        {
+            "date": files.day.date,
+            "arxiv_id": p.arxiv_id,
+            "title": p.title,
+            "upvotes": p.upvotes,
+            "rank": rank,
+            "picked": p.arxiv_id in picked,
+            "excluded_since": files.day.excluded.get(p.arxiv_id),
+        }
+        for rank, p in enumerate(ranked, start=1)
+    ]
+
+
+def write_day(db_path: str | Path, files: DayFiles, run: RunRecord) -> None:
+    """Upsert one day into the database in a single transaction; running it twice changes nothing."""
+    db = sqlite_utils.Database(db_path)
+    ensure_schema(db)
+    date = files.day.date
+    rows = paper_rows(files)
+    with db.conn:
+        # A paper can appear on several days; a later day's row wins over an earlier one.
+        newer = {
+            r["arxiv_id"]
+            for r in db.query(
+                "select arxiv_id from papers where date > ? and arxiv_id in (select value from json_each(?))",
+                [date, json.dumps([row["arxiv_id"] for row in rows])],
+            )
+        }
+        db["papers"].upsert_all([r for r in rows if r["arxiv_id"] not in newer], pk="arxiv_id", alter=True)
+        db.execute("delete from digests where date = ?", [date])
+        db["digests"].upsert_all(
+            [r for r in digest_rows(files) if r["arxiv_id"] not in newer], pk=("arxiv_id", "lang"), alter=True
+        )
+        db.execute("delete from llm_calls where date = ?", [date])
+        db["llm_calls"].insert_all(
+            [c.model_dump() for c in files.calls], pk=CALL_KEY, alter=True, replace=True
+        )
+        db.execute("delete from day_items where date = ?", [date])
+        db["day_items"].insert_all(day_item_rows(files), pk=("date", "arxiv_id"), alter=True)
+        db["runs"].upsert(run.model_dump(), pk="date", alter=True)
+
+
+def ensure_schema(db: sqlite_utils.Database) -> None:
+    """Create the tables other tools read, with their key columns, if they do not exist yet."""
+    db["papers"].create(
+        {"arxiv_id": str, "date": str, "title": str, "upvotes": int, "status": str, "error": str},
+        pk="arxiv_id",
+        if_not_exists=True,
+    )
+    db["digests"].create(
+        {"arxiv_id": str, "lang": str, "date": str, "digest": str},
+        pk=("arxiv_id", "lang"),
+        if_not_exists=True,
+    )
+    db["llm_calls"].create(
+        {
+            "date": str,
+            "arxiv_id": str,
+            "stage": str,
+            "attempt": int,
+            "retry": int,
+            "prompt_tokens": int,
+            "completion_tokens": int,
+            "cached_tokens": int,
+            "latency_s": float,
+            "status": str,
+        },
+        pk=CALL_KEY,
+        if_not_exists=True,
+    )
+    db["runs"].create(
+        {"date": str, "papers": int, "prompt_tokens": int, "completion_tokens": int, "elapsed_s": float},
+        pk="date",
+        if_not_exists=True,
+    )
+    db["day_items"].create(
+        {"date": str, "arxiv_id": str, "title": str, "upvotes": int, "rank": int, "picked": bool},
+        pk=("date", "arxiv_id"),
+        if_not_exists=True,
+    )
+    db["llm_calls"].create_index(["arxiv_id"], if_not_exists=True)
+    db["papers"].create_index(["date"], if_not_exists=True)
+
+
+def digested_before(db_path: str | Path, date: str) -> dict[str, str]:
+    """arXiv ids digested (status done) on a date before `date` -> that date; {} without a database."""
+    path = Path(db_path)
+    if not path.exists():
+        return {}
+    db = sqlite_utils.Database(path)
+    if "papers" not in db.table_names():
+        return {}
+    return {
+        row["arxiv_id"]: row["date"]
+        for row in db.query("select arxiv_id, date from papers where status = 'done' and date < ?", [date])
+    }

@@ -1,0 +1,28 @@
+"""DVC stage `digest_en`: a checked English JSON digest of each paper, papers generated concurrently."""
+
+from papers_digest.io import read_folder
+from papers_digest.models import FulltextDoc
+from papers_digest.stage import run_generation_stage, run_stage, stage_parser
+
+
+def main() -> None:
+    parser = stage_parser("digest_en", __doc__)
+    parser.add_argument("--fulltext", required=True, help="folder written by the fulltext stage")
+    parser.add_argument("--prompt", required=True, help="system prompt file")
+    parser.add_argument("--out", required=True, help="folder for one <arxiv_id>.json per paper")
+    args = parser.parse_args()
+    run_stage(
+        "digest_en",
+        lambda: run_generation_stage(
+            "digest_en",
+            date=args.date,
+            params_path=args.params,
+            prompt_path=args.prompt,
+            out=args.out,
+            load_inputs=lambda: read_folder(args.fulltext, FulltextDoc).values(),
+        ),
+    )
+
+
+if __name__ == "__main__":
+    main()

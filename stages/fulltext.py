@@ -1,0 +1,40 @@
+"""DVC stage `fulltext`: each picked paper's text from arXiv's HTML (serial, polite), or its abstract."""
+
+import asyncio
+from pathlib import Path
+
+from papers_digest.io import read_model, reset_folder, write_json
+from papers_digest.models import DayList, FulltextDoc
+from papers_digest.params import load_params
+from papers_digest.pipeline import fetch_fulltexts
+from papers_digest.stage import StageClock, run_stage, stage_parser
+
+
+def main() -> None:
+    parser = stage_parser("fulltext", __doc__)
+    parser.add_argument("--list", required=True, help="list.json from the list stage")
+    parser.add_argument("--out", required=True, help="folder for one <arxiv_id>.json per paper")
+    args = parser.parse_args()
+
+    def body() -> None:
+        clock = StageClock("fulltext", args.date)
+        params = load_params(args.params)
+        day = read_model(args.list, DayList)
+        out = reset_folder(args.out)
+
+        def save(doc: FulltextDoc) -> None:
+            write_json(Path(out) / f"{doc.arxiv_id}.json", doc)
+
+        docs = asyncio.run(fetch_fulltexts(params.source, params.retry, day.picked_papers(), save))
+        html = sum(d.source == "html" for d in docs)
+        clock.write(out, papers=len(docs))
+        print(f"fulltext: {len(docs)} papers, {html} from arXiv HTML, {len(docs) - html} abstract only")
+        for doc in docs:
+            if doc.source == "abstract":
+                print(f"fulltext:   {doc.arxiv_id}: abstract only: {doc.reason}")
+
+    run_stage("fulltext", body)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,33 @@
+"""DVC stage `list`: the day's Hugging Face Daily Papers and the top `limit` picked for digesting."""
+
+import asyncio
+from pathlib import Path
+
+from papers_digest.io import write_json
+from papers_digest.params import load_params
+from papers_digest.pipeline import list_day
+from papers_digest.publish import digested_before
+from papers_digest.stage import run_stage, stage_parser
+
+
+def main() -> None:
+    parser = stage_parser("list", __doc__)
+    parser.add_argument("--db", required=True, help="database of earlier days (papers already digested)")
+    parser.add_argument("--out", required=True, help="list.json to write")
+    args = parser.parse_args()
+
+    def body() -> None:
+        params = load_params(args.params)
+        exclude = digested_before(Path(args.db), args.date)
+        day = asyncio.run(list_day(params, args.date, exclude))
+        write_json(args.out, day)
+        print(
+            f"list: {args.date}: {len(day.papers)} papers on {day.pages} page(s), picked {len(day.picked)}"
+            + (f", {len(day.excluded)} already digested earlier" if day.excluded else "")
+        )
+
+    run_stage("list", body)
+
+
+if __name__ == "__main__":
+    main()

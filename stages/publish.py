@@ -1,0 +1,36 @@
+"""DVC stage `publish`: upsert the day into the SQLite database and write the run's metrics."""
+
+import time
+
+from papers_digest.io import write_json
+from papers_digest.publish import load_day, run_record, write_day
+from papers_digest.stage import run_stage, stage_parser
+
+
+def main() -> None:
+    parser = stage_parser("publish", __doc__)
+    parser.add_argument("--list", required=True, help="list.json of the list stage")
+    parser.add_argument("--fulltext", required=True, help="folder of the fulltext stage")
+    parser.add_argument("--digest-en", required=True, help="folder of the digest_en stage")
+    parser.add_argument("--digest-zh", required=True, help="folder of the translate_zh stage")
+    parser.add_argument("--db", required=True, help="SQLite database to upsert into")
+    parser.add_argument("--metrics", required=True, help="run.json to write")
+    args = parser.parse_args()
+
+    def body() -> None:
+        started = time.monotonic()
+        files = load_day(args.list, args.fulltext, args.digest_en, args.digest_zh)
+        run = run_record(files, publish_s=time.monotonic() - started)
+        write_day(args.db, files, run)
+        write_json(args.metrics, run)
+        print(
+            f"publish: {args.date}: {run.papers_done} done, {run.papers_failed} failed; "
+            f"{run.llm_calls} LLM calls, {run.prompt_tokens} prompt + "
+            f"{run.completion_tokens} completion tokens -> {args.db}"
+        )
+
+    run_stage("publish", body)
+
+
+if __name__ == "__main__":
+    main()

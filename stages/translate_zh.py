@@ -1,0 +1,28 @@
+"""DVC stage `translate_zh`: a checked Chinese translation of each English digest, generated concurrently."""
+
+from papers_digest.io import read_folder
+from papers_digest.models import GenerationResult
+from papers_digest.stage import run_generation_stage, run_stage, stage_parser
+
+
+def main() -> None:
+    parser = stage_parser("translate_zh", __doc__)
+    parser.add_argument("--digests", required=True, help="folder written by the digest_en stage")
+    parser.add_argument("--prompt", required=True, help="system prompt file")
+    parser.add_argument("--out", required=True, help="folder for one <arxiv_id>.json per paper")
+    args = parser.parse_args()
+    run_stage(
+        "translate_zh",
+        lambda: run_generation_stage(
+            "translate_zh",
+            date=args.date,
+            params_path=args.params,
+            prompt_path=args.prompt,
+            out=args.out,
+            load_inputs=lambda: read_folder(args.digests, GenerationResult).values(),
+        ),
+    )
+
+
+if __name__ == "__main__":
+    main()

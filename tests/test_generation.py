@@ -1,0 +1,122 @@
+"""Checked generation against the engine simulator over real HTTP: retry path, failures, concurrency."""
+
+import asyncio
+import time
+
+import pytest
+from conftest import SAMPLE_DATE, abstract_docs, make_params, sample_papers
+
+from papers_digest.models import GenerationResult
+from papers_digest.pipeline import generate
+from papers_digest.prompting import load_prompt
+from papers_digest.sim.engine import EngineSim, Fault
+from papers_digest.sim.serve import BackgroundServer
+
+DIGEST_PROMPT = load_prompt("prompts/digest_en.md")
+TRANSLATE_PROMPT = load_prompt("prompts/translate_zh.md")
+DOCS = abstract_docs(sample_papers())
+FIRST = DOCS[0]  # 2504.00999 MergeVQ
+
+
+def run_digests(base_url: str, docs=DOCS, **llm) -> list[GenerationResult]:
+    params = make_params(llm={"base_url": base_url, "model": "sim-digest", **llm})
+    return asyncio.run(generate("digest_en", params, SAMPLE_DATE, docs, DIGEST_PROMPT, lambda r: None))
+
+
+def by_id(results: list[GenerationResult]) -> dict[str, GenerationResult]:
+    return {r.arxiv_id: r for r in results}
+
+
+def test_every_paper_gets_a_checked_digest_and_translation(engine):
+    sim, base_url = engine
+    english = run_digests(base_url)
+    assert {r.arxiv_id for r in english} == {d.arxiv_id for d in DOCS}
+    assert all(r.status == "done" and len(r.calls) == 1 for r in english)
+    call = english[0].calls[0]
+    assert call.status == "ok" and call.attempt == 1 and call.prompt_tokens > 0 and call.completion_tokens > 0
+    assert call.latency_s >= 0 and call.ended_at >= call.started_at
+    params = make_params(llm={"base_url": base_url, "model": "sim-digest"})
+    chinese = asyncio.run(
+        generate("translate_zh", params, SAMPLE_DATE, english, TRANSLATE_PROMPT, lambda r: None)
+    )
+    assert all(r.status == "done" for r in chinese)
+    assert sim.stats.requests == 2 * len(DOCS)
+
+
+def test_a_rejected_answer_is_retried_once_with_the_whole_conversation(engine):
+    sim, base_url = engine
+    sim.add_fault(Fault(kind="wrong_numbers", match=FIRST.title, on="first", times=1))
+    result = by_id(run_digests(base_url))[FIRST.arxiv_id]
+    assert result.status == "done"
+    assert [(c.attempt, c.status) for c in result.calls] == [(1, "rejected"), (2, "ok")]
+    assert "does not appear verbatim in the paper" in result.calls[0].error
+    retry_request = [r for r in sim.stats.records if r.messages == 4]
+    assert len(retry_request) == 1  # system, paper, the rejected answer, the list of problems
+    # The retry resends the first request as its prefix: the simulated prefix cache serves most of it.
+    assert result.calls[1].cached_tokens >= result.calls[0].prompt_tokens * 0.8
+
+
+def test_a_second_failure_marks_the_paper_failed_with_the_problems(engine):
+    sim, base_url = engine
+    sim.add_fault(Fault(kind="bad_section", match=FIRST.title, times=2))
+    results = by_id(run_digests(base_url))
+    failed = results[FIRST.arxiv_id]
+    assert failed.status == "failed"
+    assert failed.digest is None
+    assert len(failed.calls) == 2 and all(c.status == "rejected" for c in failed.calls)
+    assert "failed the checks 2 times" in failed.error and "is not a section of the paper" in failed.error
+    assert failed.problems
+    others = [r for r in results.values() if r.arxiv_id != FIRST.arxiv_id]
+    assert all(r.status == "done" for r in others)  # one paper failing leaves the others alone
+
+
+def test_an_http_error_fails_only_that_paper_and_keeps_status_and_body(engine):
+    sim, base_url = engine
+    body = "engine exploded: " + "x" * 900
+    sim.add_fault(Fault(kind="http_error", status=400, body=body, match=FIRST.title, times=5))
+    results = by_id(run_digests(base_url))
+    failed = results[FIRST.arxiv_id]
+    assert failed.status == "failed"
+    assert failed.error == f"LLM call failed: HTTP 400: {body[:500]}"
+    assert [c.status for c in failed.calls] == ["error"]  # 400 is not transient: no retry
+    assert all(r.status == "done" for i, r in results.items() if i != FIRST.arxiv_id)
+
+
+def test_transient_errors_are_retried_and_every_try_is_recorded(engine):
+    sim, base_url = engine
+    sim.add_fault(Fault(kind="http_error", status=503, body="busy", match=FIRST.title, times=2))
+    result = by_id(run_digests(base_url))[FIRST.arxiv_id]
+    assert result.status == "done"
+    assert [(c.attempt, c.retry, c.status, c.http_status) for c in result.calls] == [
+        (1, 0, "error", 503),
+        (1, 1, "error", 503),
+        (1, 2, "ok", 200),
+    ]
+
+
+def test_the_per_call_timeout_comes_from_params(engine):
+    sim, base_url = engine
+    sim.add_fault(Fault(kind="slow", delay_s=2.0, match=FIRST.title, times=-1))
+    started = time.monotonic()
+    results = by_id(run_digests(base_url, docs=[FIRST], timeout_s=0.3))
+    assert time.monotonic() - started < 1.9
+    failed = results[FIRST.arxiv_id]
+    assert failed.status == "failed"
+    assert "timed out after 0.3 s" in failed.error
+    assert len(failed.calls) == 3  # retry.attempts = 3 in the test params
+
+
+@pytest.mark.parametrize("concurrency", [1, 3])
+def test_calls_overlap_up_to_the_configured_concurrency_and_never_more(concurrency):
+    sim = EngineSim(model="sim-digest", latency_s=0.3)
+    docs = abstract_docs(sample_papers())[:6]
+    with BackgroundServer(sim.app) as server:
+        started = time.monotonic()
+        results = run_digests(f"{server.url}/v1", docs=docs, concurrency=concurrency)
+        wall = time.monotonic() - started
+    assert all(r.status == "done" for r in results)
+    assert sim.stats.max_in_flight == concurrency
+    # Six 0.3 s calls: serial takes >= 1.8 s; three at a time about 0.6 s.
+    assert wall >= 0.3 * 6 / concurrency
+    if concurrency > 1:
+        assert wall < 0.3 * 6 * 0.6

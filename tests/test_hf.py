@@ -1,0 +1,95 @@
+"""The list stage's logic on real HF API bodies: tolerant parsing, paging over HTTP, ranking."""
+
+import asyncio
+import json
+
+import pytest
+from conftest import HF_DIR, SAMPLE_DATE, SAMPLE_DIR, day_papers, hf_day, sample_papers
+
+from papers_digest.hf import PAGE_SIZE, HfFormatError, fetch_day, merge_pages, parse_items, pick_top
+from papers_digest.http import RetryPolicy, make_client
+from papers_digest.sim.replay import Replay
+from papers_digest.sim.serve import BackgroundServer
+
+RECORDED_DAYS = sorted(p.stem for p in HF_DIR.glob("*.json"))
+
+
+@pytest.mark.parametrize("date", RECORDED_DAYS)
+def test_every_recorded_shape_parses(date):
+    body = hf_day(date)
+    papers, invalid = parse_items(body)
+    assert invalid == 0
+    assert len(papers) == len(body)
+    for paper, item in zip(papers, body, strict=True):
+        assert paper.arxiv_id == item["paper"]["id"]
+        assert paper.upvotes == item["paper"]["upvotes"]  # upvotes live only in paper.upvotes
+        assert "\n" not in paper.title and "  " not in paper.title
+        assert paper.summary
+
+
+def test_oldest_and_newest_shapes_keep_their_fields():
+    old = day_papers("2024-05-27")[0]  # 2024: mediaUrl, no submittedBy, no ai_*
+    assert old.arxiv_id == "2405.15738"
+    assert old.ai_summary is None
+    assert "Chunjiang Ge" in old.authors
+    new = day_papers("2026-01-13")  # 2026: organization, githubStars, ai_summary
+    assert any(p.ai_summary for p in new)
+    assert any(p.github_repo for p in new)
+
+
+def test_items_without_id_or_title_are_skipped_not_fatal():
+    body = hf_day("2025-03-10")
+    broken = [
+        {"paper": {"title": "no id"}},
+        {"title": "no paper"},
+        {"paper": {"id": "not-an-id", "title": "x"}},
+    ]
+    papers, invalid = parse_items(body + broken)
+    assert invalid == 3
+    assert len(papers) == len(body)
+    with pytest.raises(HfFormatError):
+        parse_items({"error": "not a list"})
+
+
+def test_pick_top_ranks_by_upvotes_breaks_ties_by_id_and_skips_done_papers():
+    papers = sample_papers()
+    top = pick_top(papers, 4, {})
+    assert [p.arxiv_id for p in top] == ["2504.00999", "2504.00883", "2504.01014", "2503.20783"]
+    # 2504.01934 and 2504.01848 both have 11 upvotes: the lower id first, whatever the input order.
+    ranked = [p.arxiv_id for p in pick_top(list(reversed(papers)), 12, {})]
+    assert ranked.index("2504.01848") == ranked.index("2504.01934") - 1
+    skipping = pick_top(papers, 4, {"2504.00883": "2025-04-02"})
+    assert [p.arxiv_id for p in skipping] == ["2504.00999", "2504.01014", "2503.20783", "2504.01956"]
+    assert pick_top(papers, 50, {}) == pick_top(papers, 12, {})
+
+
+def test_merge_pages_keeps_first_occurrence_of_duplicates():
+    papers = sample_papers()
+    merged = merge_pages([papers[:5], papers[3:8]])
+    assert [p.arxiv_id for p in merged] == [p.arxiv_id for p in papers[:8]]
+
+
+def _all_recorded_items() -> list[dict]:
+    items = [item for date in RECORDED_DAYS for item in hf_day(date)]
+    items += hf_day(SAMPLE_DATE, SAMPLE_DIR / "hf")
+    return items
+
+
+@pytest.mark.parametrize(("count", "pages"), [(63, 2), (PAGE_SIZE, 2), (1, 1), (0, 1)])
+def test_paging_fetches_until_a_short_page(tmp_path, count, pages):
+    """A full page of 50 means ask for the next one (a busy day), over real HTTP."""
+    items = _all_recorded_items()[:count]
+    assert len(items) == count
+    (tmp_path / "2026-02-02.json").write_text(json.dumps(items), encoding="utf-8")
+    replay = Replay(hf_dir=tmp_path)
+
+    async def fetch():
+        async with make_client(timeout_s=10) as client:
+            return await fetch_day(client, server.url, "2026-02-02", RetryPolicy(attempts=1))
+
+    with BackgroundServer(replay.app) as server:
+        papers, invalid, fetched_pages = asyncio.run(fetch())
+    assert [p.arxiv_id for p in papers] == [i["paper"]["id"] for i in items]
+    assert invalid == 0
+    assert fetched_pages == pages
+    assert replay.requests["hf"] == pages

@@ -1,0 +1,67 @@
+"""params.yaml validation: the shipped file loads; bad values fail naming the key and the file."""
+
+from pathlib import Path
+
+import pytest
+
+from papers_digest.params import ParamsError, load_params
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_shipped_params_load_with_documented_defaults():
+    params = load_params(ROOT / "params.yaml")
+    assert params.limit == 20
+    assert params.source.hf_url == "https://huggingface.co"
+    assert params.source.arxiv_url == "https://arxiv.org"
+    assert params.source.arxiv_interval_s == 3
+    assert params.llm.timeout_s == 600
+    assert not params.llm.configured  # no endpoint until the user sets one
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "params.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('date: "2026-11-29"\nllm:\n  concurrency: three\n', "llm.concurrency"),
+        ('date: "2026-11-29"\nllm:\n  concurrency: 0\n', "llm.concurrency"),
+        ('date: "2026-11-29"\nlimit: -3\n', "limit"),
+        ('date: "2026-11-29"\nllm:\n  concurency: 2\n', "unknown key 'llm.concurency'"),
+        ('date: "2026-11-29"\nlimt: 5\n', "unknown key 'limt'"),
+        ("date: 2026-11-29\n", 'date must be a quoted string, write date: "2026-11-29"'),
+        ('date: "29/11/2026"\n', "date must be a date written YYYY-MM-DD"),
+        ('date: "2026-02-30"\n', "date is not a real calendar date"),
+        ('date: "2026-11-29"\nsource:\n  hf_url: huggingface.co\n', "source.hf_url"),
+        ("limit: 5\n", "date is required"),
+    ],
+)
+def test_bad_values_name_the_key_and_the_file(tmp_path, text, expected):
+    path = _write(tmp_path, text)
+    with pytest.raises(ParamsError) as info:
+        load_params(path)
+    message = str(info.value)
+    assert expected in message
+    assert str(path) in message
+
+
+def test_missing_and_malformed_files_are_reported(tmp_path):
+    with pytest.raises(ParamsError, match="file not found"):
+        load_params(tmp_path / "nope.yaml")
+    with pytest.raises(ParamsError, match="not valid YAML"):
+        load_params(_write(tmp_path, "date: [unclosed\n"))
+    with pytest.raises(ParamsError, match="must be a mapping"):
+        load_params(_write(tmp_path, "- a\n- b\n"))
+
+
+def test_endpoint_counts_as_configured_only_with_url_and_model(tmp_path):
+    path = _write(tmp_path, 'date: "2026-11-29"\nllm:\n  base_url: http://127.0.0.1:9/v1/\n')
+    params = load_params(path)
+    assert params.llm.base_url == "http://127.0.0.1:9/v1"
+    assert not params.llm.configured
+    path = _write(tmp_path, 'date: "2026-11-29"\nllm:\n  base_url: http://127.0.0.1:9/v1\n  model: m\n')
+    assert load_params(path).llm.configured

@@ -1,0 +1,153 @@
+"""The whole pipeline under `dvc repro` over real HTTP on 127.0.0.1: sample day, reruns, cache, exclusion."""
+
+import json
+import shutil
+from pathlib import Path
+
+import sqlite_utils
+from conftest import SAMPLE_DATE, SAMPLE_DIR, copy_project, make_params, run_dvc, write_params
+
+from papers_digest.sim.engine import EngineSim
+from papers_digest.sim.replay import Replay
+from papers_digest.sim.serve import BackgroundServer
+
+SAMPLE_PICKS = ["2504.00999", "2504.00883", "2504.01014", "2503.20783"]
+
+
+def _params(hf_url: str, llm_url: str, **overrides):
+    return make_params(
+        source={"hf_url": hf_url, "arxiv_url": hf_url, "arxiv_interval_s": 0},
+        llm={"base_url": llm_url, "model": "sim-digest", "concurrency": 3},
+        **overrides,
+    )
+
+
+def _requests(replay: Replay, sim: EngineSim) -> int:
+    return replay.total_requests + sim.stats.requests
+
+
+def test_sample_day_end_to_end_then_a_rerun_makes_no_http_call(tmp_path, sample_replay, engine):
+    replay, replay_url = sample_replay
+    sim, llm_url = engine
+    project = copy_project(tmp_path)
+    write_params(project, _params(replay_url, llm_url))
+
+    run_dvc(project, "repro")
+
+    day = project / "data" / SAMPLE_DATE
+    listed = json.loads((day / "list.json").read_text())
+    assert listed["picked"] == SAMPLE_PICKS
+    assert len(listed["papers"]) == 12
+    html = json.loads((day / "fulltext" / "2503.20783.json").read_text())
+    assert html["source"] == "html" and html["version"] == 2
+    assert html["title"] == "Understanding R1-Zero-Like Training: A Critical Perspective"
+    assert "[§Abstract]" in html["text"] and "[§A" in html["text"]
+    for arxiv_id in SAMPLE_PICKS[:3]:
+        fallback = json.loads((day / "fulltext" / f"{arxiv_id}.json").read_text())
+        assert fallback["source"] == "abstract"
+        assert "no HTML" in fallback["reason"]
+        assert fallback["text"].startswith("[§Abstract]\n")
+        # never one paper's text under another paper's title
+        summary = next(p["summary"] for p in listed["papers"] if p["arxiv_id"] == arxiv_id)
+        assert fallback["text"].endswith(summary)
+
+    db = sqlite_utils.Database(project / "data" / "papers.db")
+    rows = {r["arxiv_id"]: r for r in db.query("select * from papers")}
+    assert set(rows) == set(SAMPLE_PICKS)
+    assert {r["status"] for r in rows.values()} == {"done"}
+    assert rows["2503.20783"]["fulltext_source"] == "html"
+    assert db.execute("select count(*) from digests").fetchone()[0] == 8
+    langs = {(r["arxiv_id"], r["lang"]) for r in db.query("select arxiv_id, lang from digests")}
+    assert langs == {(i, lang) for i in SAMPLE_PICKS for lang in ("en", "zh")}
+    calls = list(db.query("select * from llm_calls"))
+    assert len(calls) == sim.stats.requests == 8
+    assert all(c["prompt_tokens"] > 0 and c["latency_s"] >= 0 and c["status"] == "ok" for c in calls)
+    run = json.loads((day / "run.json").read_text())
+    (runs_row,) = db.query("select * from runs")
+    assert run["papers"] == runs_row["papers"] == 4 and run["papers_done"] == 4
+    assert run["prompt_tokens"] == runs_row["prompt_tokens"] == sum(c["prompt_tokens"] for c in calls)
+    metrics = run_dvc(project, "metrics", "show", "--json")
+    assert '"papers_done": 4' in metrics.stdout.replace(" ", "").replace('":', '": ')
+
+    before = _requests(replay, sim)
+    again = run_dvc(project, "repro")
+    assert _requests(replay, sim) == before, again.stdout
+    assert "didn't change" in again.stdout or "skipping" in again.stdout
+
+    # Concurrency, endpoints, timeouts and retries are not dependencies: changing them reruns nothing.
+    changed = _params("http://127.0.0.1:9", "http://127.0.0.1:9/v1")
+    changed.llm.concurrency = 7
+    changed.llm.timeout_s = 5
+    changed.retry.attempts = 1
+    write_params(project, changed)
+    status = run_dvc(project, "status")
+    assert "changed" not in status.stdout, status.stdout
+    run_dvc(project, "repro")
+    assert _requests(replay, sim) == before
+
+    # Publishing twice (rebuilding the view) changes nothing in the database.
+    snapshot = {t: list(db[t].rows) for t in ("papers", "digests", "llm_calls", "runs")}
+    run_dvc(project, "repro", "--force", "publish", "--single-item")
+    assert {t: list(db[t].rows) for t in snapshot} == snapshot
+
+
+def test_switching_back_to_a_finished_day_restores_it_without_network(tmp_path, replay, engine):
+    replay_server, replay_url = replay
+    sim, llm_url = engine
+    project = copy_project(tmp_path)
+    first, second = "2025-07-07", "2024-05-27"
+    write_params(project, _params(replay_url, llm_url, date=first, limit=2))
+    run_dvc(project, "repro")
+    first_files = {p.relative_to(project): p.read_bytes() for p in (project / "data" / first).rglob("*.json")}
+    write_params(project, _params(replay_url, llm_url, date=second, limit=2))
+    run_dvc(project, "repro")
+    assert (project / "data" / second / "run.json").exists()
+
+    shutil.rmtree(project / "data" / first)
+    before = _requests(replay_server, sim)
+    write_params(project, _params(replay_url, llm_url, date=first, limit=2))
+    restored = run_dvc(project, "repro")
+    assert _requests(replay_server, sim) == before, restored.stdout
+    assert "restored" in restored.stdout.lower() or "cached" in restored.stdout.lower()
+    assert {
+        p.relative_to(project): p.read_bytes() for p in (project / "data" / first).rglob("*.json")
+    } == first_files
+
+
+def test_a_paper_digested_on_an_earlier_date_is_not_generated_again(tmp_path, engine):
+    _, llm_url = engine
+    hf_dir = tmp_path / "hf"
+    hf_dir.mkdir()
+    # HF lists a paper again on a later day now and then: the same real items under the next date.
+    shutil.copy(SAMPLE_DIR / "hf" / f"{SAMPLE_DATE}.json", hf_dir / f"{SAMPLE_DATE}.json")
+    shutil.copy(SAMPLE_DIR / "hf" / f"{SAMPLE_DATE}.json", hf_dir / "2025-04-04.json")
+    replay = Replay(hf_dir, SAMPLE_DIR / "arxiv")
+    project = copy_project(tmp_path / "project")
+    with BackgroundServer(replay.app) as server:
+        write_params(project, _params(server.url, llm_url))
+        run_dvc(project, "repro")
+        write_params(project, _params(server.url, llm_url, date="2025-04-04"))
+        run_dvc(project, "repro")
+    later = json.loads((project / "data" / "2025-04-04" / "list.json").read_text())
+    assert later["excluded"] == {i: SAMPLE_DATE for i in sorted(SAMPLE_PICKS)}
+    assert later["picked"] == ["2504.01956", "2504.01724", "2504.00824", "2504.01848"]
+    db = sqlite_utils.Database(project / "data" / "papers.db")
+    dates = {r["arxiv_id"]: r["date"] for r in db.query("select arxiv_id, date from papers")}
+    assert all(dates[i] == SAMPLE_DATE for i in SAMPLE_PICKS)
+    assert sum(d == "2025-04-04" for d in dates.values()) == 4
+
+
+def test_without_an_endpoint_generation_says_so_and_papers_are_failed_with_the_reason(
+    tmp_path, sample_replay
+):
+    _, replay_url = sample_replay
+    project = copy_project(tmp_path)
+    write_params(project, _params(replay_url, ""))
+    done = run_dvc(project, "repro")
+    assert "no LLM endpoint configured" in done.stdout + done.stderr
+    assert list((project / "data" / SAMPLE_DATE / "digest_en").glob("2*.json")) == []
+    db = sqlite_utils.Database(project / "data" / "papers.db")
+    rows = list(db.query("select status, error from papers"))
+    assert len(rows) == 4
+    assert all(r["status"] == "failed" and "no LLM endpoint configured" in r["error"] for r in rows)
+    assert Path(project / "data" / SAMPLE_DATE / "run.json").exists()
