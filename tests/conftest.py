@@ -98,8 +98,10 @@ PROJECT_FILES = (
     "stages",
     "prompts",
     "src/papers_digest",
+    "sample",
     ".dvc/config",
     ".dvcignore",
+    ".gitignore",
 )
 
 

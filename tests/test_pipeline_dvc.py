@@ -2,6 +2,8 @@
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import sqlite_utils
@@ -151,3 +153,23 @@ def test_without_an_endpoint_generation_says_so_and_papers_are_failed_with_the_r
     assert len(rows) == 4
     assert all(r["status"] == "failed" and "no LLM endpoint configured" in r["error"] for r in rows)
     assert Path(project / "data" / SAMPLE_DATE / "run.json").exists()
+
+
+def test_the_readme_sample_command_runs_offline_and_restores_params(tmp_path):
+    project = copy_project(tmp_path)
+    params_before = (project / "params.yaml").read_bytes()
+    bin_dir = Path(sys.executable).parent
+    done = subprocess.run(
+        [str(bin_dir / "papers"), "sample", "--latency", "0"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "4 done, 0 failed" in done.stdout
+    assert (project / "params.yaml").read_bytes() == params_before
+    db = sqlite_utils.Database(project / "data" / "papers.db")
+    assert dict(db.execute("select status, count(*) from papers group by 1").fetchall()) == {"done": 4}
+    # Progress bars are shown for the long stages.
+    assert "fulltext: 100%" in done.stderr and "digest_en: 100%" in done.stderr

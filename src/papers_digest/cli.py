@@ -103,6 +103,9 @@ def cmd_sample(args: argparse.Namespace) -> int:
         )
         with temporary_params(Path(args.params), overrides):
             code = dvc_repro()
+    if code != 0:
+        print(f"papers sample: dvc repro failed (exit code {code}), see above; params.yaml restored.")
+        return code
     print(
         f"papers sample: {replay.total_requests} HF/arXiv requests, {engine.stats.requests} LLM calls"
         f"; params.yaml restored. Results: data/{SAMPLE_DATE}/ and data/papers.db"
