@@ -2,7 +2,7 @@
 
 import time
 
-from papers_digest.io import write_json
+from papers_digest.io import write_json, write_jsonl
 from papers_digest.publish import load_day, run_record, write_day
 from papers_digest.stage import run_stage, stage_parser
 
@@ -15,6 +15,7 @@ def main() -> None:
     parser.add_argument("--digest-zh", required=True, help="folder of the translate_zh stage")
     parser.add_argument("--db", required=True, help="SQLite database to upsert into")
     parser.add_argument("--metrics", required=True, help="run.json to write")
+    parser.add_argument("--calls", required=True, help="calls.jsonl to write: every LLM call, by start time")
     args = parser.parse_args()
 
     def body() -> None:
@@ -23,6 +24,7 @@ def main() -> None:
         run = run_record(files, publish_s=time.monotonic() - started)
         write_day(args.db, files, run)
         write_json(args.metrics, run)
+        write_jsonl(args.calls, sorted(files.calls, key=lambda c: c.started_at))
         print(
             f"publish: {args.date}: {run.papers_done} done, {run.papers_failed} failed; "
             f"{run.llm_calls} LLM calls, {run.prompt_tokens} prompt + "

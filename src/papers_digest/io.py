@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -21,20 +22,42 @@ class ArtefactError(ValueError):
 
 def write_json(path: str | Path, data: BaseModel | dict[str, Any] | list[Any]) -> None:
     """Write JSON via a temporary file and rename, so a crash never leaves a half-written file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(data, BaseModel):
         text = data.model_dump_json(indent=2)
     else:
         text = json.dumps(data, ensure_ascii=False, indent=2)
+    _write_atomic(Path(path), text + "\n")
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text + "\n")
+            handle.write(text)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_jsonl(path: str | Path, rows: Iterable[BaseModel]) -> None:
+    """One JSON object per line, written atomically like write_json."""
+    _write_atomic(Path(path), "".join(row.model_dump_json() + "\n" for row in rows))
+
+
+def read_jsonl(path: str | Path, model: type[M]) -> list[M]:
+    path = Path(path)
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            try:
+                rows.append(model.model_validate_json(line))
+            except ValidationError as exc:
+                raise ArtefactError(
+                    f"{path}:{number}: not a valid {model.__name__}: {exc.errors()[0]['msg']}"
+                ) from None
+    return rows
 
 
 def read_model(path: str | Path, model: type[M]) -> M:

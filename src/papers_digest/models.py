@@ -113,6 +113,7 @@ class CallRecord(BaseModel):
     started_at: float
     ended_at: float
     latency_s: float
+    from_store: bool = False  # answered from the store of finished calls, no HTTP request made
 
 
 PaperStatus = Literal["done", "failed"]
