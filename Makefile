@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup sample test lint
+.PHONY: setup sample test lint bench
 
 $(BIN)/papers: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,3 +22,6 @@ test: setup
 
 lint: setup
 	$(BIN)/ruff check .
+
+bench: setup
+	$(BIN)/python bench/run.py

@@ -8,12 +8,14 @@ from papers_digest.models import DayList, FulltextDoc
 from papers_digest.params import load_params
 from papers_digest.pipeline import fetch_fulltexts
 from papers_digest.stage import StageClock, run_stage, stage_parser
+from papers_digest.store import Store
 
 
 def main() -> None:
     parser = stage_parser("fulltext", __doc__)
     parser.add_argument("--list", required=True, help="list.json from the list stage")
     parser.add_argument("--out", required=True, help="folder for one <arxiv_id>.json per paper")
+    parser.add_argument("--store", required=True, help="store of fetched arXiv pages (reused across runs)")
     args = parser.parse_args()
 
     def body() -> None:
@@ -25,7 +27,7 @@ def main() -> None:
         def save(doc: FulltextDoc) -> None:
             write_json(Path(out) / f"{doc.arxiv_id}.json", doc)
 
-        docs = asyncio.run(fetch_fulltexts(params.source, params.retry, day.picked_papers(), save))
+        docs = asyncio.run(fetch_fulltexts(params.source, params.retry, day.picked_papers(), save, Store(args.store)))
         html = sum(d.source == "html" for d in docs)
         clock.write(out, papers=len(docs))
         print(f"fulltext: {len(docs)} papers, {html} from arXiv HTML, {len(docs) - html} abstract only")

@@ -6,7 +6,8 @@ from pathlib import Path
 from papers_digest.io import write_json
 from papers_digest.params import load_params
 from papers_digest.pipeline import list_day
-from papers_digest.publish import digested_before
+from papers_digest.preflight import check_llm_endpoint
+from papers_digest.publish import digested_before, failed_recently
 from papers_digest.stage import run_stage, stage_parser
 
 
@@ -18,12 +19,16 @@ def main() -> None:
 
     def body() -> None:
         params = load_params(args.params)
+        # The generation stages need the endpoint: say now, before any paper is touched, if it cannot work.
+        asyncio.run(check_llm_endpoint(params.llm))
         exclude = digested_before(Path(args.db), args.date)
-        day = asyncio.run(list_day(params, args.date, exclude))
+        retry_queue = failed_recently(Path(args.db), args.date, params.backfill_days)
+        day = asyncio.run(list_day(params, args.date, exclude, retry_queue))
         write_json(args.out, day)
         print(
             f"list: {args.date}: {len(day.papers)} papers on {day.pages} page(s), picked {len(day.picked)}"
             + (f", {len(day.excluded)} already digested earlier" if day.excluded else "")
+            + (f", {len(day.backfill)} failed earlier and tried again" if day.backfill else "")
         )
 
     run_stage("list", body)

@@ -4,6 +4,7 @@ import time
 
 from papers_digest.io import write_json, write_jsonl
 from papers_digest.publish import load_day, run_record, write_day
+from papers_digest.site import DEFAULT_BASE_URL, render_site
 from papers_digest.stage import run_stage, stage_parser
 
 
@@ -16,6 +17,12 @@ def main() -> None:
     parser.add_argument("--db", required=True, help="SQLite database to upsert into")
     parser.add_argument("--metrics", required=True, help="run.json to write")
     parser.add_argument("--calls", required=True, help="calls.jsonl to write: every LLM call, by start time")
+    parser.add_argument("--site", help="folder to render the readers' site and Atom feed into, from the whole database")
+    parser.add_argument(
+        "--base-url",
+        default=DEFAULT_BASE_URL,
+        help=f"the site's public address, for the feed's links ({DEFAULT_BASE_URL})",
+    )
     args = parser.parse_args()
 
     def body() -> None:
@@ -30,6 +37,13 @@ def main() -> None:
             f"{run.llm_calls} LLM calls, {run.prompt_tokens} prompt + "
             f"{run.completion_tokens} completion tokens -> {args.db}"
         )
+        if args.site:
+            # The site is a view of every day in the database, like the database itself: not a DVC output.
+            site = render_site(args.db, args.site, base_url=args.base_url)
+            print(
+                f"publish: site: {site.days} day(s), {site.papers} papers, {site.feed_entries} feed entries; "
+                f"{site.written} files written, {site.unchanged} unchanged -> {args.site}"
+            )
 
     run_stage("publish", body)
 

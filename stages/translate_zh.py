@@ -10,6 +10,7 @@ def main() -> None:
     parser.add_argument("--digests", required=True, help="folder written by the digest_en stage")
     parser.add_argument("--prompt", required=True, help="system prompt file")
     parser.add_argument("--out", required=True, help="folder for one <arxiv_id>.json per paper")
+    parser.add_argument("--store", required=True, help="store of finished LLM calls (reused across runs)")
     args = parser.parse_args()
     run_stage(
         "translate_zh",
@@ -19,6 +20,7 @@ def main() -> None:
             params_path=args.params,
             prompt_path=args.prompt,
             out=args.out,
+            store_path=args.store,
             load_inputs=lambda: read_folder(args.digests, GenerationResult).values(),
         ),
     )

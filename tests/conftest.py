@@ -66,6 +66,11 @@ def make_params(**sections: Any) -> Params:
     return validate_params(raw, "test params")
 
 
+def chat_calls(sim: EngineSim) -> int:
+    """Completions the simulator served (the stages' endpoint checks on /v1/models are not calls)."""
+    return sim.stats.by_path.get("/v1/chat/completions", 0)
+
+
 @pytest.fixture
 def engine() -> Iterator[tuple[EngineSim, str]]:
     """The engine simulator on a free port: (sim, base_url with /v1)."""
@@ -97,6 +102,7 @@ PROJECT_FILES = (
     "params.yaml",
     "stages",
     "prompts",
+    "notebooks",
     "src/papers_digest",
     "sample",
     ".dvc/config",
@@ -132,9 +138,7 @@ def run_dvc(project: Path, *args: str, check: bool = True) -> subprocess.Complet
         [str(bin_dir / "dvc"), *args], cwd=project, env=env, capture_output=True, text=True, timeout=600
     )
     if check and done.returncode != 0:
-        raise AssertionError(
-            f"dvc {' '.join(args)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
-        )
+        raise AssertionError(f"dvc {' '.join(args)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
     return done
 
 

@@ -144,7 +144,4 @@ def test_translation_must_keep_structure_numbers_sections_and_be_chinese(mutate,
 
 def test_retry_message_lists_the_problems_as_the_seed_worded_it():
     message = retry_message(["a is wrong", "b is missing"])
-    assert (
-        message
-        == "Your JSON has these problems: a is wrong; b is missing. Return the corrected JSON object only."
-    )
+    assert message == "Your JSON has these problems: a is wrong; b is missing. Return the corrected JSON object only."

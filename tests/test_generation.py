@@ -36,9 +36,7 @@ def test_every_paper_gets_a_checked_digest_and_translation(engine):
     assert call.status == "ok" and call.attempt == 1 and call.prompt_tokens > 0 and call.completion_tokens > 0
     assert call.latency_s >= 0 and call.ended_at >= call.started_at
     params = make_params(llm={"base_url": base_url, "model": "sim-digest"})
-    chinese = asyncio.run(
-        generate("translate_zh", params, SAMPLE_DATE, english, TRANSLATE_PROMPT, lambda r: None)
-    )
+    chinese = asyncio.run(generate("translate_zh", params, SAMPLE_DATE, english, TRANSLATE_PROMPT, lambda r: None))
     assert all(r.status == "done" for r in chinese)
     assert sim.stats.requests == 2 * len(DOCS)
 

@@ -6,7 +6,7 @@ import json
 import pytest
 from conftest import HF_DIR, SAMPLE_DATE, SAMPLE_DIR, day_papers, hf_day, sample_papers
 
-from papers_digest.hf import PAGE_SIZE, HfFormatError, fetch_day, merge_pages, parse_items, pick_top
+from papers_digest.hf import PAGE_SIZE, HfError, fetch_day, merge_pages, parse_items, pick_top
 from papers_digest.http import RetryPolicy, make_client
 from papers_digest.sim.replay import Replay
 from papers_digest.sim.serve import BackgroundServer
@@ -47,7 +47,7 @@ def test_items_without_id_or_title_are_skipped_not_fatal():
     papers, invalid = parse_items(body + broken)
     assert invalid == 3
     assert len(papers) == len(body)
-    with pytest.raises(HfFormatError):
+    with pytest.raises(HfError):
         parse_items({"error": "not a list"})
 
 

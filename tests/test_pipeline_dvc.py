@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import sqlite_utils
-from conftest import SAMPLE_DATE, SAMPLE_DIR, copy_project, make_params, run_dvc, write_params
+from conftest import SAMPLE_DATE, SAMPLE_DIR, chat_calls, copy_project, make_params, run_dvc, write_params
 
 from papers_digest.sim.engine import EngineSim
 from papers_digest.sim.replay import Replay
@@ -62,7 +62,7 @@ def test_sample_day_end_to_end_then_a_rerun_makes_no_http_call(tmp_path, sample_
     langs = {(r["arxiv_id"], r["lang"]) for r in db.query("select arxiv_id, lang from digests")}
     assert langs == {(i, lang) for i in SAMPLE_PICKS for lang in ("en", "zh")}
     calls = list(db.query("select * from llm_calls"))
-    assert len(calls) == sim.stats.requests == 8
+    assert len(calls) == chat_calls(sim) == 8
     assert all(c["prompt_tokens"] > 0 and c["latency_s"] >= 0 and c["status"] == "ok" for c in calls)
     run = json.loads((day / "run.json").read_text())
     (runs_row,) = db.query("select * from runs")
@@ -111,9 +111,7 @@ def test_switching_back_to_a_finished_day_restores_it_without_network(tmp_path, 
     restored = run_dvc(project, "repro")
     assert _requests(replay_server, sim) == before, restored.stdout
     assert "restored" in restored.stdout.lower() or "cached" in restored.stdout.lower()
-    assert {
-        p.relative_to(project): p.read_bytes() for p in (project / "data" / first).rglob("*.json")
-    } == first_files
+    assert {p.relative_to(project): p.read_bytes() for p in (project / "data" / first).rglob("*.json")} == first_files
 
 
 def test_a_paper_digested_on_an_earlier_date_is_not_generated_again(tmp_path, engine):
@@ -139,9 +137,7 @@ def test_a_paper_digested_on_an_earlier_date_is_not_generated_again(tmp_path, en
     assert sum(d == "2025-04-04" for d in dates.values()) == 4
 
 
-def test_without_an_endpoint_generation_says_so_and_papers_are_failed_with_the_reason(
-    tmp_path, sample_replay
-):
+def test_without_an_endpoint_generation_says_so_and_papers_are_failed_with_the_reason(tmp_path, sample_replay):
     _, replay_url = sample_replay
     project = copy_project(tmp_path)
     write_params(project, _params(replay_url, ""))

@@ -123,9 +123,7 @@ def content_of(response: httpx.Response) -> str:
 
 
 def english_digest(base: str, doc: FulltextDoc) -> Digest:
-    digest, problems = check_digest_en(
-        content_of(chat(base, digest_messages(SYSTEM_EN, doc))), doc.text, doc.tags
-    )
+    digest, problems = check_digest_en(content_of(chat(base, digest_messages(SYSTEM_EN, doc))), doc.text, doc.tags)
     assert digest is not None, problems
     return digest
 
@@ -139,9 +137,7 @@ def retry_conversation(first: list[dict[str, str]], reply: str) -> list[dict[str
 
 
 @pytest.mark.parametrize(("doc", "n_results"), [(GLIMPROUTER, 3), (EVICPRESS, 4)])
-def test_digest_answer_passes_the_checker(
-    served: tuple[EngineSim, str], doc: FulltextDoc, n_results: int
-) -> None:
+def test_digest_answer_passes_the_checker(served: tuple[EngineSim, str], doc: FulltextDoc, n_results: int) -> None:
     _, base = served
     messages = digest_messages(SYSTEM_EN, doc)
     response = chat(base, messages, temperature=0, max_tokens=4096, response_format={"type": "json_object"})
@@ -201,9 +197,7 @@ def test_full_paper(served: tuple[EngineSim, str], page: str) -> None:
     from papers_digest.models import Paper
 
     parsed = parse_latexml(path.read_bytes(), url=f"https://arxiv.org/html/{page}")
-    doc = doc_from_page(
-        Paper(arxiv_id=page[:10], title=f"arXiv {page}"), parsed, f"https://arxiv.org/html/{page}"
-    )
+    doc = doc_from_page(Paper(arxiv_id=page[:10], title=f"arXiv {page}"), parsed, f"https://arxiv.org/html/{page}")
     _, base = served
     first = digest_messages(SYSTEM_EN, doc)
     reply = content_of(chat(base, first))
@@ -267,9 +261,7 @@ def test_usage_and_prefix_cache(served: tuple[EngineSim, str]) -> None:
         ("length", "not valid JSON"),
     ],
 )
-def test_content_faults_are_rejected_by_the_checker(
-    served: tuple[EngineSim, str], kind: str, problem: str
-) -> None:
+def test_content_faults_are_rejected_by_the_checker(served: tuple[EngineSim, str], kind: str, problem: str) -> None:
     sim, base = served
     sim.add_fault(Fault(kind=kind))  # type: ignore[arg-type]
     response = chat(base, digest_messages(SYSTEM_EN, EVICPRESS))
@@ -297,9 +289,7 @@ def test_fence_fault_wraps_a_valid_answer(served: tuple[EngineSim, str]) -> None
 @pytest.mark.parametrize(
     ("kind", "problem"), [("wrong_language", "not translated into Chinese"), ("wrong_numbers", BAD_NUMBER)]
 )
-def test_translate_faults_are_rejected_by_the_checker(
-    served: tuple[EngineSim, str], kind: str, problem: str
-) -> None:
+def test_translate_faults_are_rejected_by_the_checker(served: tuple[EngineSim, str], kind: str, problem: str) -> None:
     sim, base = served
     english = english_digest(base, GLIMPROUTER)
     sim.add_fault(Fault(kind=kind))  # type: ignore[arg-type]
@@ -453,9 +443,7 @@ def test_concurrent_requests_overlap(served: tuple[EngineSim, str]) -> None:
         async with httpx.AsyncClient(timeout=10) as client:
             started = time.monotonic()
             payload = {"model": "m", "messages": digest_messages(SYSTEM_EN, GLIMPROUTER)}
-            responses = await asyncio.gather(
-                *(client.post(f"{base}/chat/completions", json=payload) for _ in range(n))
-            )
+            responses = await asyncio.gather(*(client.post(f"{base}/chat/completions", json=payload) for _ in range(n)))
             assert all(r.status_code == 200 for r in responses)
             return time.monotonic() - started
 
@@ -501,9 +489,7 @@ def test_models_health_and_bad_requests(served: tuple[EngineSim, str]) -> None:
     assert httpx.get(base.removesuffix("/v1") + "/health").status_code == 200
     streamed = chat(base, digest_messages(SYSTEM_EN, GLIMPROUTER), stream=True)
     assert streamed.status_code == 400 and streamed.json()["error"]["param"] == "stream"
-    broken = httpx.post(
-        f"{base}/chat/completions", content=b"{not json", headers={"content-type": "application/json"}
-    )
+    broken = httpx.post(f"{base}/chat/completions", content=b"{not json", headers={"content-type": "application/json"})
     assert broken.status_code == 400 and "error" in broken.json()
     assert sim.stats.by_path == {"/v1/models": 1, "/health": 1, "/v1/chat/completions": 2}
 

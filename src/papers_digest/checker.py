@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 
 _FENCE_RE = re.compile(r"^```[a-zA-Z]*\s*\n(.*?)\n?```\s*$", re.DOTALL)
 _CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_CJK_RUN_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{4,}")
 
 
 class _Strict(BaseModel):
@@ -88,6 +89,10 @@ def check_digest_en(reply: str, paper_text: str, tags: Iterable[str]) -> tuple[D
         return None, problems
     haystack = normalise_for_match(paper_text)
     known = set(tags)
+    # A run of Chinese characters has no place in English prose (a quoted name is rarely that long).
+    chinese_fields = [path for path, text in _prose(digest) if _CJK_RUN_RE.search(text)]
+    if chinese_fields:
+        problems.append(f"not in English: {', '.join(chinese_fields)}")
     for i, result in enumerate(digest.results):
         for number in result.numbers:
             if not any(ch.isdigit() for ch in number):
@@ -151,9 +156,7 @@ def _describe_error(err: Any) -> str:
     where = _json_path(err.get("loc", ())) or "(top level)"
     kind = err.get("type", "")
     if kind == "extra_forbidden":
-        return (
-            f"{where}: unexpected key (allowed keys: {', '.join(DIGEST_KEYS)} and the documented nested keys)"
-        )
+        return f"{where}: unexpected key (allowed keys: {', '.join(DIGEST_KEYS)} and the documented nested keys)"
     if kind == "missing":
         return f"{where}: missing"
     return f"{where}: {err.get('msg', 'invalid')}"

@@ -48,13 +48,14 @@ async def converse(
         try:
             reply = await client.chat(messages, context, calls)
         except LlmError as exc:
-            return result(status="failed", error=str(exc), problems=problems)
+            return result(status="failed", error=str(exc), error_kind=exc.kind, problems=problems)
         digest, problems = check(reply.content)
         if digest is not None:
             return result(status="done", digest=digest.model_dump(mode="json"))
         if reply.finish_reason == "length":
             problems = ["the answer was cut off at the token limit (finish_reason: length)", *problems]
         reply.record.status = "rejected"
+        reply.record.error_kind = "checker"
         reply.record.error = "; ".join(problems)[:1000]
         messages = [
             *messages,
@@ -63,6 +64,7 @@ async def converse(
         ]
     return result(
         status="failed",
+        error_kind="checker",
         error=f"the answer failed the checks {MAX_ATTEMPTS} times: {'; '.join(problems)}"[:2000],
         problems=problems,
     )

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from papers_digest.http import RetryPolicy, send_with_retry
+from papers_digest.http import RetryPolicy, describe_transport_error, is_retryable_response, send_with_retry
 from papers_digest.models import Paper
 
 log = logging.getLogger(__name__)
@@ -63,14 +63,14 @@ class HfItem(_Tolerant):
         )
 
 
-class HfFormatError(ValueError):
-    """The API answered something that is not a list of daily-paper items."""
+class HfError(RuntimeError):
+    """The day's list could not be had: the API is unreachable, keeps failing, or answers nonsense."""
 
 
 def parse_items(body: Any) -> tuple[list[Paper], int]:
     """One API page (parsed JSON) -> (papers, number of items that could not be read)."""
     if not isinstance(body, list):
-        raise HfFormatError(f"expected a JSON array of items, got {type(body).__name__}")
+        raise HfError(f"expected a JSON array of items, got {type(body).__name__}")
     papers: list[Paper] = []
     invalid = 0
     for index, item in enumerate(body):
@@ -111,19 +111,20 @@ async def fetch_day(
     while True:
         params = {"date": date, "p": page, "limit": PAGE_SIZE}
         url = f"{hf_url}/api/daily_papers"
-        response = await send_with_retry(policy, functools.partial(_get, client, url, params))
+        where = f"{url}?date={date}&p={page}"
+        try:
+            response = await send_with_retry(policy, functools.partial(_get, client, url, params))
+        except httpx.TransportError as exc:
+            raise HfError(
+                f"HF API unavailable after {policy.attempts} tries: {describe_transport_error(exc, where)}"
+            ) from None
         if response.status_code != 200:
-            raise httpx.HTTPStatusError(
-                f"{url}?date={date}&p={page}: HTTP {response.status_code}: {response.text[:500]}",
-                request=response.request,
-                response=response,
-            )
+            tries = f" after {policy.attempts} tries" if is_retryable_response(response) else ""
+            raise HfError(f"HF API answered HTTP {response.status_code}{tries} for {where}: {response.text[:300]}")
         try:
             body = response.json()
         except ValueError:
-            raise HfFormatError(
-                f"{url}?date={date}&p={page}: the answer is not JSON: {response.text[:200]!r}"
-            ) from None
+            raise HfError(f"HF API answer for {where} is not JSON: {response.text[:200]!r}") from None
         papers, invalid = parse_items(body)
         known = {p.arxiv_id for earlier in pages for p in earlier}
         pages.append(papers)

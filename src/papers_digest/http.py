@@ -50,6 +50,27 @@ def make_client(*, timeout_s: float, headers: dict[str, str] | None = None) -> h
     )
 
 
+def describe_transport_error(exc: httpx.TransportError, url: str) -> str:
+    """A transport failure in words a person understands (httpx's own text is often empty)."""
+    if isinstance(exc, httpx.TimeoutException):
+        timeout = exc.request.extensions.get("timeout", {}) if _has_request(exc) else {}
+        limit = timeout.get("read") or timeout.get("connect")
+        return f"timed out{f' after {limit:g} s' if limit else ''} ({type(exc).__name__}) calling {url}"
+    if isinstance(exc, httpx.ConnectError):
+        return f"cannot connect to {url} ({exc or 'connection refused'})"
+    if isinstance(exc, httpx.RemoteProtocolError):
+        return f"the connection to {url} broke off mid-answer ({exc or 'closed early'})"
+    return f"{type(exc).__name__} calling {url}: {exc or 'connection failed'}"
+
+
+def _has_request(exc: httpx.TransportError) -> bool:
+    try:
+        exc.request  # noqa: B018 - raises RuntimeError when the error has no request attached
+    except RuntimeError:
+        return False
+    return True
+
+
 def is_retryable_response(response: httpx.Response) -> bool:
     if response.status_code not in RETRYABLE_STATUS:
         return False
@@ -75,17 +96,13 @@ def retry_after_s(response: httpx.Response) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-async def send_with_retry(
-    policy: RetryPolicy, send: Callable[[int], Awaitable[httpx.Response]]
-) -> httpx.Response:
+async def send_with_retry(policy: RetryPolicy, send: Callable[[int], Awaitable[httpx.Response]]) -> httpx.Response:
     """Call send(try_number) until it gives a non-transient answer or the tries run out.
 
     Returns the last response (whatever its status); raises the last transport error
     (httpx.TransportError: connection refused or reset, timeouts) when no response came.
     """
-    backoff = wait_exponential_jitter(
-        multiplier=min(1.0, policy.max_wait_s), max=policy.max_wait_s, jitter=0.5
-    )
+    backoff = wait_exponential_jitter(multiplier=min(1.0, policy.max_wait_s), max=policy.max_wait_s, jitter=0.5)
 
     def wait(state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None

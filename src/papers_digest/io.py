@@ -77,11 +77,7 @@ def read_folder(folder: str | Path, model: type[M]) -> dict[str, M]:
     folder = Path(folder)
     if not folder.is_dir():
         raise ArtefactError(f"{folder}: not found (did the previous stage run?)")
-    return {
-        path.stem: read_model(path, model)
-        for path in sorted(folder.glob("*.json"))
-        if path.name != STAGE_INFO
-    }
+    return {path.stem: read_model(path, model) for path in sorted(folder.glob("*.json")) if path.name != STAGE_INFO}
 
 
 def reset_folder(folder: str | Path) -> Path:

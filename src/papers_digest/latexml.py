@@ -424,9 +424,7 @@ def _to_utf8(html: str | bytes) -> bytes:
 
 
 def _parse_tree(html: str | bytes) -> etree._Element | None:
-    parser = etree.HTMLParser(
-        encoding="utf-8", remove_comments=True, remove_pis=True, no_network=True, recover=True
-    )
+    parser = etree.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True, no_network=True, recover=True)
     try:
         return etree.fromstring(_to_utf8(html), parser)
     except (etree.LxmlError, ValueError):
@@ -478,6 +476,4 @@ def parse_latexml(html: str | bytes, url: str | None = None) -> ParsedPage:
     kind: ParsedKind = "content"
     if not body_sections and walker.body_chars < STUB_MAX_BODY_CHARS:
         kind = "stub"
-    return ParsedPage(
-        kind=kind, title=title, version=version, text="\n".join(walker.lines), sections=walker.sections
-    )
+    return ParsedPage(kind=kind, title=title, version=version, text="\n".join(walker.lines), sections=walker.sections)

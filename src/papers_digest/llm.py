@@ -4,24 +4,71 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 
-from papers_digest.http import RetryPolicy, make_client, send_with_retry
+from papers_digest.http import RetryPolicy, describe_transport_error, make_client, send_with_retry
 from papers_digest.models import CallRecord, Usage
+from papers_digest.store import Store, disabled_store, request_key
 
 API_KEY_ENV = "OPENAI_LLM_API_KEY"
 ERROR_BODY_CHARS = 500
 
 
+ErrorKind = Literal["http", "transport", "context_length", "bad_response"]
+
+# How engines say "the prompt is too long" in a 400 (DESIGN.md §3): vLLM, SGLang, llama.cpp, hosted APIs.
+_CONTEXT_PHRASES = (
+    "maximum context length",
+    "context length is",
+    "longer than the model's context length",
+    "exceeds the model's maximum context length",
+    "exceed_context_size_error",
+    "exceeds the available context size",
+    "context_length_exceeded",
+    "is too large",  # vLLM: 'max_tokens' or 'max_completion_tokens' is too large
+    "prompt is too long",
+    "context window",
+)
+_CONTEXT_NUMBER_PATTERNS = (
+    (re.compile(r'"n_prompt_tokens"\s*:\s*(\d+)'), "prompt"),
+    (re.compile(r'"n_ctx"\s*:\s*(\d+)'), "context"),
+    (re.compile(r"maximum context length is (\d+)"), "context"),
+    (re.compile(r"context length \((\d+) tokens\)"), "context"),
+    (re.compile(r"maximum context length \((\d+)\)"), "context"),
+    (re.compile(r"you requested (\d+) tokens"), "prompt"),
+    (re.compile(r"messages resulted in (\d+) tokens"), "prompt"),
+    (re.compile(r"input \((\d+) tokens\)", re.IGNORECASE), "prompt"),
+    (re.compile(r"Input length \((\d+)\)"), "prompt"),
+)
+
+
+def is_context_error(status: int, body: str) -> bool:
+    """Whether an error answer means 'the request does not fit the model's context', on any engine."""
+    lowered = body.lower()
+    return status in (400, 413, 422) and any(phrase.lower() in lowered for phrase in _CONTEXT_PHRASES)
+
+
+def context_numbers(body: str) -> dict[str, int]:
+    """The prompt and context sizes an engine's context error states, when it states them."""
+    found: dict[str, int] = {}
+    for pattern, name in _CONTEXT_NUMBER_PATTERNS:
+        match = pattern.search(body)
+        if match and name not in found:
+            found[name] = int(match.group(1))
+    return found
+
+
 class LlmError(Exception):
     """No usable answer: an HTTP error status, a transport failure, or a body that is not a completion."""
 
-    def __init__(self, message: str, *, status: int | None = None, body: str = "") -> None:
+    def __init__(self, message: str, *, kind: ErrorKind = "http", status: int | None = None, body: str = "") -> None:
         super().__init__(message)
+        self.kind = kind
         self.status = status
         self.body = body
 
@@ -57,6 +104,7 @@ class LlmClient:
         retry: RetryPolicy,
         settings: dict[str, Any] | None = None,
         api_key: str | None = None,
+        store: Store | None = None,
     ) -> None:
         self.url = f"{base_url.rstrip('/')}/chat/completions"
         self.model = model
@@ -64,9 +112,11 @@ class LlmClient:
         self.retry = retry
         self.timeout_s = timeout_s
         key = api_key if api_key is not None else os.environ.get(API_KEY_ENV, "")
+        self._secret = key
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         self._http = make_client(timeout_s=timeout_s, headers=headers)
         self._slots = asyncio.Semaphore(concurrency)
+        self.store = store or disabled_store()
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -77,11 +127,17 @@ class LlmClient:
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    async def chat(
-        self, messages: list[dict[str, str]], context: CallContext, records: list[CallRecord]
-    ) -> ChatReply:
-        """One completion; every HTTP try (retries included) is appended to `records`."""
+    async def chat(self, messages: list[dict[str, str]], context: CallContext, records: list[CallRecord]) -> ChatReply:
+        """One completion; every HTTP try (retries included) is appended to `records`.
+
+        An identical earlier request (model, messages, settings) that got an answer is served from
+        the store without an HTTP call, recorded with `from_store`.
+        """
         payload = {"model": self.model, "messages": messages, **self.settings}
+        key = request_key("chat", payload)
+        stored = self.store.get("llm", key)
+        if stored is not None:
+            return _stored_reply(stored, context, records)
         outcome: dict[str, Any] = {}
 
         async def send(try_number: int) -> httpx.Response:
@@ -92,7 +148,9 @@ class LlmClient:
                     await response.aread()
                 except httpx.TransportError as exc:
                     records.append(
-                        self._record(context, try_number, started_wall, started, error=_describe(exc, self))
+                        self._record(
+                            context, try_number, started_wall, started, error=describe_transport_error(exc, self.url)
+                        )
                     )
                     raise
             record = self._record(context, try_number, started_wall, started, response=response)
@@ -103,17 +161,42 @@ class LlmClient:
         try:
             response = await send_with_retry(self.retry, send)
         except httpx.TransportError as exc:
-            raise LlmError(f"LLM call failed: {_describe(exc, self)}") from exc
+            raise LlmError(f"LLM call failed: {describe_transport_error(exc, self.url)}", kind="transport") from exc
         record: CallRecord = outcome["record"]
         if not response.is_success:
-            body = response.text[:ERROR_BODY_CHARS]
+            body = self.redact(response.text[:ERROR_BODY_CHARS])
+            if is_context_error(response.status_code, response.text):
+                numbers = context_numbers(response.text)
+                sizes = f" ({numbers.get('prompt', '?')} > {numbers['context']} tokens)" if "context" in numbers else ""
+                raise LlmError(
+                    f"LLM call failed: the request does not fit the model's context{sizes}: "
+                    f"HTTP {response.status_code}: {body}",
+                    kind="context_length",
+                    status=response.status_code,
+                    body=body,
+                )
             raise LlmError(
                 f"LLM call failed: HTTP {response.status_code}: {body}",
                 status=response.status_code,
                 body=body,
             )
         content, finish_reason, usage = _parse_completion(response)
+        self.store.put(
+            "llm",
+            key,
+            {
+                "content": content,
+                "finish_reason": finish_reason,
+                "usage": usage.model_dump(),
+                "latency_s": record.latency_s,
+                "answered_at": record.ended_at,
+            },
+        )
         return ChatReply(content=content, finish_reason=finish_reason, usage=usage, record=record)
+
+    def redact(self, text: str) -> str:
+        """The text with the API key masked: some servers echo it in error bodies."""
+        return text.replace(self._secret, "***") if self._secret and len(self._secret) >= 4 else text
 
     def _record(
         self,
@@ -126,7 +209,7 @@ class LlmClient:
         error: str | None = None,
     ) -> CallRecord:
         latency = time.monotonic() - started
-        fields: dict[str, Any] = {}
+        fields: dict[str, Any] = {"error_kind": "transport" if error else None}
         status = "error"
         if response is not None:
             fields["http_status"] = response.status_code
@@ -136,9 +219,16 @@ class LlmClient:
                     _, fields["finish_reason"], usage = _parse_completion(response)
                     fields.update(usage.model_dump())
                 except LlmError as exc:
-                    status, error = "error", str(exc)
+                    status, error, fields["error_kind"] = "error", str(exc), exc.kind
             else:
-                error = f"HTTP {response.status_code}: {response.text[:ERROR_BODY_CHARS]}"
+                error = f"HTTP {response.status_code}: {self.redact(response.text[:ERROR_BODY_CHARS])}"
+                if is_context_error(response.status_code, response.text):
+                    fields["error_kind"] = "context_length"
+                    numbers = context_numbers(response.text)
+                    fields["context_tokens"] = numbers.get("context")
+                    fields["prompt_tokens"] = numbers.get("prompt")
+                else:
+                    fields["error_kind"] = "http"
         return CallRecord(
             date=context.date,
             arxiv_id=context.arxiv_id,
@@ -154,6 +244,26 @@ class LlmClient:
         )
 
 
+def _stored_reply(stored: dict[str, Any], context: CallContext, records: list[CallRecord]) -> ChatReply:
+    usage = Usage.model_validate(stored["usage"])
+    now = round(time.time(), 3)
+    record = CallRecord(
+        date=context.date,
+        arxiv_id=context.arxiv_id,
+        stage=context.stage,  # type: ignore[arg-type]
+        attempt=context.attempt,
+        status="ok",
+        finish_reason=stored.get("finish_reason"),
+        started_at=now,
+        ended_at=now,
+        latency_s=0.0,
+        from_store=True,
+        **usage.model_dump(),
+    )
+    records.append(record)
+    return ChatReply(content=stored["content"], finish_reason=stored.get("finish_reason"), usage=usage, record=record)
+
+
 def _parse_completion(response: httpx.Response) -> tuple[str, str | None, Usage]:
     try:
         body = response.json()
@@ -162,6 +272,7 @@ def _parse_completion(response: httpx.Response) -> tuple[str, str | None, Usage]
     except (ValueError, KeyError, IndexError, TypeError, AttributeError):
         raise LlmError(
             f"LLM answer is not a chat completion: {response.text[:ERROR_BODY_CHARS]}",
+            kind="bad_response",
             status=response.status_code,
         ) from None
     return content, choice.get("finish_reason"), parse_usage(body.get("usage"))
@@ -183,9 +294,3 @@ def parse_usage(raw: Any) -> Usage:
         cached_tokens=int(cached) if cached is not None else None,
         reasoning_tokens=int(reasoning) if reasoning is not None else None,
     )
-
-
-def _describe(exc: httpx.TransportError, client: LlmClient) -> str:
-    if isinstance(exc, httpx.TimeoutException):
-        return f"timed out after {client.timeout_s:g} s ({type(exc).__name__}) calling {client.url}"
-    return f"{type(exc).__name__} calling {client.url}: {exc or 'connection closed'}"

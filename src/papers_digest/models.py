@@ -44,9 +44,12 @@ class DayList(BaseModel):
     invalid_items: int = 0
     pages: int = 1
     elapsed_s: float = 0.0
+    # The retry queue: papers that failed on an earlier date, tried again today (picked after the top ones).
+    backfill: list[Paper] = Field(default_factory=list)
+    backfill_from: dict[str, str] = Field(default_factory=dict, description="arxiv_id -> the date it failed on")
 
     def picked_papers(self) -> list[Paper]:
-        by_id = {p.arxiv_id: p for p in self.papers}
+        by_id = {p.arxiv_id: p for p in [*self.papers, *self.backfill]}
         return [by_id[i] for i in self.picked]
 
 
@@ -104,6 +107,9 @@ class CallRecord(BaseModel):
     retry: int = 0  # transport retries within one attempt (0 = first try)
     status: CallStatus  # ok: answer passed the checker; rejected: it did not; error: no usable answer
     error: str | None = None
+    # error: http, transport, context_length (the prompt does not fit), bad_response; rejected: checker
+    error_kind: str | None = None
+    context_tokens: int | None = None  # the model's context, when a context_length error states it
     http_status: int | None = None
     finish_reason: str | None = None
     prompt_tokens: int | None = None
@@ -127,6 +133,7 @@ class GenerationResult(BaseModel):
     status: PaperStatus
     digest: dict | None = None
     error: str | None = None
+    error_kind: str | None = None  # as in CallRecord: http, transport, context_length, bad_response, checker
     problems: list[str] = Field(default_factory=list)
     model: str
     prompt_version: str
@@ -165,3 +172,15 @@ class RunRecord(BaseModel):
     elapsed_s: float
     generation_s: float
     generated_tok_s: float
+    # Added for the run report and `dvc exp show`; defaults keep older run.json files readable.
+    llm_calls_rejected: int = 0  # answers the checker rejected
+    checker_retries: int = 0  # attempt-2 calls: the checker's one retry
+    transport_retries: int = 0  # calls with retry > 0: HTTP tries after a transient failure
+    llm_calls_from_store: int = 0  # answered from the store of finished calls, no HTTP request
+    reasoning_tokens: int = 0
+    calls_reporting_cache: int = 0  # calls whose engine reported cached tokens
+    cached_share: float = 0.0  # cached / prompt tokens over those calls (0 when none reported)
+    latency_p50_s: float = 0.0  # over HTTP calls (store answers excluded)
+    latency_p90_s: float = 0.0
+    latency_max_s: float = 0.0
+    max_in_flight: int = 0  # most HTTP calls in flight at once, from the calls' start and end times

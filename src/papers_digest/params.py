@@ -25,6 +25,9 @@ class SourceParams(_Section):
     hf_url: str = "https://huggingface.co"
     arxiv_url: str = "https://arxiv.org"
     arxiv_interval_s: float = Field(3.0, ge=0)
+    timeout_s: float = Field(60.0, gt=0)  # per HF or arXiv request
+    # A larger arXiv page is not read (the abstract is used): no real paper comes close to this.
+    max_page_mb: float = Field(15.0, gt=0)
 
     @field_validator("hf_url", "arxiv_url")
     @classmethod
@@ -41,6 +44,8 @@ class LlmParams(_Section):
     timeout_s: float = Field(600.0, gt=0)
     temperature: float | None = Field(None, ge=0, le=2)
     max_tokens: int | None = Field(None, ge=1)
+    # Serve an identical earlier request from the store of finished calls; false re-asks (benchmarks).
+    reuse: bool = True
 
     @field_validator("base_url")
     @classmethod
@@ -73,6 +78,8 @@ class RetryParams(_Section):
 class Params(_Section):
     date: str
     limit: int = Field(20, ge=1, le=1000)
+    # Papers that failed on one of the previous `backfill_days` dates are tried again (0: never).
+    backfill_days: int = Field(3, ge=0, le=60)
     source: SourceParams = Field(default_factory=SourceParams)
     llm: LlmParams = Field(default_factory=LlmParams)
     retry: RetryParams = Field(default_factory=RetryParams)

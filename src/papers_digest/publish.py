@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ from papers_digest.models import (
     DayList,
     FulltextDoc,
     GenerationResult,
+    Paper,
     PaperStatus,
     RunRecord,
     StageInfo,
@@ -73,10 +76,16 @@ def paper_outcome(files: DayFiles, arxiv_id: str) -> tuple[PaperStatus, str | No
 
 def run_record(files: DayFiles, publish_s: float = 0.0) -> RunRecord:
     """The day's totals (pure)."""
+    # report.py builds on this module, so it is imported here; it holds the one definition of the
+    # percentiles, peak in flight and cached share that the run report prints.
+    from papers_digest.report import call_metrics
+
     picked = files.day.picked
     outcomes = [paper_outcome(files, i)[0] for i in picked]
     calls = files.calls
     completion = sum(c.completion_tokens or 0 for c in calls)
+    # Tokens decoded in this run: answers reused from the store cost the engine nothing now.
+    fresh_completion = sum(c.completion_tokens or 0 for c in calls if not c.from_store)
     generation_s = sum(files.stages[s].elapsed_s for s in GENERATION_STAGES if s in files.stages)
     elapsed = files.day.elapsed_s + sum(s.elapsed_s for s in files.stages.values()) + publish_s
     docs = [files.fulltext[i] for i in picked if i in files.fulltext]
@@ -95,13 +104,19 @@ def run_record(files: DayFiles, publish_s: float = 0.0) -> RunRecord:
         cached_tokens=sum(c.cached_tokens or 0 for c in calls),
         elapsed_s=round(elapsed, 3),
         generation_s=round(generation_s, 3),
-        generated_tok_s=round(completion / generation_s, 2) if generation_s > 0 else 0.0,
+        generated_tok_s=round(fresh_completion / generation_s, 2) if generation_s > 0 else 0.0,
+        llm_calls_rejected=sum(c.status == "rejected" for c in calls),
+        checker_retries=sum(c.attempt > 1 for c in calls),
+        transport_retries=sum(c.retry > 0 for c in calls),
+        llm_calls_from_store=sum(c.from_store for c in calls),
+        reasoning_tokens=sum(c.reasoning_tokens or 0 for c in calls),
+        **call_metrics(calls),
     )
 
 
 def paper_rows(files: DayFiles) -> list[dict[str, Any]]:
     rows = []
-    by_id = {p.arxiv_id: p for p in files.day.papers}
+    by_id = {p.arxiv_id: p for p in [*files.day.papers, *files.day.backfill]}
     for arxiv_id in files.day.picked:
         paper = by_id[arxiv_id]
         doc = files.fulltext.get(arxiv_id)
@@ -122,9 +137,27 @@ def paper_rows(files: DayFiles) -> list[dict[str, Any]]:
                 "fulltext_reason": doc.reason if doc else None,
                 "model": english.model if english else None,
                 "prompt_version": english.prompt_version if english else None,
+                # For the site: links to each cited section, and when the digest was written.
+                "sections": json.dumps(
+                    [s.model_dump(include={"tag", "title", "anchor"}) for s in doc.sections], ensure_ascii=False
+                )
+                if doc
+                else None,
+                "generated_at": generated_at(english),
+                "backfilled_from": files.day.backfill_from.get(arxiv_id),
             }
         )
     return rows
+
+
+def generated_at(result: GenerationResult | None) -> str | None:
+    """When a digest was generated (ISO-8601 UTC): its last call's end, preferring real HTTP answers."""
+    if result is None or not result.calls:
+        return None
+    # A call answered from the store is stamped with the rerun's time, not the original answer's.
+    answered = [c for c in result.calls if not c.from_store] or result.calls
+    ended = max(c.ended_at for c in answered)
+    return dt.datetime.fromtimestamp(ended, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def digest_rows(files: DayFiles) -> list[dict[str, Any]]:
@@ -183,9 +216,7 @@ def write_day(db_path: str | Path, files: DayFiles, run: RunRecord) -> None:
             [r for r in digest_rows(files) if r["arxiv_id"] not in newer], pk=("arxiv_id", "lang"), alter=True
         )
         db.execute("delete from llm_calls where date = ?", [date])
-        db["llm_calls"].insert_all(
-            [c.model_dump() for c in files.calls], pk=CALL_KEY, alter=True, replace=True
-        )
+        db["llm_calls"].insert_all([c.model_dump() for c in files.calls], pk=CALL_KEY, alter=True, replace=True)
         db.execute("delete from day_items where date = ?", [date])
         db["day_items"].insert_all(day_item_rows(files), pk=("date", "arxiv_id"), alter=True)
         db["runs"].upsert(run.model_dump(), pk="date", alter=True)
@@ -203,22 +234,8 @@ def ensure_schema(db: sqlite_utils.Database) -> None:
         pk=("arxiv_id", "lang"),
         if_not_exists=True,
     )
-    db["llm_calls"].create(
-        {
-            "date": str,
-            "arxiv_id": str,
-            "stage": str,
-            "attempt": int,
-            "retry": int,
-            "prompt_tokens": int,
-            "completion_tokens": int,
-            "cached_tokens": int,
-            "latency_s": float,
-            "status": str,
-        },
-        pk=CALL_KEY,
-        if_not_exists=True,
-    )
+    # Every column typed up front: sqlite-utils would guess TEXT for a column that is null in the first rows.
+    db["llm_calls"].create(_column_types(CallRecord), pk=CALL_KEY, if_not_exists=True)
     db["runs"].create(
         {"date": str, "papers": int, "prompt_tokens": int, "completion_tokens": int, "elapsed_s": float},
         pk="date",
@@ -231,6 +248,45 @@ def ensure_schema(db: sqlite_utils.Database) -> None:
     )
     db["llm_calls"].create_index(["arxiv_id"], if_not_exists=True)
     db["papers"].create_index(["date"], if_not_exists=True)
+
+
+def _column_types(model: type[CallRecord]) -> dict[str, type]:
+    """Column types from the model's fields (`int | None` -> int; Literal and str -> str)."""
+    types: dict[str, type] = {}
+    for name, info in model.model_fields.items():
+        options = typing.get_args(info.annotation) or (info.annotation,)
+        types[name] = next((t for t in (bool, int, float) if t in options), str)
+    return types
+
+
+def failed_recently(db_path: str | Path, date: str, days: int) -> list[tuple[Paper, str]]:
+    """Papers whose latest attempt failed on one of the `days` dates before `date`, oldest first,
+    with that date: the retry queue."""
+    path = Path(db_path)
+    if days <= 0 or not path.exists():
+        return []
+    db = sqlite_utils.Database(path)
+    if "papers" not in db.table_names():
+        return []
+    since = (dt.date.fromisoformat(date) - dt.timedelta(days=days)).isoformat()
+    rows = db.query(
+        "select arxiv_id, date, title, upvotes, summary, authors from papers "
+        "where status = 'failed' and date >= ? and date < ? order by date, arxiv_id",
+        [since, date],
+    )
+    return [
+        (
+            Paper(
+                arxiv_id=row["arxiv_id"],
+                title=row["title"],
+                summary=row["summary"] or "",
+                upvotes=row["upvotes"] or 0,
+                authors=json.loads(row["authors"] or "[]"),
+            ),
+            row["date"],
+        )
+        for row in rows
+    ]
 
 
 def digested_before(db_path: str | Path, date: str) -> dict[str, str]:

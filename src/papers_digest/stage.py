@@ -12,20 +12,20 @@ from pathlib import Path
 
 import httpx
 
-from papers_digest.hf import HfFormatError
+from papers_digest.hf import HfError
 from papers_digest.io import STAGE_INFO, ArtefactError, reset_folder, write_json
 from papers_digest.models import FulltextDoc, GenerationResult, GenerationStage, StageInfo
 from papers_digest.params import ParamsError, load_params
 from papers_digest.pipeline import generate
+from papers_digest.preflight import PreflightError, check_llm_endpoint
 from papers_digest.prompting import load_prompt
+from papers_digest.store import Store
 
-EXPECTED_ERRORS = (ParamsError, ArtefactError, HfFormatError, httpx.HTTPError)
+EXPECTED_ERRORS = (ParamsError, ArtefactError, HfError, PreflightError, httpx.HTTPError)
 
 
 def stage_parser(name: str, doc: str | None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog=f"stages/{name}.py", description=(doc or "").strip().splitlines()[0]
-    )
+    parser = argparse.ArgumentParser(prog=f"stages/{name}.py", description=(doc or "").strip().splitlines()[0])
     parser.add_argument("--params", default="params.yaml", help="params file (default: params.yaml)")
     parser.add_argument("--date", required=True, help="the day to process, YYYY-MM-DD")
     return parser
@@ -56,6 +56,7 @@ def run_generation_stage(
     params_path: str,
     prompt_path: str,
     out: str,
+    store_path: str,
     load_inputs: Callable[[], Iterable[FulltextDoc] | Iterable[GenerationResult]],
 ) -> None:
     """The body of digest_en and translate_zh: each paper's result is written as soon as it is ready."""
@@ -72,10 +73,13 @@ def run_generation_stage(
     def save(result: GenerationResult) -> None:
         write_json(folder / f"{result.arxiv_id}.json", result)
 
-    results = asyncio.run(generate(stage, params, date, inputs, prompt, save))
+    asyncio.run(check_llm_endpoint(params.llm))  # one clear line before any paper, not one error per paper
+    store = Store(store_path)
+    results = asyncio.run(generate(stage, params, date, inputs, prompt, save, store))
     failed = [r for r in results if r.status == "failed"]
     clock.write(folder, papers=len(results), model=params.llm.model, prompt_version=prompt[1])
-    print(f"{stage}: {len(results) - len(failed)} done, {len(failed)} failed")
+    reused = f"; {store.hits} answers reused from the store" if store.hits else ""
+    print(f"{stage}: {len(results) - len(failed)} done, {len(failed)} failed{reused}")
     for result in failed:
         print(f"{stage}:   {result.arxiv_id}: {result.error}")
 

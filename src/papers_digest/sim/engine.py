@@ -10,6 +10,7 @@ import json
 import re
 import threading
 import time
+import zlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -19,10 +20,11 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
 
 from papers_digest.checker import DIGEST_KEYS, normalise_for_match
 from papers_digest.prompting import TAGS_PREFIX, TITLE_PREFIX
+from papers_digest.sim.batching import BatchingConfig, ContinuousBatcher
+from papers_digest.sim.serve import DroppedResponse
 
 FaultKind = Literal[
     "http_error",
@@ -58,6 +60,7 @@ class Fault(BaseModel):
     kind: FaultKind
     match: str | None = None  # substring of any message content; None = every request
     on: Literal["first", "retry", "any"] = "any"  # first = exactly 2 messages, retry = more
+    request: Literal["digest", "translate", "any"] = "any"  # which kind of request it applies to
     times: int = 1
     status: int = 500  # http_error
     body: str | None = None  # http_error: sent as is (JSON if it parses, else text)
@@ -89,12 +92,26 @@ class SimStats(BaseModel):
     in_flight: int = 0
     max_in_flight: int = 0
     records: list[RequestRecord] = Field(default_factory=list)
+    # with a batching model: simulated seconds elapsed, tokens decoded, the largest batch seen
+    sim_seconds: float = 0.0
+    generated_tokens: int = 0
+    peak_batch: int = 0
+    preemptions: int = 0
 
 
 _FAULTS = TypeAdapter(list[Fault])
 
 
 # --- tokens --------------------------------------------------------------------------------------
+
+
+def _modelled_length(mean: int | None, tokens: list[str]) -> int | None:
+    """A completion length around `mean` (0.6x to 1.4x), the same for the same prompt in any process."""
+    if not mean:
+        return None
+    spread = (zlib.crc32("".join(tokens).encode("utf-8")) % 1000) / 1000
+    return max(1, round(mean * (0.6 + 0.8 * spread)))
+
 
 # Rule: every run of ASCII characters is cut into tokens of 4 characters (the last one shorter), and
 # every non-ASCII character (CJK, accents, symbols) is one token. Cutting left to right keeps equal
@@ -173,9 +190,7 @@ _SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"“\[])")
 _NUMBER_RE = re.compile(r"(?<![\w.\-])\d+(?:[.,]\d+)*(?:%|×|x\b)?")
 _METHOD_RE = re.compile(r"\b(we|our)\b.*\b(propose|introduce|present|design|develop|build|implement)", re.I)
 _CAPTION_RE = re.compile(r"(Figure|Fig\.|Table|Algorithm)\s*\d")
-_LABEL_RE = re.compile(
-    r"\b(Figure|Fig\.|Table|Tab\.|Section|Sec\.|Eq\.|Equation|Algorithm|Appendix|§)\s*\(?$"
-)
+_LABEL_RE = re.compile(r"\b(Figure|Fig\.|Table|Tab\.|Section|Sec\.|Eq\.|Equation|Algorithm|Appendix|§)\s*\(?$")
 _YEAR_RE = re.compile(r"(19|20)\d\d")
 _LIMIT_RE = re.compile(r"\b(however|limitation|limited|fails?|challeng\w*|cannot|only)\b", re.I)
 _ZH_PREFIX = {
@@ -231,8 +246,7 @@ def build_digest(user: str) -> dict[str, Any]:
     if not limits:
         limits = ["The given text states no explicit limitation."]
     takeaways = [
-        f"{_section_label(citable[i % len(citable)])}: {_clip(r['finding'], 14)}"
-        for i, r in enumerate(results[:3])
+        f"{_section_label(citable[i % len(citable)])}: {_clip(r['finding'], 14)}" for i, r in enumerate(results[:3])
     ]
     return {
         "one_sentence": f"{title}: {opening[0]}" if title else opening[0],
@@ -266,8 +280,7 @@ def context_error_body(engine: EngineKind, prompt: int, context: int, max_tokens
             )
         else:
             detail = (
-                f"However, you requested {prompt} tokens in the messages, "
-                "Please reduce the length of the messages."
+                f"However, you requested {prompt} tokens in the messages, Please reduce the length of the messages."
             )
         message = f"This model's maximum context length is {context} tokens. {detail}"
         return {"error": {"message": message, "type": "BadRequestError", "param": None, "code": 400}}
@@ -331,6 +344,8 @@ class EngineSim:
         context_tokens: int | None = None,
         context_engine: EngineKind = "vllm",
         faults: list[Fault] | None = None,
+        batching: BatchingConfig | None = None,
+        completion_tokens: dict[str, int] | None = None,
     ) -> None:
         self.model = model
         self.latency_s = latency_s
@@ -338,6 +353,12 @@ class EngineSim:
         self.api_key = api_key
         self.context_tokens = context_tokens
         self.context_engine: EngineKind = context_engine
+        # With a batching model, time comes from decode steps of the whole batch (DESIGN.md §4)
+        # instead of latency_s / decode_tok_s.
+        self.batcher = ContinuousBatcher(batching) if batching else None
+        # Modelled completion lengths by request kind ("digest", "translate"): the answer stays the short
+        # checked JSON, but usage and decode time follow these means (±40 %, fixed per prompt).
+        self.completion_tokens = dict(completion_tokens or {})
         # One lock for faults, stats and cache: the server thread and the test thread both touch them.
         self._lock = threading.Lock()
         self._faults: list[Fault] = [f.model_copy() for f in faults or []]
@@ -363,7 +384,13 @@ class EngineSim:
     def stats(self) -> SimStats:
         """A snapshot (a copy), so the caller can read it while requests are running."""
         with self._lock:
-            return self._stats.model_copy(deep=True)
+            snapshot = self._stats.model_copy(deep=True)
+        if self.batcher is not None:
+            snapshot.sim_seconds = self.batcher.sim_now
+            snapshot.generated_tokens = self.batcher.generated
+            snapshot.peak_batch = self.batcher.peak_batch
+            snapshot.preemptions = self.batcher.scheduler.preemptions
+        return snapshot
 
     @property
     def faults(self) -> list[Fault]:
@@ -385,6 +412,8 @@ class EngineSim:
         with self._lock:
             in_flight = self._stats.in_flight  # requests still running will decrement it
             self._stats = SimStats(in_flight=in_flight, max_in_flight=in_flight)
+            if self.batcher is not None:
+                self.batcher.reset_counters()
 
     def clear_cache(self) -> None:
         with self._lock:
@@ -392,9 +421,7 @@ class EngineSim:
 
     # request plumbing
 
-    async def _tracked(
-        self, handler: Callable[[Request, _Info], Awaitable[Response]], request: Request
-    ) -> Response:
+    async def _tracked(self, handler: Callable[[Request, _Info], Awaitable[Response]], request: Request) -> Response:
         path = request.url.path
         started = time.monotonic()
         with self._lock:
@@ -421,11 +448,11 @@ class EngineSim:
                 self._stats.in_flight -= 1
                 self._stats.records.append(record)
 
-    def _take_fault(self, contents: list[str], n_messages: int) -> Fault | None:
+    def _take_fault(self, contents: list[str], n_messages: int, kind: RequestKind | None) -> Fault | None:
         stage = "first" if n_messages <= 2 else "retry"
         with self._lock:
             for fault in self._faults:
-                if fault.times == 0 or fault.on not in ("any", stage):
+                if fault.times == 0 or fault.on not in ("any", stage) or fault.request not in ("any", kind):
                     continue
                 if fault.match is not None and not any(fault.match in c for c in contents):
                     continue
@@ -448,9 +475,7 @@ class EngineSim:
         return JSONResponse(
             {
                 "object": "list",
-                "data": [
-                    {"id": self.model, "object": "model", "created": 0, "owned_by": "papers-digest-sim"}
-                ],
+                "data": [{"id": self.model, "object": "model", "created": 0, "owned_by": "papers-digest-sim"}],
             }
         )
 
@@ -461,14 +486,10 @@ class EngineSim:
             body = await request.json()
             messages = _messages(body)
         except (ValueError, TypeError) as exc:
-            return JSONResponse(
-                openai_error(f"invalid request: {exc}", "invalid_request_error"), status_code=400
-            )
+            return JSONResponse(openai_error(f"invalid request: {exc}", "invalid_request_error"), status_code=400)
         if body.get("stream"):
             return JSONResponse(
-                openai_error(
-                    "stream=true is not supported by this simulator", "invalid_request_error", param="stream"
-                ),
+                openai_error("stream=true is not supported by this simulator", "invalid_request_error", param="stream"),
                 status_code=400,
             )
         info.messages = len(messages)
@@ -483,7 +504,7 @@ class EngineSim:
             error = context_error_body(self.context_engine, len(tokens), self.context_tokens, max_tokens)
             return JSONResponse(error, status_code=400)
 
-        fault = self._take_fault([m["content"] for m in messages], len(messages))
+        fault = self._take_fault([m["content"] for m in messages], len(messages), info.kind)
         info.fault = fault.kind if fault else None
         if fault is not None:
             await asyncio.sleep(fault.delay_s)
@@ -496,10 +517,19 @@ class EngineSim:
             info.cached_tokens = self._cache.cached(tokens, hashes)
             self._cache.insert(hashes)
 
+        modelled = _modelled_length(self.completion_tokens.get(info.kind or ""), tokens)
+        decoding = None
+        if self.batcher is not None and modelled:
+            # Queue the decode first, then build the answer while the simulated engine works on it.
+            decoding = self.batcher.submit(info.prompt_tokens, modelled, info.cached_tokens)
         content, finish = _answer(messages, info.kind, fault.kind if fault else None)
-        info.completion_tokens = approx_tokens(content)
+        info.completion_tokens = modelled or approx_tokens(content)
         info.finish_reason = finish
-        if self.decode_tok_s:
+        if decoding is not None:
+            await decoding
+        elif self.batcher is not None:
+            await self.batcher.generate(info.prompt_tokens, info.completion_tokens, info.cached_tokens)
+        elif self.decode_tok_s:
             await asyncio.sleep(info.completion_tokens / self.decode_tok_s)
         payload = {
             "id": f"chatcmpl-sim-{next(self._ids)}",
@@ -522,7 +552,7 @@ class EngineSim:
             },
         }
         if fault is not None and fault.kind == "reset":
-            return _DroppedResponse(json.dumps(payload, ensure_ascii=False), media_type="application/json")
+            return DroppedResponse(json.dumps(payload, ensure_ascii=False), media_type="application/json")
         return JSONResponse(payload)
 
     def _refusal(self, fault: Fault, prompt: int, max_tokens: int | None) -> Response | None:
@@ -550,9 +580,7 @@ class EngineSim:
         if fault.kind == "context_length":
             # Without a configured context, pretend the window is half the prompt so the numbers still fit.
             context = self.context_tokens if self.context_tokens is not None else max(1, prompt // 2)
-            return JSONResponse(
-                context_error_body(fault.engine, prompt, context, max_tokens), status_code=400
-            )
+            return JSONResponse(context_error_body(fault.engine, prompt, context, max_tokens), status_code=400)
         return None
 
     # admin endpoints (not counted in stats)
@@ -577,18 +605,6 @@ class EngineSim:
     async def _admin_cache(self, request: Request) -> Response:
         self.clear_cache()
         return Response(status_code=204)
-
-
-class _DroppedResponse(Response):
-    """Sends the headers (with the full Content-Length) and half the body, then stops: uvicorn then
-    closes the connection ("ASGI callable returned without completing response"), so the client fails
-    mid-body like a real dropped connection."""
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
-        await send(
-            {"type": "http.response.body", "body": self.body[: len(self.body) // 2], "more_body": True}
-        )
 
 
 # --- helpers -------------------------------------------------------------------------------------
@@ -732,11 +748,7 @@ def _clip(text: str, words: int) -> str:
 
 
 def _section_label(section: _Section) -> str:
-    return (
-        f"{section.tag} {section.title}".strip()
-        if section.title and section.title != section.tag
-        else section.tag
-    )
+    return f"{section.tag} {section.title}".strip() if section.title and section.title != section.tag else section.tag
 
 
 def _mind_map(title: str, sections: list[_Section]) -> dict[str, Any]:

@@ -8,6 +8,8 @@ import time
 from typing import Any
 
 import uvicorn
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 
 LOOPBACK = "127.0.0.1"
 
@@ -21,13 +23,9 @@ class BackgroundServer:
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._sock.bind((LOOPBACK, port))
         self.port: int = self._sock.getsockname()[1]
-        config = uvicorn.Config(
-            app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=1
-        )
+        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=1)
         self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True
-        )
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True)
         self._startup_timeout_s = startup_timeout_s
 
     @property
@@ -58,3 +56,13 @@ class BackgroundServer:
 def serve_forever(app: Any, port: int) -> None:
     """Serve an app on 127.0.0.1:<port> in the foreground until Ctrl-C."""
     uvicorn.run(app, host=LOOPBACK, port=port, log_level="warning", lifespan="off")
+
+
+class DroppedResponse(Response):
+    """Sends the headers (with the full Content-Length) and half the body, then stops: uvicorn then
+    closes the connection ("ASGI callable returned without completing response"), so the client fails
+    mid-body like a real dropped connection."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+        await send({"type": "http.response.body", "body": self.body[: len(self.body) // 2], "more_body": True})

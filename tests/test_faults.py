@@ -1,0 +1,293 @@
+"""Fault injection over real HTTP on 127.0.0.1: every fault ends in a clear state, the other papers unaffected.
+
+HF and arXiv faults come from the replay server, LLM faults from the engine simulator. Each case names
+what the user sees: a stage error in one line, or the paper `done` / `failed` with a reason in words.
+"""
+
+import asyncio
+import time
+
+import pytest
+from conftest import (
+    SAMPLE_DATE,
+    SAMPLE_DIR,
+    abstract_docs,
+    make_params,
+    sample_papers,
+)
+
+from papers_digest.hf import HfError
+from papers_digest.models import FulltextDoc, GenerationResult
+from papers_digest.pipeline import fetch_fulltexts, generate, list_day
+from papers_digest.prompting import load_prompt
+from papers_digest.sim.engine import EngineSim, Fault
+from papers_digest.sim.replay import Replay, ReplayFault, no_html_page
+from papers_digest.sim.serve import BackgroundServer
+
+HTML_ID = "2503.20783"  # the sample paper with a recorded page
+PICKS = [p for p in sample_papers() if p.arxiv_id in ("2504.00999", "2504.00883", HTML_ID)]
+
+
+@pytest.fixture
+def site():
+    replay = Replay(SAMPLE_DIR / "hf", SAMPLE_DIR / "arxiv")
+    with BackgroundServer(replay.app) as server:
+        yield replay, server.url
+
+
+def _source_params(url: str, **source):
+    return make_params(source={"hf_url": url, "arxiv_url": url, "arxiv_interval_s": 0, "timeout_s": 0.5, **source})
+
+
+# --- Hugging Face ---------------------------------------------------------------------------------
+
+
+def _list(url: str, **source):
+    return asyncio.run(list_day(_source_params(url, **source), SAMPLE_DATE, {}))
+
+
+@pytest.mark.parametrize(
+    ("fault", "message"),
+    [
+        (ReplayFault(target="hf", kind="http_error", status=503, times=-1), "HF API answered HTTP 503 after 3 tries"),
+        (ReplayFault(target="hf", kind="http_error", status=404, body="Not Found", times=-1), "HTTP 404 for"),
+        (ReplayFault(target="hf", kind="slow", delay_s=2.0, times=-1), "timed out after 0.5 s"),
+        (ReplayFault(target="hf", kind="malformed", times=-1), "is not JSON"),
+        (ReplayFault(target="hf", kind="reset", times=-1), "broke off mid-answer"),
+    ],
+)
+def test_hf_failures_stop_the_list_stage_with_one_clear_line(site, fault, message):
+    replay, url = site
+    replay.add_fault(fault)
+    with pytest.raises(HfError) as info:
+        _list(url)
+    assert message in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("kind", ["http_error", "slow", "reset"])
+def test_a_passing_hf_failure_is_retried(site, kind):
+    replay, url = site
+    replay.add_fault(ReplayFault(target="hf", kind=kind, delay_s=2.0 if kind == "slow" else 0.0))
+    day = _list(url)
+    assert len(day.picked) == 4
+    assert replay.requests["hf"] == 2
+
+
+def test_an_empty_day_picks_nothing(site):
+    replay, url = site
+    replay.add_fault(ReplayFault(target="hf", kind="empty"))
+    day = _list(url)
+    assert day.papers == [] and day.picked == []
+
+
+def test_duplicate_items_are_listed_once(site):
+    replay, url = site
+    replay.add_fault(ReplayFault(target="hf", kind="duplicates"))
+    day = _list(url)
+    assert len(day.papers) == 12
+    assert day.picked == ["2504.00999", "2504.00883", "2504.01014", "2503.20783"]
+
+
+def test_items_with_missing_fields_are_skipped_or_defaulted(site):
+    replay, url = site
+    replay.add_fault(ReplayFault(target="hf", kind="missing_fields"))
+    day = _list(url)
+    # The first item lost its id: skipped and counted. Others lost title/upvotes: the item title is gone
+    # too, so they cannot be shown and are skipped; the rest are complete.
+    assert day.invalid_items == 6
+    assert len(day.papers) == 6
+    assert all(p.title for p in day.papers)
+
+
+# --- arXiv ----------------------------------------------------------------------------------------
+
+
+def _fetch(url: str, **source) -> dict[str, FulltextDoc]:
+    docs = asyncio.run(
+        fetch_fulltexts(_source_params(url, **source).source, make_params().retry, PICKS, lambda d: None)
+    )
+    return {d.arxiv_id: d for d in docs}
+
+
+@pytest.mark.parametrize(
+    ("fault", "reason"),
+    [
+        (ReplayFault(target="arxiv", kind="http_error", status=404, body=no_html_page(HTML_ID)), "no HTML version"),
+        (ReplayFault(target="arxiv", kind="http_error", status=200, body=no_html_page(HTML_ID)), "no HTML version"),
+        (ReplayFault(target="arxiv", kind="stub"), "holds no sections"),
+        (ReplayFault(target="arxiv", kind="http_error", status=503, times=-1), "HTTP 503"),
+        (ReplayFault(target="arxiv", kind="slow", delay_s=2.0, times=-1), "timed out after 0.5 s"),
+        (ReplayFault(target="arxiv", kind="reset", times=-1), "broke off mid-answer"),
+        (ReplayFault(target="arxiv", kind="huge", size_mb=20), "over 15 MB"),
+    ],
+)
+def test_arxiv_failures_fall_back_to_the_abstract_with_the_reason(site, fault, reason):
+    replay, url = site
+    replay.add_fault(fault.model_copy(update={"match": HTML_ID}))
+    docs = _fetch(url)
+    doc = docs[HTML_ID]
+    assert doc.source == "abstract"
+    assert reason in doc.reason
+    assert doc.text == f"[§Abstract]\n{next(p.summary for p in PICKS if p.arxiv_id == HTML_ID)}"
+    assert [d.source for i, d in docs.items() if i != HTML_ID] == ["abstract", "abstract"]  # unaffected: no HTML
+
+
+def test_a_passing_arxiv_failure_is_retried(site):
+    replay, url = site
+    replay.add_fault(ReplayFault(target="arxiv", kind="http_error", status=502, match=HTML_ID))
+    assert _fetch(url)[HTML_ID].source == "html"
+
+
+def test_broken_html_still_yields_the_sections_it_has(site):
+    replay, url = site
+    replay.add_fault(ReplayFault(target="arxiv", kind="malformed", match=HTML_ID))
+    doc = _fetch(url)[HTML_ID]
+    assert doc.source == "html"
+    assert doc.tags[:2] == ["Abstract", "1"]
+    assert "G" not in doc.tags  # the page was cut off before the appendices
+
+
+def test_a_large_page_under_the_limit_is_read(site):
+    replay, url = site
+    replay.add_fault(ReplayFault(target="arxiv", kind="huge", size_mb=20, match=HTML_ID))
+    doc = _fetch(url, max_page_mb=25)[HTML_ID]
+    assert doc.source == "html"
+    assert len(doc.text) > 10_000_000
+
+
+# --- the LLM --------------------------------------------------------------------------------------
+
+DOCS = abstract_docs(sample_papers()[:3])
+TARGET = DOCS[0]
+
+
+def _generate(
+    sim: EngineSim, stage: str = "digest_en", retry: dict | None = None, **llm
+) -> dict[str, GenerationResult]:
+    with BackgroundServer(sim.app) as server:
+        params = make_params(
+            llm={"base_url": f"{server.url}/v1", "model": "sim-digest", "timeout_s": 0.5, **llm}, retry=retry or {}
+        )
+        english = asyncio.run(
+            generate("digest_en", params, SAMPLE_DATE, DOCS, load_prompt("prompts/digest_en.md"), _ignore)
+        )
+        if stage == "digest_en":
+            return {r.arxiv_id: r for r in english}
+        chinese = asyncio.run(
+            generate("translate_zh", params, SAMPLE_DATE, english, load_prompt("prompts/translate_zh.md"), _ignore)
+        )
+        return {r.arxiv_id: r for r in chinese}
+
+
+def _ignore(_result: GenerationResult) -> None:
+    pass
+
+
+def _others_done(results: dict[str, GenerationResult]) -> bool:
+    return all(r.status == "done" for i, r in results.items() if i != TARGET.arxiv_id)
+
+
+LLM_FAILURES = [
+    (Fault(kind="context_length", engine="vllm", times=-1), "does not fit the model's context", "context_length"),
+    (Fault(kind="context_length", engine="sglang", times=-1), "does not fit the model's context", "context_length"),
+    (Fault(kind="context_length", engine="llamacpp", times=-1), "does not fit the model's context", "context_length"),
+    (Fault(kind="context_length", engine="openai", times=-1), "does not fit the model's context", "context_length"),
+    (Fault(kind="rate_limit", times=-1, retry_after_s=0.01), "HTTP 429", "http"),
+    (
+        Fault(kind="http_error", status=429, times=-1, body='{"error":{"code":"insufficient_quota"}}'),
+        "insufficient_quota",
+        "http",
+    ),
+    (Fault(kind="http_error", status=503, times=-1), "HTTP 503", "http"),
+    (Fault(kind="slow", delay_s=2.0, times=-1), "timed out after 0.5 s", "transport"),
+    (Fault(kind="reset", times=-1), "broke off mid-answer", "transport"),
+    (Fault(kind="invalid_json", times=-1), "not valid JSON", "checker"),
+    (Fault(kind="wrong_schema", times=-1), "method: missing", "checker"),
+    (Fault(kind="wrong_numbers", times=-1), "does not appear verbatim in the paper", "checker"),
+    (Fault(kind="bad_section", times=-1), "is not a section of the paper", "checker"),
+    (Fault(kind="length", times=-1), "cut off at the token limit", "checker"),
+    (Fault(kind="empty", times=-1), "the reply is empty", "checker"),
+]
+
+
+@pytest.mark.parametrize(("fault", "reason", "kind"), LLM_FAILURES, ids=lambda v: getattr(v, "kind", None))
+def test_llm_failures_mark_only_that_paper_failed_with_a_reason(fault, reason, kind):
+    sim = EngineSim()
+    sim.add_fault(fault.model_copy(update={"match": TARGET.title}))
+    results = _generate(sim)
+    failed = results[TARGET.arxiv_id]
+    assert failed.status == "failed"
+    assert reason in failed.error
+    assert failed.error_kind == kind
+    assert _others_done(results)
+
+
+def test_a_context_error_keeps_the_engines_token_counts():
+    sim = EngineSim()
+    sim.add_fault(Fault(kind="context_length", engine="llamacpp", match=TARGET.title, times=-1))
+    failed = _generate(sim)[TARGET.arxiv_id]
+    call = failed.calls[0]
+    assert call.error_kind == "context_length"
+    assert call.context_tokens and call.prompt_tokens and call.prompt_tokens > call.context_tokens
+    assert len(failed.calls) == 1  # a context error is not retried as if it were transient
+
+
+def test_quota_exhaustion_is_not_retried():
+    sim = EngineSim()
+    sim.add_fault(
+        Fault(
+            kind="http_error", status=429, match=TARGET.title, times=-1, body='{"error":{"code":"insufficient_quota"}}'
+        )
+    )
+    assert len(_generate(sim)[TARGET.arxiv_id].calls) == 1
+
+
+def test_retry_after_is_honoured_up_to_the_cap():
+    sim = EngineSim()
+    sim.add_fault(Fault(kind="rate_limit", retry_after_s=0.4, match=TARGET.title))
+    started = time.monotonic()
+    results = _generate(sim, retry={"max_wait_s": 1.0})
+    assert time.monotonic() - started >= 0.4
+    done = results[TARGET.arxiv_id]
+    assert done.status == "done"
+    assert [(c.retry, c.http_status) for c in done.calls] == [(0, 429), (1, 200)]
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        Fault(kind="rate_limit", retry_after_s=0.01),
+        Fault(kind="http_error", status=503),
+        Fault(kind="reset"),
+        Fault(kind="slow", delay_s=2.0),
+        Fault(kind="invalid_json"),
+        Fault(kind="wrong_numbers"),
+        Fault(kind="fence", times=-1),
+    ],
+    ids=lambda f: f.kind,
+)
+def test_passing_llm_failures_end_done(fault):
+    sim = EngineSim()
+    sim.add_fault(fault.model_copy(update={"match": TARGET.title}))
+    results = _generate(sim)
+    assert all(r.status == "done" for r in results.values())
+
+
+def test_an_english_digest_written_in_chinese_is_rejected():
+    sim = EngineSim()
+    sim.add_fault(Fault(kind="wrong_language", request="digest", match=TARGET.title, times=-1))
+    failed = _generate(sim)[TARGET.arxiv_id]
+    assert failed.status == "failed"
+    assert "not in English" in failed.error
+
+
+def test_a_translation_in_the_wrong_language_is_retried_then_failed():
+    sim = EngineSim()
+    sim.add_fault(Fault(kind="wrong_language", request="translate", match="MergeVQ", times=-1))
+    results = _generate(sim, stage="translate_zh")
+    failed = results[TARGET.arxiv_id]
+    assert failed.status == "failed"
+    assert "not translated into Chinese" in failed.error
+    assert len(failed.calls) == 2
+    assert _others_done(results)

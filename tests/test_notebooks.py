@@ -1,0 +1,106 @@
+"""Both notebooks executed with papermill on the sample day: the `report` stage under `dvc repro`, then explore."""
+
+import html
+import json
+from io import StringIO
+
+import nbformat
+import pandas as pd
+import papermill
+import sqlite_utils
+from conftest import ROOT, SAMPLE_DATE, copy_project, make_params, run_dvc, sample_papers, write_params
+
+from papers_digest import report
+from papers_digest.sim.engine import Fault
+
+TITLES = {p.arxiv_id: p.title for p in sample_papers()}
+
+
+def test_the_report_stage_renders_a_code_free_report_whose_numbers_are_the_databases(tmp_path, sample_replay, engine):
+    _, replay_url = sample_replay
+    sim, llm_url = engine
+    # A day with something to report: an answer the checker rejects then accepts on the retry, a 503
+    # retried by the transport, and a paper whose two answers both cite a section it does not have.
+    sim.add_fault(Fault(kind="wrong_numbers", match=TITLES["2504.00999"], on="first", times=1))
+    sim.add_fault(Fault(kind="http_error", status=503, body="busy", match=TITLES["2504.00883"], times=1))
+    sim.add_fault(Fault(kind="bad_section", match=TITLES["2504.01014"], times=2))
+    project = copy_project(tmp_path)
+    params = make_params(
+        source={"hf_url": replay_url, "arxiv_url": replay_url, "arxiv_interval_s": 0},
+        llm={"base_url": llm_url, "model": "sim-digest", "concurrency": 3},
+    )
+    write_params(project, params)
+    run_dvc(project, "repro")
+
+    day = project / "data" / SAMPLE_DATE
+    page = (day / "report.html").read_text(encoding="utf-8")
+    db = sqlite_utils.Database(project / "data" / "papers.db")
+
+    def one(sql: str) -> int:
+        return db.execute(sql, [SAMPLE_DATE]).fetchone()[0]
+
+    expected = {
+        "Papers picked": one("select count(*) from day_items where date = ? and picked"),
+        "Papers done": one("select count(*) from papers where date = ? and status = 'done'"),
+        "Papers failed": one("select count(*) from papers where date = ? and status = 'failed'"),
+        "LLM calls": one("select count(*) from llm_calls where date = ?"),
+        "Answers rejected by the checker": one("select count(*) from llm_calls where date = ? and status = 'rejected'"),
+        "Checker retries (attempt 2)": one("select count(*) from llm_calls where date = ? and attempt > 1"),
+        "Transport retries": one("select count(*) from llm_calls where date = ? and retry > 0"),
+        "Prompt tokens": one("select sum(prompt_tokens) from llm_calls where date = ?"),
+        "Completion tokens": one("select sum(completion_tokens) from llm_calls where date = ?"),
+    }
+    assert expected["Papers done"] == 3 and expected["Papers failed"] == 1 and expected["LLM calls"] == 10
+    (summary,) = pd.read_html(StringIO(page), match="Papers picked", index_col=0, thousands=None)
+    assert {metric: summary.loc[metric, "value"] for metric in expected} == {
+        metric: f"{value:,}" for metric, value in expected.items()
+    }
+
+    # The failure and its reason, and the retries' reasons, as the database holds them.
+    (reason,) = db.execute("select error from papers where status = 'failed'").fetchone()
+    assert reason.startswith("digest_en: the answer failed the checks 2 times")
+    assert html.escape(reason[:60]) in page
+    assert "HTTP 503" in page
+    assert page.count("data:image/png") >= 4  # token histograms, context vs budget, timeline, planner
+    assert "Capacity planner" in page and "Prefix cache" in page
+
+    # Code-free: no input area, and no line of any code cell of the notebook.
+    assert "hl-ipython3" not in page  # the class of highlighted code cells
+    source = nbformat.read(ROOT / "notebooks" / "run_report.ipynb", as_version=4)
+    code_lines = {
+        line.strip() for cell in source.cells if cell.cell_type == "code" for line in cell.source.splitlines()
+    }
+    leaked = [line for line in code_lines if len(line) > 12 and (line in page or html.escape(line) in page)]
+    assert leaked == []
+
+    # run.json carries what `dvc exp show` compares, and agrees with the report's own tables.
+    run = json.loads((day / "run.json").read_text())
+    calls = report.load_calls(day)
+    assert (run["checker_retries"], run["transport_retries"], run["llm_calls_rejected"]) == (2, 1, 3)
+    assert run["latency_p90_s"] == round(report.latency_percentiles(calls).loc["all", "p90_s"], 3)
+    assert 1 <= run["max_in_flight"] <= params.llm.concurrency
+    metrics = json.loads(run_dvc(project, "metrics", "show", "--json").stdout)
+    shown = next(iter(metrics.values()))["data"][f"data/{SAMPLE_DATE}/run.json"]["data"]
+    assert {k: shown[k] for k in ("papers_failed", "max_in_flight", "latency_p50_s")} == {
+        k: run[k] for k in ("papers_failed", "max_in_flight", "latency_p50_s")
+    }
+
+    # The exploration notebook, run as an analyst would, on the same database.
+    explored = papermill.execute_notebook(
+        str(ROOT / "notebooks" / "explore.ipynb"),
+        str(tmp_path / "explore.ipynb"),
+        parameters={"db": "data/papers.db", "search_term": "R1-Zero"},
+        kernel_name="python3",
+        cwd=str(project),
+        progress_bar=False,
+    )
+    shown = "\n".join(
+        str(output.get("data", {}).get("text/html", "")) + str(output.get("data", {}).get("text/markdown", ""))
+        for cell in explored.cells
+        for output in cell.get("outputs", [])
+    )
+    assert all(row["arxiv_id"] in shown for row in db.query("select arxiv_id from papers"))  # the day's table
+    assert "matches for **R1-Zero**" in shown
+    for lang in ("en", "zh"):
+        (text,) = db.execute("select digest from digests where arxiv_id = '2504.00999' and lang = ?", [lang]).fetchone()
+        assert html.escape(json.loads(text)["one_sentence"]) in shown  # side by side, first paper of the day

@@ -1,0 +1,211 @@
+"""The run report's tables on small sets of calls shaped like the sample day's real ones."""
+
+import math
+
+import pandas as pd
+import papermill
+import pytest
+from conftest import ROOT, SAMPLE_DATE
+
+from papers_digest import report
+from papers_digest.models import CallRecord
+from papers_digest.perfmodel import GIB, Gpu, ModelShape
+
+# The first call of the sample day as the pipeline recorded it (data/2025-04-03/calls.jsonl of `papers sample`).
+REAL_CALL = CallRecord.model_validate(
+    {
+        "date": SAMPLE_DATE,
+        "arxiv_id": "2503.20783",
+        "stage": "digest_en",
+        "attempt": 1,
+        "retry": 0,
+        "status": "ok",
+        "error": None,
+        "http_status": 200,
+        "finish_reason": "stop",
+        "prompt_tokens": 10295,
+        "completion_tokens": 1173,
+        "cached_tokens": 336,
+        "reasoning_tokens": None,
+        "started_at": 1796025340.743,
+        "ended_at": 1796025341.018,
+        "latency_s": 0.2752,
+        "from_store": False,
+    }
+)
+T0 = REAL_CALL.started_at
+
+
+def call(start: float, end: float, **changes: object) -> CallRecord:
+    """The real call, moved to [T0 + start, T0 + end] and changed as given."""
+    fields = {"started_at": T0 + start, "ended_at": T0 + end, "latency_s": end - start, **changes}
+    return REAL_CALL.model_copy(update=fields)
+
+
+def frame(*calls: CallRecord) -> pd.DataFrame:
+    return report.calls_frame(calls)
+
+
+def test_in_flight_counts_overlapping_calls_and_back_to_back_calls_as_one():
+    overlapping = frame(
+        call(0, 2, arxiv_id="2504.00999"),
+        call(0.5, 1.5, arxiv_id="2504.00883"),
+        call(1, 3, arxiv_id="2504.01014"),
+    )
+    flight = report.in_flight_over_time(overlapping)
+    assert flight["in_flight"].max() == 3
+    assert list(flight["t_s"]) == pytest.approx([0, 0.5, 1, 1.5, 2, 3])
+    assert list(flight["in_flight"]) == [1, 2, 3, 2, 1, 0]
+
+    # concurrency 1: each call starts the moment the previous one ends
+    serial = frame(*(call(i, i + 1, arxiv_id=f"2504.0099{i}") for i in range(3)))
+    assert report.in_flight_over_time(serial)["in_flight"].max() == 1
+    # an answer from the store made no HTTP request: it is never in flight
+    stored = frame(call(0, 1), call(0.2, 0.2, from_store=True, arxiv_id="2504.00999"))
+    assert report.in_flight_over_time(stored)["in_flight"].max() == 1
+
+
+def test_latency_percentiles_by_stage_leave_store_answers_out():
+    calls = frame(
+        *(call(0, s, arxiv_id=f"2504.0099{i}") for i, s in enumerate([1.0, 2.0, 3.0, 4.0])),
+        call(0, 10.0, stage="translate_zh"),
+        call(5, 5.001, stage="translate_zh", arxiv_id="2504.00999", from_store=True),
+    )
+    table = report.latency_percentiles(calls)
+    assert table.loc["digest_en", "calls"] == 4
+    assert table.loc["digest_en", "p50_s"] == pytest.approx(2.5)  # linear interpolation, as numpy and pandas
+    assert table.loc["digest_en", "p90_s"] == pytest.approx(3.7)
+    assert table.loc["digest_en", "max_s"] == pytest.approx(4.0)
+    assert table.loc["translate_zh", "calls"] == 1
+    assert table.loc["all", "calls"] == 5
+    assert table.loc["all", "max_s"] == pytest.approx(10.0)
+
+
+def test_call_metrics_are_the_report_figures_rounded_for_run_json():
+    calls = [call(0, 1.25), call(0.5, 2.0, arxiv_id="2504.00999"), call(3, 3.5, cached_tokens=None)]
+    metrics = report.call_metrics(calls)
+    table = report.latency_percentiles(report.calls_frame(calls))
+    assert metrics["latency_p50_s"] == round(table.loc["all", "p50_s"], 3)
+    assert metrics["latency_max_s"] == 1.5
+    assert metrics["max_in_flight"] == 2
+    # cached share only over the calls whose engine reported cached tokens
+    assert metrics["calls_reporting_cache"] == 2
+    assert metrics["cached_share"] == round(336 / 10295, 4)
+
+
+def test_retries_and_failures_give_the_reason_of_each_call():
+    problem = "results[0].numbers: '987654.321' does not appear verbatim in the paper"
+    calls = frame(
+        call(0, 1, status="rejected", error=f"{problem}; results[1].sections: '99.9' is not a section"),
+        call(1, 2, attempt=2, cached_tokens=10000, prompt_tokens=11500),
+        call(0, 0.1, arxiv_id="2504.00883", status="error", http_status=503, error="HTTP 503: busy", retry=0),
+        call(0.2, 1, arxiv_id="2504.00883", retry=1),
+        call(0, 2, arxiv_id="2504.01014"),
+    )
+    odd = report.retries_and_failures(calls)
+    assert list(zip(odd["arxiv_id"], odd["attempt"], odd["retry"], odd["status"], strict=True)) == [
+        ("2503.20783", 1, 0, "rejected"),
+        ("2504.00883", 1, 0, "error"),
+        ("2504.00883", 1, 1, "ok"),
+        ("2503.20783", 2, 0, "ok"),
+    ]
+    reasons = report.failure_reasons(calls)
+    assert set(zip(reasons["status"], reasons["reason"], reasons["calls"], strict=True)) == {
+        ("rejected", problem, 1),
+        ("error", "HTTP 503", 1),
+    }
+    # C3-3: the retry resends the first conversation, so the prefix cache serves most of it
+    shares = report.cache_share(calls).set_index(["stage", "attempt"])
+    assert shares.loc[("digest_en", 2), "cached_share"] == pytest.approx(10000 / 11500)
+
+
+def test_without_cache_reports_the_share_is_absent_rather_than_zero():
+    calls = frame(call(0, 1, cached_tokens=None), call(0, 1, cached_tokens=None, stage="translate_zh"))
+    assert report.cache_share(calls).empty
+    assert report.call_metrics([call(0, 1, cached_tokens=None)])["calls_reporting_cache"] == 0
+
+
+def test_longest_prompt_is_set_against_the_context_budget():
+    calls = frame(call(0, 1), call(0, 1, arxiv_id="2504.00999", prompt_tokens=30000, stage="translate_zh"))
+    longest = report.longest_prompt(calls, context_budget_tokens=32768)
+    assert longest is not None
+    assert (longest["arxiv_id"], longest["stage"], longest["prompt_tokens"]) == ("2504.00999", "translate_zh", 30000)
+    assert longest["headroom_tokens"] == 2768
+    failed_only = frame(call(0, 1, status="error", prompt_tokens=None, completion_tokens=None))
+    assert report.longest_prompt(failed_only) is None
+
+
+def test_the_planner_reproduces_the_seeds_estimate_for_15000_token_contexts():
+    # DESIGN.md §4: Llama-3.1-8B bf16, 1 TB/s; B=1 18.0 ms ≤55 tok/s, B=2 20.0 ms ≤100, B=3 22.0 ms ≤137,
+    # 14 requests need 25.6 GiB of KV.
+    calls = frame(*(call(i, i + 1, prompt_tokens=12000, completion_tokens=3000) for i in range(3)))
+    plan = report.capacity_plan(calls, ModelShape(), Gpu(memory_bytes=80 * GIB), max_concurrency=14)
+    assert list(plan.index) == list(range(1, 15))
+    assert plan.loc[1, "step_ms_p90"] == pytest.approx(18.0, abs=0.05)
+    assert plan.loc[2, "step_ms_p90"] == pytest.approx(20.0, abs=0.05)
+    assert plan.loc[3, "step_ms_p90"] == pytest.approx(22.0, abs=0.05)
+    assert math.floor(plan.loc[1, "ceiling_tok_s_max"]) == 55
+    assert round(plan.loc[2, "ceiling_tok_s_max"]) == 100
+    assert round(plan.loc[3, "ceiling_tok_s_max"]) == 137
+    assert plan.loc[14, "kv_gib_max"] == pytest.approx(25.6, abs=0.05)
+    assert plan["fits_at_max"].all()  # 80 GiB holds all of them
+
+    # On the default 24 GiB GPU, 0.9 × 24 GiB − 16.06 GB leaves room for 3 such requests, not 4.
+    small = report.capacity_plan(calls, ModelShape(), Gpu(), max_concurrency=6)
+    assert list(small["fits_at_max"]) == [True, True, True, False, False, False]
+    per_request = report.request_kv(calls, ModelShape(), Gpu())
+    assert per_request.loc["max", "context_tokens"] == 15000
+    assert per_request.loc["max", "kv_mib_per_request"] == pytest.approx(15000 * 128 / 1024)
+    assert per_request.loc["max", "max_concurrency"] == 3
+
+
+def test_the_planner_has_nothing_to_plan_without_token_counts():
+    calls = frame(call(0, 1, status="error", prompt_tokens=None, completion_tokens=None))
+    assert report.capacity_plan(calls, ModelShape(), Gpu()).empty
+    assert report.request_kv(calls, ModelShape(), Gpu()).empty
+
+
+def test_fulltext_sources_are_named_whatever_they_are():
+    assert [report.source_label(s) for s in ("html", "trimmed", "abstract", "pdf", None)] == [
+        "full text",
+        "trimmed",
+        "abstract only",
+        "pdf",
+        "unknown",
+    ]
+    papers = pd.DataFrame({"model_saw": ["full text", "trimmed", "abstract only", "abstract only"]})
+    coverage = report.fulltext_coverage(papers)
+    assert tuple(coverage.iloc[0]) == ("abstract only", 2)
+    assert set(coverage["model_saw"]) == {"full text", "trimmed", "abstract only"}
+
+
+def test_the_report_notebooks_planner_defaults_are_the_serving_models_defaults():
+    params = papermill.inspect_notebook(str(ROOT / "notebooks" / "run_report.ipynb"))
+    model, gpu = ModelShape(), Gpu()
+
+    def default(name: str) -> float:
+        return float(params[name]["default"])
+
+    assert default("model_weight_bytes") == model.weight_bytes
+    shape = [default(f"model_{k}") for k in ("layers", "kv_heads", "head_dim")]
+    assert shape == [model.layers, model.kv_heads, model.head_dim]
+    assert default("model_kv_dtype_bytes") == model.kv_dtype_bytes
+    assert default("gpu_bandwidth_bytes_s") == gpu.bandwidth_bytes_s
+    assert default("gpu_memory_gib") * GIB == gpu.memory_bytes
+    assert default("context_budget_tokens") == report.DEFAULT_CONTEXT_BUDGET
+
+
+def test_a_day_without_calls_has_zero_figures_and_nothing_to_plan():
+    # No endpoint configured: the stages make no call, and the report still renders.
+    assert report.call_metrics([]) == {
+        "latency_p50_s": 0.0,
+        "latency_p90_s": 0.0,
+        "latency_max_s": 0.0,
+        "max_in_flight": 0,
+        "calls_reporting_cache": 0,
+        "cached_share": 0.0,
+    }
+    empty = frame()
+    assert report.longest_prompt(empty) is None
+    assert report.retries_and_failures(empty).empty and report.cache_share(empty).empty
+    assert report.capacity_plan(empty, ModelShape(), Gpu()).empty

@@ -1,0 +1,481 @@
+"""The readers' site and Atom feed: built by `dvc repro` for the sample day, then read as HTML, XML and in Chromium."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import shutil
+import sqlite3
+import tempfile
+import threading
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from urllib.parse import urldefrag
+from urllib.request import urlopen
+
+import lxml.html
+import pytest
+from conftest import ROOT, SAMPLE_DATE, SAMPLE_DIR, copy_project, make_params, run_dvc, write_params
+
+from papers_digest.cli import main as papers_cli
+from papers_digest.models import GenerationResult
+from papers_digest.publish import load_day, run_record, write_day
+from papers_digest.sim.engine import EngineSim
+from papers_digest.sim.replay import Replay
+from papers_digest.sim.serve import BackgroundServer
+from papers_digest.site import DEFAULT_BASE_URL, build_days, paper_view, render_site, section_url
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+HTML_PAPER = "2503.20783"  # the sample's one paper with an arXiv HTML page (v2)
+RANKED = ["2504.00999", "2504.00883", "2504.01014", HTML_PAPER]  # by upvotes: 46, 38, 20, 18
+SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+SCRIPT = "<script>alert(1)</script>"
+IMG = '"><img src=x onerror=alert(1)>'
+
+
+# ---------------------------------------------------------------- fixtures: the sample day, a browser
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample day run by `dvc repro` in a project copy: the publish stage renders data/site."""
+    project = copy_project(tmp_path_factory.mktemp("site-project"))
+    with ExitStack() as stack:
+        replay = stack.enter_context(BackgroundServer(Replay(SAMPLE_DIR / "hf", SAMPLE_DIR / "arxiv").app))
+        engine = stack.enter_context(BackgroundServer(EngineSim(model="sim-digest").app))
+        params = make_params(
+            source={"hf_url": replay.url, "arxiv_url": replay.url, "arxiv_interval_s": 0},
+            llm={"base_url": f"{engine.url}/v1", "model": "sim-digest"},
+        )
+        write_params(project, params)
+        run_dvc(project, "repro")
+    return project
+
+
+@pytest.fixture(scope="module")
+def site(project: Path) -> Path:
+    return project / "data" / "site"
+
+
+@pytest.fixture(scope="module")
+def db_rows(project: Path) -> dict[str, list[dict]]:
+    with sqlite3.connect(project / "data" / "papers.db") as conn:
+        conn.row_factory = sqlite3.Row
+        return {t: [dict(r) for r in conn.execute(f"select * from {t}")] for t in ("papers", "digests")}
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    """Debian's headless Chromium through its chromedriver (selenium downloads nothing when given both)."""
+    if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
+        pytest.skip("chromium/chromedriver not installed (apt-get install chromium chromium-driver; .ci/run does)")
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is a dev dependency (.[dev])")
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="chromium-profile-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--window-size=1280,900"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    options.set_capability("unhandledPromptBehavior", "ignore")  # leave a dialog open so the test can see it
+    driver = webdriver.Chrome(options=options, service=Service(str(CHROMEDRIVER)))
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture
+def served(site: Path) -> Iterator[str]:
+    """The site folder over HTTP on 127.0.0.1, as `python -m http.server -d data/site` serves it."""
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def page(path: Path) -> lxml.html.HtmlElement:
+    return lxml.html.fromstring(path.read_bytes())
+
+
+def texts(root: lxml.html.HtmlElement, css_path: str) -> list[str]:
+    return [" ".join(el.text_content().split()) for el in root.cssselect(css_path)]
+
+
+# ---------------------------------------------------------------- the site the publish stage renders
+
+
+def test_publish_renders_an_index_a_page_per_date_and_per_paper(site, db_rows):
+    assert sorted(p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()) == sorted(
+        ["index.html", "style.css", "feed.xml", f"{SAMPLE_DATE}/index.html"]
+        + [f"{SAMPLE_DATE}/{i}.html" for i in RANKED]
+    )
+    index = page(site / "index.html")
+    assert [a.get("href") for a in index.cssselect("ul.days a")] == [f"{SAMPLE_DATE}/index.html"]
+    assert index.get("lang") == "en"
+
+    day = page(site / SAMPLE_DATE / "index.html")
+    assert [a.get("href") for a in day.cssselect("ol.papers h2 a")] == [f"{i}.html" for i in RANKED]
+    digests = {(d["arxiv_id"], d["lang"]): json.loads(d["digest"]) for d in db_rows["digests"]}
+    for item, arxiv_id in zip(day.cssselect("ol.papers > li"), RANKED, strict=True):
+        assert texts(item, "p.summary[lang=en]") == [digests[arxiv_id, "en"]["one_sentence"]]
+        assert texts(item, "p.summary[lang=zh-Hans]") == [" ".join(digests[arxiv_id, "zh"]["one_sentence"].split())]
+
+
+def test_a_paper_page_shows_both_languages_who_wrote_it_and_what_the_model_saw(site, db_rows):
+    paper = page(site / SAMPLE_DATE / f"{HTML_PAPER}.html")
+    row = next(r for r in db_rows["papers"] if r["arxiv_id"] == HTML_PAPER)
+    english, chinese = _digest(db_rows, HTML_PAPER, "en"), _digest(db_rows, HTML_PAPER, "zh")
+
+    assert texts(paper, "h1") == [row["title"]]
+    provenance = dict(zip(texts(paper, "dl.provenance dt"), texts(paper, "dl.provenance dd"), strict=True))
+    assert provenance["Model"] == "sim-digest"
+    assert row["prompt_version"] in provenance["Prompt version"]
+    assert provenance["What the model saw"] == "Full text (arXiv HTML v2)"
+    assert row["generated_at"].endswith("Z")
+    assert paper.cssselect("dl.provenance time")[0].get("datetime") == row["generated_at"]
+
+    # English and Chinese side by side, each marked with its language.
+    findings_en = texts(paper, "ol.results .pair p[lang=en]")
+    findings_zh = texts(paper, "ol.results .pair p[lang=zh-Hans]")
+    assert findings_en == [" ".join(r["finding"].split()) for r in english["results"]]
+    assert findings_zh == [" ".join(r["finding"].split()) for r in chinese["results"]]
+
+    # Every result links to the section it cites, at its LaTeXML anchor in the versioned arXiv HTML.
+    anchors = {s["tag"]: s["anchor"] for s in json.loads(row["sections"])}
+    cited = [[a.get("href") for a in li.cssselect("p.cites a")] for li in paper.cssselect("ol.results > li")]
+    assert cited == [
+        [f"https://arxiv.org/html/{HTML_PAPER}v2#{anchors[tag]}" for tag in r["sections"]] for r in english["results"]
+    ]
+    all_cited = {href for hrefs in cited for href in hrefs}
+    assert "https://arxiv.org/html/2503.20783v2#S3.SS2" in all_cited  # §3.2, a subsection
+    assert "https://arxiv.org/html/2503.20783v2#A2" in all_cited  # appendix B is LaTeXML's A2
+
+    # The mind map is a nested list of the digest's shape: readable with no script at all.
+    (root,) = paper.cssselect("[lang=en] > ul.mindmap > li")
+    assert _shape_of_item(root) == _shape_of_node(english["mind_map"])
+    assert not list(site.rglob("*.js")) and b"<script" not in (site / SAMPLE_DATE / f"{HTML_PAPER}.html").read_bytes()
+
+
+def test_an_abstract_only_paper_links_to_the_abstract_page_and_says_why(site):
+    paper = page(site / SAMPLE_DATE / "2504.00999.html")
+    provenance = dict(zip(texts(paper, "dl.provenance dt"), texts(paper, "dl.provenance dd"), strict=True))
+    assert provenance["What the model saw"] == "Abstract only: arXiv has no HTML version of this paper (HTTP 404)"
+    assert {a.get("href") for a in paper.cssselect("p.cites a")} == {"https://arxiv.org/abs/2504.00999"}
+    assert not [a for a in paper.cssselect("a") if "/html/" in (a.get("href") or "")]
+
+
+def test_a_failed_paper_is_listed_as_failed_with_its_reason_and_no_summary(project, tmp_path):
+    day_dir = project / "data" / SAMPLE_DATE
+    files = load_day(day_dir / "list.json", day_dir / "fulltext", day_dir / "digest_en", day_dir / "digest_zh")
+    failing = "2504.00883"
+    english = files.english[failing]
+    files.english[failing] = GenerationResult(
+        arxiv_id=failing,
+        stage="digest_en",
+        status="failed",
+        error="the answer failed the checks 2 times: results[0].numbers: '97.3' does not appear verbatim in the paper",
+        model=english.model,
+        prompt_version=english.prompt_version,
+        calls=english.calls,
+    )
+    del files.chinese[failing]
+    db = tmp_path / "papers.db"
+    write_day(db, files, run_record(files))
+    summary = render_site(db, tmp_path / "site")
+
+    assert (summary.papers, summary.feed_entries) == (4, 3)
+    day = page(tmp_path / "site" / SAMPLE_DATE / "index.html")
+    item = day.cssselect(f"li[id='p-{failing}']")[0]
+    assert "failed" in item.get("class")
+    assert item.cssselect("p.summary") == []
+    assert texts(item, "p.failure") == [f"Failed: digest_en: {files.english[failing].error}"]
+    paper = page(tmp_path / "site" / SAMPLE_DATE / f"{failing}.html")
+    assert paper.cssselect(".pair") == [] and paper.cssselect("ul.mindmap") == []
+    assert "digest_en: the answer failed the checks 2 times" in texts(paper, "section.failure p")[0]
+    feed = ET.parse(tmp_path / "site" / "feed.xml").getroot()
+    assert failing not in "".join(e.findtext(f"{ATOM}id") for e in feed.iter(f"{ATOM}entry"))
+
+
+# ---------------------------------------------------------------- view models (pure)
+
+
+def test_section_links_follow_the_version_and_fall_back_without_html():
+    assert section_url("2503.20783", 2, "html", "S3.SS2") == "https://arxiv.org/html/2503.20783v2#S3.SS2"
+    assert section_url("2503.20783", None, "html", "A1") == "https://arxiv.org/html/2503.20783#A1"
+    assert section_url("2503.20783", 2, "trimmed", None) == "https://arxiv.org/html/2503.20783v2"
+    assert section_url("2504.00999", None, "abstract", "abstract") == "https://arxiv.org/abs/2504.00999"
+
+
+def test_what_the_model_saw_is_labelled_for_full_trimmed_and_abstract_text(db_rows):
+    row = next(r for r in db_rows["papers"] if r["arxiv_id"] == HTML_PAPER)
+    digests = {d["lang"]: d for d in db_rows["digests"] if d["arxiv_id"] == HTML_PAPER}
+
+    full = paper_view(row, digests)
+    assert (full.source.kind, full.source.label, full.source.dropped) == ("html", "Full text (arXiv HTML v2)", ())
+    assert full.html_url == "https://arxiv.org/html/2503.20783v2"
+
+    trimmed = paper_view(
+        row | {"fulltext_source": "trimmed", "fulltext_reason": "over the context", "fulltext_dropped": '["3.4", "G"]'},
+        digests,
+    )
+    assert trimmed.source.label == "Full text (arXiv HTML v2), trimmed to fit the model's context"
+    assert [(s.tag, s.title, s.url) for s in trimmed.source.dropped] == [
+        ("3.4", "Domain-Specific Pretraining Improves RL Ceiling", "https://arxiv.org/html/2503.20783v2#S3.SS4"),
+        ("G", "Detailed Experimental Settings", "https://arxiv.org/html/2503.20783v2#A7"),
+    ]
+    assert trimmed.done  # a trimmed paper still has its digest and links into the HTML
+
+    abstract = paper_view(row | {"fulltext_source": "abstract", "fulltext_reason": "no HTML", "version": None}, digests)
+    assert (abstract.source.label, abstract.source.reason, abstract.html_url) == ("Abstract only", "no HTML", None)
+    assert {s.url for r in abstract.en.results for s in r.sections} == {"https://arxiv.org/abs/2503.20783"}
+
+
+def test_a_failed_or_unreadable_paper_never_carries_a_summary(db_rows):
+    row = next(r for r in db_rows["papers"] if r["arxiv_id"] == HTML_PAPER)
+    digests = {d["lang"]: d for d in db_rows["digests"] if d["arxiv_id"] == HTML_PAPER}
+
+    failed = paper_view(row | {"status": "failed", "error": "translate_zh: LLM call failed: HTTP 503"}, digests)
+    assert (failed.done, failed.en, failed.zh, failed.error) == (
+        False,
+        None,
+        None,
+        "translate_zh: LLM call failed: HTTP 503",
+    )
+
+    broken = paper_view(row, digests | {"zh": digests["zh"] | {"digest": '{"one_sentence": "only this"}'}})
+    assert not broken.done and broken.status == "failed"
+    assert broken.error.startswith("the stored zh digest is not a valid digest: ")
+
+    missing = paper_view(row, {"en": digests["en"]})
+    assert (missing.done, missing.error) == (False, "the zh digest is missing from the database")
+
+
+def test_days_are_newest_first_and_papers_ranked_by_upvotes_then_id(db_rows):
+    older = [r | {"date": "2025-04-02", "upvotes": 5} for r in db_rows["papers"]]
+    days = build_days(db_rows["papers"][:2] + older[2:], db_rows["digests"], run_dates=["2025-04-01"])
+    assert [d.date for d in days] == [SAMPLE_DATE, "2025-04-02", "2025-04-01"]
+    assert [p.arxiv_id for p in days[0].papers] == RANKED[:2]
+    assert [p.arxiv_id for p in days[1].papers] == sorted(RANKED[2:])  # equal upvotes: the lower id first
+    assert [p.rank for p in days[1].papers] == [1, 2] and days[2].papers == ()
+
+
+# ---------------------------------------------------------------- untrusted model text
+
+
+def test_markup_in_model_output_is_shown_as_text_and_the_feed_stays_well_formed(project, tmp_path):
+    db = tmp_path / "papers.db"
+    shutil.copy(project / "data" / "papers.db", db)
+    hostile = f"Results {SCRIPT} and {IMG} end\x00\x1b\ufffe."
+    shown = f"Results {SCRIPT} and {IMG} end."  # XML-invalid characters dropped, markup kept as text
+    _poison(db, HTML_PAPER, hostile)
+    render_site(db, tmp_path / "site")
+
+    for html_file in (tmp_path / "site").rglob("*.html"):
+        raw = html_file.read_text(encoding="utf-8")
+        assert "<script" not in raw and "<img" not in raw, html_file
+    raw = (tmp_path / "site" / SAMPLE_DATE / f"{HTML_PAPER}.html").read_text(encoding="utf-8")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in raw
+    assert "&#34;&gt;&lt;img src=x onerror=alert(1)&gt;" in raw
+    paper = page(tmp_path / "site" / SAMPLE_DATE / f"{HTML_PAPER}.html")
+    assert texts(paper, "h1") == [" ".join(shown.split())]
+    assert paper.cssselect("img") == [] and paper.cssselect("script") == []
+
+    feed = ET.parse(tmp_path / "site" / "feed.xml").getroot()
+    entry = next(e for e in feed.iter(f"{ATOM}entry") if e.findtext(f"{ATOM}id").endswith(HTML_PAPER))
+    assert entry.findtext(f"{ATOM}summary") == shown
+    assert entry.findtext(f"{ATOM}title") == shown
+
+
+# ---------------------------------------------------------------- the feed
+
+
+def test_the_feed_is_atom_with_one_entry_per_done_paper_linking_to_its_page(site, db_rows):
+    feed = ET.parse(site / "feed.xml").getroot()
+    assert feed.tag == f"{ATOM}feed"
+    for required in ("id", "title", "updated", "author/" + ATOM + "name"):
+        assert (feed.findtext(ATOM + required) or "").strip(), required
+    links = {link.get("rel"): link.get("href") for link in feed.findall(f"{ATOM}link")}
+    assert links == {"self": f"{DEFAULT_BASE_URL}feed.xml", "alternate": f"{DEFAULT_BASE_URL}index.html"}
+
+    entries = feed.findall(f"{ATOM}entry")
+    assert [e.findtext(f"{ATOM}id") for e in entries] == [f"tag:papers-digest,{SAMPLE_DATE}:{i}" for i in RANKED]
+    english = {d["arxiv_id"]: json.loads(d["digest"]) for d in db_rows["digests"] if d["lang"] == "en"}
+    titles = {r["arxiv_id"]: r["title"] for r in db_rows["papers"]}
+    for entry, arxiv_id in zip(entries, RANKED, strict=True):
+        (link,) = entry.findall(f"{ATOM}link")
+        assert link.get("href") == f"{DEFAULT_BASE_URL}{SAMPLE_DATE}/{arxiv_id}.html"
+        assert (site / link.get("href").removeprefix(DEFAULT_BASE_URL)).is_file()
+        assert entry.findtext(f"{ATOM}title") == titles[arxiv_id]
+        assert entry.findtext(f"{ATOM}summary") == english[arxiv_id]["one_sentence"]
+        assert entry.findtext(f"{ATOM}updated").endswith("Z")
+    assert feed.findtext(f"{ATOM}updated") == max(e.findtext(f"{ATOM}updated") for e in entries)
+
+
+def test_papers_site_rebuilds_by_hand_with_a_base_url_and_rewrites_only_what_changed(project, tmp_path, capsys):
+    out = tmp_path / "site"
+    args = ["site", "--db", str(project / "data" / "papers.db"), "--out", str(out)]
+    with pytest.raises(SystemExit) as done:
+        papers_cli([*args, "--base-url", "https://digest.example.org/papers"])
+    assert done.value.code == 0
+    feed = ET.parse(out / "feed.xml").getroot()
+    assert feed.find(f"{ATOM}link[@rel='self']").get("href") == "https://digest.example.org/papers/feed.xml"
+    assert feed.find(f"{ATOM}entry/{ATOM}link").get("href").startswith("https://digest.example.org/papers/2025-04-03/")
+
+    stale = out / "2025-04-01" / "2501.00001.html"  # a page of a paper no longer in the database
+    stale.parent.mkdir()
+    stale.write_text("old")
+    leftover = out / SAMPLE_DATE / f".{HTML_PAPER}.html.k2j4x.tmp"  # what a crash mid-write leaves
+    leftover.write_text("<html><bo")
+    not_ours = out / "notes" / "about.html"
+    not_ours.parent.mkdir()
+    not_ours.write_text("kept")
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        papers_cli([*args, "--base-url", "https://digest.example.org/papers/"])
+    assert "0 files written, 8 unchanged, 1 removed" in capsys.readouterr().out
+    assert not stale.parent.exists() and not leftover.exists() and not_ours.read_text() == "kept"
+
+
+# ---------------------------------------------------------------- in a real browser
+
+
+def test_every_page_loads_without_console_errors_and_every_internal_link_resolves(browser, served, site):
+    seen_pages, checked, queue = set(), set(), [served + "index.html"]
+    while queue:
+        url = queue.pop(0)
+        if url in seen_pages:
+            continue
+        seen_pages.add(url)
+        browser.get(url)
+        severe = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+        assert severe == [], f"{url}: {severe}"
+        assert browser.find_element("css selector", "h1").is_displayed()
+        hrefs = browser.execute_script("return [...document.querySelectorAll('a[href], link[href]')].map(a => a.href)")
+        for href in hrefs:
+            target = urldefrag(href).url
+            if not target.startswith(served) or target in checked:
+                continue
+            checked.add(target)
+            with urlopen(target) as answer:  # a broken link raises HTTPError 404 here
+                assert answer.status == 200, target
+            if target.endswith(".html"):
+                queue.append(target)
+    assert {u.removeprefix(served) for u in seen_pages} == {
+        "index.html",
+        f"{SAMPLE_DATE}/index.html",
+        *(f"{SAMPLE_DATE}/{i}.html" for i in RANKED),
+    }
+    assert {served + "feed.xml", served + "style.css"} <= checked
+
+
+def test_the_site_works_from_a_file_url_and_a_paper_page_screenshot_is_saved(browser, site):
+    from selenium.webdriver.common.by import By
+
+    browser.get((site / "index.html").as_uri())
+    browser.find_element(By.LINK_TEXT, SAMPLE_DATE).click()
+    browser.find_element(By.CSS_SELECTOR, f"[id='p-{HTML_PAPER}'] h2 a").click()
+    assert browser.current_url == (site / SAMPLE_DATE / f"{HTML_PAPER}.html").as_uri()
+    assert browser.find_element(By.CSS_SELECTOR, "h1").text.startswith("Understanding R1-Zero-Like Training")
+    # The stylesheet applied: English and Chinese sit in two columns at desktop width.
+    first_pair = browser.find_elements(By.CSS_SELECTOR, ".pair")[0]
+    en, zh = (
+        first_pair.find_element(By.CSS_SELECTOR, "[lang=en]"),
+        first_pair.find_element(By.CSS_SELECTOR, "[lang=zh-Hans]"),
+    )
+    assert en.location["y"] == zh.location["y"] and en.location["x"] < zh.location["x"]
+    assert all(li.is_displayed() for li in browser.find_elements(By.CSS_SELECTOR, "ul.mindmap li"))
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    shot = SCREENSHOTS / f"paper-{HTML_PAPER}.png"
+    height = browser.execute_script("return document.documentElement.scrollHeight")
+    browser.set_window_size(1280, min(height + 100, 6000))
+    try:
+        assert browser.save_screenshot(str(shot))
+    finally:
+        browser.set_window_size(1280, 900)
+    assert shot.read_bytes().startswith(b"\x89PNG") and shot.stat().st_size > 50_000
+
+
+def test_hostile_model_text_is_visible_as_text_in_the_browser_and_runs_nothing(browser, project, tmp_path):
+    from selenium.common.exceptions import NoAlertPresentException
+    from selenium.webdriver.common.by import By
+
+    db = tmp_path / "papers.db"
+    shutil.copy(project / "data" / "papers.db", db)
+    _poison(db, HTML_PAPER, f"Results {SCRIPT} and {IMG} end.")
+    render_site(db, tmp_path / "site")
+
+    for path in (f"{SAMPLE_DATE}/index.html", f"{SAMPLE_DATE}/{HTML_PAPER}.html"):
+        browser.get((tmp_path / "site" / path).as_uri())
+        with pytest.raises(NoAlertPresentException):
+            browser.switch_to.alert  # noqa: B018 - reading it is the check: no dialog was opened
+        assert browser.execute_script("return document.images.length + document.scripts.length") == 0
+        body = browser.find_element(By.TAG_NAME, "body").text
+        assert f"Results {SCRIPT} and {IMG} end." in body
+    mind_map_labels = [
+        li.text for li in browser.find_elements(By.CSS_SELECTOR, ".pair > [lang=en] > ul.mindmap > li > span")
+    ]
+    assert mind_map_labels == [f"Results {SCRIPT} and {IMG} end."]
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _poison(db: Path, arxiv_id: str, text: str) -> None:
+    """Put hostile text where model output and listing data go: the one sentence, a finding, the mind map, the title."""
+    with sqlite3.connect(db) as conn:
+        for lang, digest_json in conn.execute(
+            "select lang, digest from digests where arxiv_id = ?", [arxiv_id]
+        ).fetchall():
+            digest = json.loads(digest_json)
+            digest["one_sentence"] = text
+            digest["results"][0]["finding"] = text
+            digest["mind_map"]["label"] = text
+            conn.execute(
+                "update digests set digest = ? where arxiv_id = ? and lang = ?",
+                [json.dumps(digest, ensure_ascii=False), arxiv_id, lang],
+            )
+        conn.execute("update papers set title = ? where arxiv_id = ?", [text, arxiv_id])
+
+
+def _digest(db_rows: dict[str, list[dict]], arxiv_id: str, lang: str) -> dict:
+    (row,) = [d for d in db_rows["digests"] if (d["arxiv_id"], d["lang"]) == (arxiv_id, lang)]
+    return json.loads(row["digest"])
+
+
+def _shape_of_node(node: dict) -> tuple:
+    return (node["label"], tuple(_shape_of_node(c) for c in node["children"]))
+
+
+def _shape_of_item(li: lxml.html.HtmlElement) -> tuple:
+    """A rendered `<li><span>label</span><ul><li>…</li></ul></li>` back to (label, children)."""
+    children = li.find("ul")
+    items = children.findall("li") if children is not None else []
+    return (li.find("span").text_content(), tuple(_shape_of_item(c) for c in items))

@@ -1,0 +1,122 @@
+"""The store of finished work: reruns after a crash, a bigger limit or a forced repro never pay twice."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from conftest import SAMPLE_DATE, chat_calls, copy_project, make_params, run_dvc, write_params
+
+from papers_digest.store import Store, request_key
+
+
+def test_entries_round_trip_and_keys_follow_the_exact_request(tmp_path):
+    store = Store(tmp_path)
+    request = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    key = request_key("chat", request)
+    assert store.get("llm", key) is None
+    store.put("llm", key, {"content": "hello"})
+    assert store.get("llm", key) == {"content": "hello"}
+    assert (store.hits, store.misses) == (1, 1)
+    # Any change to the request (a setting, a message, the model) is another entry.
+    assert request_key("chat", {**request, "temperature": 0.2}) != key
+    assert request_key("chat", {**request, "model": "n"}) != key
+    assert request_key("chat", dict(reversed(list(request.items())))) == key  # key order does not matter
+
+
+def test_a_damaged_entry_is_dropped_and_never_read_back(tmp_path):
+    store = Store(tmp_path)
+    key = request_key("chat", {"x": 1})
+    store.put("llm", key, {"content": "a long answer " * 100})
+    path = store.path("llm", key)
+    path.write_bytes(path.read_bytes()[:40])  # as if the disk had kept half of it
+    assert store.get("llm", key) is None
+    assert not path.exists()
+    assert not list(tmp_path.rglob("*.tmp"))  # writes go through a temporary file and a rename
+
+
+def test_a_disabled_store_neither_reads_nor_writes(tmp_path):
+    store = Store(tmp_path, enabled=False)
+    store.put("llm", "ab" * 32, {"content": "x"})
+    assert store.get("llm", "ab" * 32) is None
+    assert not any(tmp_path.iterdir())
+
+
+def _params(replay_url: str, llm_url: str, **overrides):
+    llm = {"base_url": llm_url, "model": "sim-digest", "concurrency": 1, **overrides.pop("llm", {})}
+    return make_params(
+        source={"hf_url": replay_url, "arxiv_url": replay_url, "arxiv_interval_s": 0}, llm=llm, **overrides
+    )
+
+
+def _llm_entries(project: Path) -> int:
+    return len(list((project / "data" / "store" / "llm").rglob("*.json.gz")))
+
+
+def test_a_killed_stage_loses_only_the_calls_in_flight(tmp_path, sample_replay, engine):
+    _, replay_url = sample_replay
+    sim, llm_url = engine
+    sim.latency_s = 0.4  # four digest calls one at a time: about 1.6 s of digest_en to kill in
+    project = copy_project(tmp_path)
+    write_params(project, _params(replay_url, llm_url))
+    bin_dir = Path(sys.executable).parent
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "DVC_NO_ANALYTICS": "1"}
+    first = subprocess.Popen(
+        [str(bin_dir / "dvc"), "repro"],
+        cwd=project,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while _llm_entries(project) < 2:
+        assert first.poll() is None and time.monotonic() < deadline, "digest_en never got going"
+        time.sleep(0.02)
+    os.killpg(first.pid, signal.SIGKILL)  # kill -9: dvc and the stage process, mid digest_en
+    first.wait()
+    finished = _llm_entries(project)
+    assert 2 <= finished < 4
+
+    while sim.stats.in_flight:  # the engine still finishes the request the killed client sent
+        time.sleep(0.02)
+    sim.latency_s = 0.0
+    sim.reset_stats()
+    run_dvc(project, "repro")
+    digest_calls = [r for r in sim.stats.records if r.kind == "digest"]
+    assert len(digest_calls) == 4 - finished  # every finished call came from the store
+    assert [r for r in sim.stats.records if r.kind == "translate"] != []
+    db_calls = json.loads((project / "data" / SAMPLE_DATE / "run.json").read_text())
+    assert db_calls["papers_done"] == 4
+
+
+def test_a_bigger_limit_or_a_forced_rerun_repeats_no_finished_work(tmp_path, sample_replay, engine):
+    replay, replay_url = sample_replay
+    sim, llm_url = engine
+    project = copy_project(tmp_path)
+    write_params(project, _params(replay_url, llm_url, limit=2))
+    run_dvc(project, "repro")
+    assert chat_calls(sim) == 4  # two papers, a digest and a translation each
+    arxiv_before = replay.requests["arxiv"]
+
+    write_params(project, _params(replay_url, llm_url, limit=4))
+    run_dvc(project, "repro")
+    assert chat_calls(sim) == 8  # only the two new papers were generated
+    new_pages = replay.requests["arxiv"] - arxiv_before
+    assert new_pages in (2, 3)  # the two new papers (one is redirected to its versioned page)
+
+    arxiv_before = replay.requests["arxiv"]
+    forced = run_dvc(project, "repro", "--force")
+    assert chat_calls(sim) == 8
+    assert replay.requests["arxiv"] == arxiv_before
+    assert "answers reused from the store" in forced.stdout
+    calls = [json.loads(line) for line in (project / "data" / SAMPLE_DATE / "calls.jsonl").read_text().splitlines()]
+    assert len(calls) == 8 and all(c["from_store"] for c in calls)
+
+    # With reuse off (benchmarks), a forced rerun asks the engine again; arXiv pages are still reused.
+    write_params(project, _params(replay_url, llm_url, limit=4, llm={"reuse": False}))
+    run_dvc(project, "repro", "--force", "digest_en", "--single-item")
+    assert chat_calls(sim) == 12
