@@ -5,10 +5,10 @@ from __future__ import annotations
 import datetime as dt
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -46,6 +46,11 @@ class LlmParams(_Section):
     max_tokens: int | None = Field(None, ge=1)
     # Serve an identical earlier request from the store of finished calls; false re-asks (benchmarks).
     reuse: bool = True
+    # Tokens the paper's message (title, section tags, text) may take; a longer paper is trimmed
+    # (appendices first, then the longest sections from the end). null: never trim.
+    max_input_tokens: int | None = Field(None, ge=256)
+    # Send the digest's JSON schema as response_format (falls back to prompt-only if refused).
+    structured_output: bool = False
 
     @field_validator("base_url")
     @classmethod
@@ -68,6 +73,33 @@ class LlmParams(_Section):
         return settings
 
 
+EngineKind = Literal["none", "llama-cpp", "vllm", "sglang"]
+
+
+class EngineParams(_Section):
+    """A local engine that `papers run` starts for the batch and stops after it (none: use llm.base_url)."""
+
+    kind: EngineKind = "none"
+    model: str = ""  # llama-cpp: a GGUF file; vllm / sglang: a Hugging Face model id or local folder
+    context_tokens: int = Field(16384, ge=512)  # the engine's context window (max model length)
+    host: str = "127.0.0.1"
+    port: int = Field(8642, ge=1, le=65535)
+    gpu_memory_fraction: float = Field(0.85, gt=0, le=1)  # vLLM --gpu-memory-utilization, SGLang --mem-fraction-static
+    prefix_caching: bool = True
+    startup_timeout_s: float = Field(900.0, gt=0)
+    extra_args: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _model_when_managed(self) -> EngineParams:
+        if self.kind != "none" and not self.model:
+            raise ValueError(f"engine.model is required when engine.kind is {self.kind!r}")
+        return self
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}/v1"
+
+
 class RetryParams(_Section):
     """Transient HTTP failures (connection errors, timeouts, 408/409/429/5xx): tries and backoff cap."""
 
@@ -82,7 +114,15 @@ class Params(_Section):
     backfill_days: int = Field(3, ge=0, le=60)
     source: SourceParams = Field(default_factory=SourceParams)
     llm: LlmParams = Field(default_factory=LlmParams)
+    engine: EngineParams = Field(default_factory=EngineParams)
     retry: RetryParams = Field(default_factory=RetryParams)
+
+    @model_validator(mode="after")
+    def _endpoint_of_a_managed_engine(self) -> Params:
+        # A managed engine is the endpoint: the stages talk to it wherever llm.base_url points.
+        if self.engine.kind != "none":
+            self.llm.base_url = self.engine.base_url
+        return self
 
     @field_validator("date", mode="before")
     @classmethod
@@ -127,6 +167,8 @@ def _describe(source: str | Path, err: Any) -> str:
     if kind == "missing":
         return f"{source}: {key} is required"
     message = err["msg"].removeprefix("Value error, ")
+    if key and message.startswith(f"{key}."):  # a section's own check names its key already
+        return f"{source}: {message}"
     got = err.get("input")
     if kind.startswith(("greater_than", "less_than")) or kind.endswith("_type") or kind.endswith("_parsing"):
         return f"{source}: {key} {message.lower()}, got {got!r}"

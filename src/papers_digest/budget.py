@@ -1,0 +1,1 @@
+"""Fitting a paper into the context budget."""
