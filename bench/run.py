@@ -149,7 +149,7 @@ async def pipeline_day(params: Params, docs: list[FulltextDoc]) -> None:
 async def seed_day(params: Params, docs: list[FulltextDoc], time_scale: float) -> None:
     """The seed's client: one paper at a time, digest then translation, 3 s between papers."""
     digest_prompt, translate_prompt = load_prompt("prompts/digest_en.md"), load_prompt("prompts/translate_zh.md")
-    async with llm_client(params.llm, params.retry) as client:
+    async with llm_client(params) as client:
         for i, doc in enumerate(docs):
             if i:
                 await asyncio.sleep(SEED_SLEEP_S * time_scale)

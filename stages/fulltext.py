@@ -27,7 +27,7 @@ def main() -> None:
         def save(doc: FulltextDoc) -> None:
             write_json(Path(out) / f"{doc.arxiv_id}.json", doc)
 
-        docs = asyncio.run(fetch_fulltexts(params.source, params.retry, day.picked_papers(), save, Store(args.store)))
+        docs = asyncio.run(fetch_fulltexts(params, day.picked_papers(), save, Store(args.store)))
         html = sum(d.source == "html" for d in docs)
         clock.write(out, papers=len(docs))
         print(f"fulltext: {len(docs)} papers, {html} from arXiv HTML, {len(docs) - html} abstract only")

@@ -104,9 +104,7 @@ def test_items_with_missing_fields_are_skipped_or_defaulted(site):
 
 
 def _fetch(url: str, **source) -> dict[str, FulltextDoc]:
-    docs = asyncio.run(
-        fetch_fulltexts(_source_params(url, **source).source, make_params().retry, PICKS, lambda d: None)
-    )
+    docs = asyncio.run(fetch_fulltexts(_source_params(url, **source), PICKS, lambda d: None))
     return {d.arxiv_id: d for d in docs}
 
 

@@ -68,6 +68,9 @@ def test_sample_day_end_to_end_then_a_rerun_makes_no_http_call(tmp_path, sample_
     (runs_row,) = db.query("select * from runs")
     assert run["papers"] == runs_row["papers"] == 4 and run["papers_done"] == 4
     assert run["prompt_tokens"] == runs_row["prompt_tokens"] == sum(c["prompt_tokens"] for c in calls)
+    # The engine's /metrics counters (vLLM's, from the simulator) match the calls' own usage.
+    assert run["prefix_cache_queries"] == sum(c["prompt_tokens"] for c in calls)
+    assert run["prefix_cache_hits"] == sum(c["cached_tokens"] for c in calls) > 0
     metrics = run_dvc(project, "metrics", "show", "--json")
     assert '"papers_done": 4' in metrics.stdout.replace(" ", "").replace('":', '": ')
 
@@ -169,3 +172,24 @@ def test_the_readme_sample_command_runs_offline_and_restores_params(tmp_path):
     assert dict(db.execute("select status, count(*) from papers group by 1").fetchall()) == {"done": 4}
     # Progress bars are shown for the long stages.
     assert "fulltext: 100%" in done.stderr and "digest_en: 100%" in done.stderr
+
+
+def test_a_paper_over_the_budget_is_trimmed_and_the_database_says_what_the_model_saw(tmp_path, sample_replay, engine):
+    _, replay_url = sample_replay
+    _, llm_url = engine
+    project = copy_project(tmp_path)
+    params = _params(replay_url, llm_url)
+    params.llm.max_input_tokens = 3000
+    write_params(project, params)
+    run_dvc(project, "repro", "publish")
+    doc = json.loads((project / "data" / SAMPLE_DATE / "fulltext" / "2503.20783.json").read_text())
+    assert doc["source"] == "trimmed" and doc["tokens"] <= 3000
+    assert doc["counted_by"] == "engine /tokenize"
+    assert doc["dropped"][-3:] == ["A", "B", "G"]  # the appendices went first
+    db = sqlite_utils.Database(project / "data" / "papers.db")
+    row = db["papers"].get("2503.20783")
+    assert row["fulltext_source"] == "trimmed" and json.loads(row["fulltext_dropped"]) == doc["dropped"]
+    assert row["status"] == "done"
+    english = json.loads((project / "data" / SAMPLE_DATE / "digest_en" / "2503.20783.json").read_text())
+    cited = {s for r in english["digest"]["results"] for s in r["sections"]}
+    assert cited <= set(t for t in (s["tag"] for s in doc["sections"]))

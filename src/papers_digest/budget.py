@@ -1,1 +1,170 @@
-"""Fitting a paper into the context budget."""
+"""Fitting a paper into the context budget: count its tokens, then drop appendices and the longest sections.
+
+Tokens are counted by the engine when it has a tokenize endpoint (vLLM and SGLang `/tokenize`,
+llama.cpp's server `/tokenize`, llama-cpp-python `/extras/tokenize/count`), else estimated: every run of
+ASCII characters cut into 4-character tokens, every other character (CJK, symbols) one token. English
+text averages about 4 characters per token in BPE tokenizers, so the estimate errs little either way;
+keep a margin under the engine's context for the answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+
+import httpx
+
+from papers_digest.models import FulltextDoc, Section
+from papers_digest.prompting import paper_message
+
+TokenCount = Callable[[str], Awaitable[int]]
+
+_TOKEN_RE = re.compile(r"[\x00-\x7f]{1,4}|[^\x00-\x7f]", re.DOTALL)
+_MARKER_RE = re.compile(r"^\[§[^\]\n]*\]$", re.MULTILINE)
+_APPENDIX_ANCHOR_RE = re.compile(r"^A\d")  # LaTeXML ids of appendices: A1, A2.SS1, …
+
+
+def estimate_tokens(text: str) -> int:
+    """The documented estimate: ceil(len/4) per ASCII run, one token per other character."""
+    return len(_TOKEN_RE.findall(text))
+
+
+def estimate_token_list(text: str) -> list[str]:
+    """The estimate's tokens themselves (the engine simulator uses them as its tokenizer)."""
+    return _TOKEN_RE.findall(text)
+
+
+async def count_estimated(text: str) -> int:
+    return estimate_tokens(text)
+
+
+@dataclass(frozen=True)
+class Block:
+    """One section marker and the text under it, up to the next marker."""
+
+    section: Section
+    text: str
+
+
+def blocks_of(doc: FulltextDoc) -> list[Block]:
+    """Split a document's text at its marker lines, in order (one block per section)."""
+    starts = [m.start() for m in _MARKER_RE.finditer(doc.text)]
+    if len(starts) != len(doc.sections):  # defensive: a text without its markers cannot be cut safely
+        return [Block(doc.sections[0] if doc.sections else Section(tag="Abstract", title="Abstract"), doc.text)]
+    ends = [*starts[1:], len(doc.text)]
+    return [Block(section, doc.text[a:b].strip("\n")) for section, a, b in zip(doc.sections, starts, ends, strict=True)]
+
+
+def is_appendix(section: Section) -> bool:
+    return bool(section.anchor and _APPENDIX_ANCHOR_RE.match(section.anchor))
+
+
+def drop_order(blocks: Sequence[Block], sizes: Sequence[int]) -> list[int]:
+    """Which blocks to drop first: appendices from the end, then the longest remaining sections (the
+    later of two equal ones first); never the abstract."""
+    indices = [i for i, b in enumerate(blocks) if b.section.tag != "Abstract"]
+    appendices = [i for i in reversed(indices) if is_appendix(blocks[i].section)]
+    body = sorted((i for i in indices if i not in appendices), key=lambda i: (-sizes[i], -i))
+    return appendices + body
+
+
+def trimmed(doc: FulltextDoc, blocks: Sequence[Block], drop: set[int]) -> FulltextDoc:
+    kept = [b for i, b in enumerate(blocks) if i not in drop]
+    dropped = [b.section.tag for i, b in enumerate(blocks) if i in drop]
+    return doc.model_copy(
+        update={
+            "text": "\n\n".join(b.text for b in kept),
+            "sections": [b.section for b in kept],
+            "source": "trimmed" if dropped or doc.source == "trimmed" else doc.source,
+            "dropped": [*doc.dropped, *dropped],
+        }
+    )
+
+
+async def fit_to_budget(doc: FulltextDoc, budget: int | None, count: TokenCount) -> FulltextDoc:
+    """The document as sent, within `budget` tokens of its message (title, tags, text), with the
+    tokens counted; sections are dropped in `drop_order` until it fits (the abstract always stays)."""
+    total = await count(paper_message(doc))
+    if budget is None or total <= budget:
+        return doc.model_copy(update={"tokens": total})
+    blocks = blocks_of(doc)
+    sizes = [await count(b.text) for b in blocks]
+    order = drop_order(blocks, sizes)
+    target = budget
+    for _ in range(4):  # per-block counts only approximate the whole: re-count and tighten if needed
+        drop: set[int] = set()
+        estimate = total
+        for i in order:
+            if estimate <= target:
+                break
+            drop.add(i)
+            estimate -= sizes[i]
+        candidate = trimmed(doc, blocks, drop)
+        counted = await count(paper_message(candidate))
+        if counted <= budget or len(drop) == len(order):
+            return candidate.model_copy(update={"tokens": counted})
+        target -= counted - budget
+    return candidate.model_copy(update={"tokens": counted})
+
+
+class EngineTokenizer:
+    """Counts tokens with the engine's own tokenizer, through whichever tokenize route it has;
+    falls back to the estimate when it has none (hosted APIs)."""
+
+    def __init__(self, client: httpx.AsyncClient, base_url: str | None, model: str) -> None:
+        self.client = client
+        self.root = base_url.rstrip("/").removesuffix("/v1") if base_url else None
+        self.model = model
+        self.method = "estimate"
+        self._route: Callable[[str], Awaitable[int | None]] | None = None
+        self._probed = base_url is None  # without an endpoint there is nothing to ask
+
+    async def count(self, text: str) -> int:
+        if not self._probed:
+            await self._probe()
+        if self._route is not None:
+            counted = await self._route(text)
+            if counted is not None:
+                return counted
+        return estimate_tokens(text)
+
+    async def _probe(self) -> None:
+        self._probed = True
+        for name, route in (
+            ("/tokenize", self._vllm_or_sglang),
+            ("/extras/tokenize/count", self._llama_cpp_python),
+            ("/tokenize (llama.cpp)", self._llama_cpp),
+        ):
+            if await route("probe") is not None:
+                self._route, self.method = route, f"engine {name}"
+                return
+
+    async def _post(self, path: str, body: dict) -> dict | None:
+        try:
+            response = await self.client.post(f"{self.root}{path}", json=body)
+        except httpx.HTTPError:
+            return None
+        if response.status_code != 200:
+            return None
+        try:
+            data = response.json()
+        except ValueError:
+            return None
+        return data if isinstance(data, dict) else None
+
+    async def _vllm_or_sglang(self, text: str) -> int | None:
+        data = await self._post("/tokenize", {"model": self.model, "prompt": text, "add_special_tokens": False})
+        if data is None:
+            return None
+        if isinstance(data.get("count"), int):
+            return data["count"]
+        return len(data["tokens"]) if isinstance(data.get("tokens"), list) and "count" in data else None
+
+    async def _llama_cpp_python(self, text: str) -> int | None:
+        data = await self._post("/extras/tokenize/count", {"input": text})
+        return data["count"] if data and isinstance(data.get("count"), int) else None
+
+    async def _llama_cpp(self, text: str) -> int | None:
+        data = await self._post("/tokenize", {"content": text})
+        return len(data["tokens"]) if data and isinstance(data.get("tokens"), list) else None

@@ -8,10 +8,11 @@ from typing import TypeVar
 
 from tqdm import tqdm
 
+from papers_digest.budget import estimate_tokens
 from papers_digest.checker import Digest, check_digest_en, check_digest_zh, retry_message
 from papers_digest.llm import CallContext, LlmClient, LlmError
 from papers_digest.models import CallRecord, FulltextDoc, GenerationResult
-from papers_digest.prompting import Message, digest_messages, translate_messages
+from papers_digest.prompting import Message, digest_messages, paper_message, translate_messages
 
 Check = Callable[[str], tuple[Digest | None, list[str]]]
 T = TypeVar("T")
@@ -28,8 +29,10 @@ async def converse(
     arxiv_id: str,
     stage: str,
     prompt_version: str,
+    first_attempt: int = 1,
 ) -> GenerationResult:
-    """Ask, check, and on failure ask once more with the problems; never raises for a paper's failure."""
+    """Ask, check, and on failure ask once more with the problems; never raises for a paper's failure.
+    Attempts are numbered from `first_attempt` (a conversation started over continues the count)."""
     calls: list[CallRecord] = []
     problems: list[str] = []
 
@@ -43,7 +46,7 @@ async def converse(
             **fields,
         )  # type: ignore[arg-type]
 
-    for attempt in range(1, MAX_ATTEMPTS + 1):
+    for attempt in range(first_attempt, first_attempt + MAX_ATTEMPTS):
         context = CallContext(date=date, arxiv_id=arxiv_id, stage=stage, attempt=attempt)
         try:
             reply = await client.chat(messages, context, calls)
@@ -70,10 +73,43 @@ async def converse(
     )
 
 
+Refit = Callable[[FulltextDoc, int], Awaitable[FulltextDoc]]
+TIGHTER = 0.75  # after a context error, the paper gets this share of what did not fit (room for the answer)
+
+
 async def digest_paper(
-    client: LlmClient, doc: FulltextDoc, system_prompt: str, prompt_version: str, date: str
+    client: LlmClient,
+    doc: FulltextDoc,
+    system_prompt: str,
+    prompt_version: str,
+    date: str,
+    refit: Refit | None = None,
 ) -> GenerationResult:
-    """English digest of one paper, checked against the text the model was given."""
+    """English digest of one paper, checked against the text the model was given. When the engine says
+    the request does not fit its context, the paper is trimmed to a tighter budget and asked once more."""
+    result = await _digest(client, doc, system_prompt, prompt_version, date, first_attempt=1)
+    if result.status == "done" or result.error_kind != "context_length" or refit is None:
+        return result
+    stated = next((c.context_tokens for c in reversed(result.calls) if c.context_tokens), None)
+    current = doc.tokens or estimate_tokens(paper_message(doc))
+    tighter = await refit(doc, int(TIGHTER * min(current, stated or current)))
+    if tighter.text == doc.text:  # nothing left to drop: the abstract alone does not fit
+        return result
+    retried = await _digest(
+        client, tighter, system_prompt, prompt_version, date, first_attempt=result.calls[-1].attempt + 1
+    )
+    return retried.model_copy(
+        update={
+            "calls": [*result.calls, *retried.calls],
+            "refit_dropped": tighter.dropped[len(doc.dropped) :],
+            "refit_tokens": tighter.tokens,
+        }
+    )
+
+
+async def _digest(
+    client: LlmClient, doc: FulltextDoc, system_prompt: str, prompt_version: str, date: str, first_attempt: int
+) -> GenerationResult:
     tags = doc.tags
 
     def check(reply: str) -> tuple[Digest | None, list[str]]:
@@ -87,6 +123,7 @@ async def digest_paper(
         arxiv_id=doc.arxiv_id,
         stage="digest_en",
         prompt_version=prompt_version,
+        first_attempt=first_attempt,
     )
 
 

@@ -105,6 +105,7 @@ class LlmClient:
         settings: dict[str, Any] | None = None,
         api_key: str | None = None,
         store: Store | None = None,
+        response_format: dict[str, Any] | None = None,
     ) -> None:
         self.url = f"{base_url.rstrip('/')}/chat/completions"
         self.model = model
@@ -117,6 +118,8 @@ class LlmClient:
         self._http = make_client(timeout_s=timeout_s, headers=headers)
         self._slots = asyncio.Semaphore(concurrency)
         self.store = store or disabled_store()
+        # Structured output until the engine refuses it once; then prompt-only for the rest of the run.
+        self.response_format = response_format
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -134,6 +137,8 @@ class LlmClient:
         the store without an HTTP call, recorded with `from_store`.
         """
         payload = {"model": self.model, "messages": messages, **self.settings}
+        if self.response_format is not None:
+            payload["response_format"] = self.response_format
         key = request_key("chat", payload)
         stored = self.store.get("llm", key)
         if stored is not None:
@@ -163,6 +168,9 @@ class LlmClient:
         except httpx.TransportError as exc:
             raise LlmError(f"LLM call failed: {describe_transport_error(exc, self.url)}", kind="transport") from exc
         record: CallRecord = outcome["record"]
+        if not response.is_success and "response_format" in payload and _refuses_response_format(response):
+            self.response_format = None  # this engine cannot do it: ask plainly from now on
+            return await self.chat(messages, context, records)
         if not response.is_success:
             body = self.redact(response.text[:ERROR_BODY_CHARS])
             if is_context_error(response.status_code, response.text):
@@ -242,6 +250,15 @@ class LlmClient:
             latency_s=round(latency, 4),
             **fields,
         )
+
+
+def _refuses_response_format(response: httpx.Response) -> bool:
+    """An error that blames the structured-output request (llama-cpp-python answers 500 with a
+    validation message for json_schema; others a 400 naming response_format or the schema)."""
+    if response.status_code not in (400, 422, 500, 501):
+        return False
+    body = response.text.lower()
+    return any(word in body for word in ("response_format", "json_schema", "guided", "grammar", "schema"))
 
 
 def _stored_reply(stored: dict[str, Any], context: CallContext, records: list[CallRecord]) -> ChatReply:

@@ -62,7 +62,7 @@ class Section(BaseModel):
     level: int = 1  # 0 abstract, 1 section/appendix, 2 subsection, 3 subsubsection
 
 
-FulltextSource = Literal["html", "abstract"]
+FulltextSource = Literal["html", "trimmed", "abstract"]
 
 
 class FulltextDoc(BaseModel):
@@ -76,6 +76,9 @@ class FulltextDoc(BaseModel):
     url: str | None = None
     text: str
     sections: list[Section]
+    dropped: list[str] = Field(default_factory=list)  # tags of sections cut to fit the context budget
+    tokens: int | None = None  # tokens of the paper's message as sent
+    counted_by: str | None = None  # "engine /tokenize", "estimate", …
 
     @property
     def tags(self) -> list[str]:
@@ -134,6 +137,9 @@ class GenerationResult(BaseModel):
     digest: dict | None = None
     error: str | None = None
     error_kind: str | None = None  # as in CallRecord: http, transport, context_length, bad_response, checker
+    # When the engine refused the paper as too long and it was asked again, trimmed tighter:
+    refit_dropped: list[str] = Field(default_factory=list)  # the further sections dropped
+    refit_tokens: int | None = None  # the tokens of the paper's message then
     problems: list[str] = Field(default_factory=list)
     model: str
     prompt_version: str
@@ -152,6 +158,8 @@ class StageInfo(BaseModel):
     note: str | None = None
     model: str | None = None
     prompt_version: str | None = None
+    # What the engine's /metrics said the batch did: prefix-cache token queries, hits, hit rate.
+    prefix_cache: dict[str, float] = Field(default_factory=dict)
 
 
 class RunRecord(BaseModel):
@@ -184,3 +192,9 @@ class RunRecord(BaseModel):
     latency_p90_s: float = 0.0
     latency_max_s: float = 0.0
     max_in_flight: int = 0  # most HTTP calls in flight at once, from the calls' start and end times
+    fulltext_trimmed: int = 0  # papers cut to fit llm.max_input_tokens (or after a context error)
+    context_errors: int = 0  # calls the engine refused as longer than its context
+    # From the engine's /metrics (vLLM: token queries and hits over the batch; SGLang: its hit rate).
+    prefix_cache_queries: float = 0.0
+    prefix_cache_hits: float = 0.0
+    prefix_cache_hit_rate: float = 0.0

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
+import httpx
 from tqdm import tqdm
 
+from papers_digest.budget import EngineTokenizer, fit_to_budget
+from papers_digest.checker import digest_json_schema
 from papers_digest.fulltext import ArxivFetcher
 from papers_digest.generation import digest_paper, run_all, translate_paper
 from papers_digest.hf import fetch_day, pick_top
 from papers_digest.http import RetryPolicy, make_client
 from papers_digest.llm import LlmClient
 from papers_digest.models import DayList, FulltextDoc, GenerationResult, GenerationStage, Paper
-from papers_digest.params import LlmParams, Params, RetryParams, SourceParams
+from papers_digest.params import LlmParams, Params, RetryParams
 from papers_digest.store import Store
 
 log = logging.getLogger(__name__)
@@ -50,15 +54,17 @@ async def list_day(
 
 
 async def fetch_fulltexts(
-    source: SourceParams,
-    retry: RetryParams,
+    params: Params,
     papers: list[Paper],
     on_doc: Callable[[FulltextDoc], None],
     store: Store | None = None,
 ) -> list[FulltextDoc]:
-    """stage fulltext: one request at a time, `arxiv_interval_s` apart, as arXiv asks."""
+    """stage fulltext: one request at a time, `arxiv_interval_s` apart, as arXiv asks; each text fitted
+    to `llm.max_input_tokens`, counted with the engine's tokenizer when it has one."""
+    source, retry = params.source, params.retry
     docs = []
-    async with make_client(timeout_s=source.timeout_s) as client:
+    async with make_client(timeout_s=source.timeout_s) as client, make_client(timeout_s=60) as llm_http:
+        tokenizer = token_counter(params.llm, llm_http)
         fetcher = ArxivFetcher(
             client,
             source.arxiv_url,
@@ -70,22 +76,39 @@ async def fetch_fulltexts(
         with tqdm(papers, desc="fulltext", unit="paper", dynamic_ncols=True) as bar:
             for paper in bar:
                 bar.set_postfix_str(paper.arxiv_id, refresh=False)
-                doc = await fetcher.fetch(paper)
+                doc = await fit_to_budget(await fetcher.fetch(paper), params.llm.max_input_tokens, tokenizer.count)
+                doc.counted_by = tokenizer.method
                 on_doc(doc)
                 docs.append(doc)
     return docs
 
 
-def llm_client(llm: LlmParams, retry: RetryParams, store: Store | None = None) -> LlmClient:
+def token_counter(llm: LlmParams, client: httpx.AsyncClient) -> EngineTokenizer:
+    """The engine's tokenizer when an endpoint is configured (else the estimate)."""
+    return EngineTokenizer(client, llm.base_url if llm.configured else None, llm.model)
+
+
+def llm_client(params: Params, store: Store | None = None) -> LlmClient:
+    llm = params.llm
     return LlmClient(
         base_url=llm.base_url,
         model=llm.model,
         timeout_s=llm.timeout_s,
         concurrency=llm.concurrency,
-        retry=retry_policy(retry),
+        retry=retry_policy(params.retry),
         settings=llm.generation_settings(),
         store=store if llm.reuse else None,
+        response_format=response_format(params.engine.kind) if llm.structured_output else None,
     )
+
+
+def response_format(engine_kind: str) -> dict[str, Any]:
+    """The digest's JSON schema in the form the engine takes (DESIGN.md §3): llama-cpp-python's server
+    wants json_object with the schema; vLLM, SGLang, llama.cpp's llama-server and hosted APIs json_schema."""
+    schema = digest_json_schema()
+    if engine_kind == "llama-cpp":
+        return {"type": "json_object", "schema": schema}
+    return {"type": "json_schema", "json_schema": {"name": "digest", "schema": schema}}
 
 
 async def generate(
@@ -101,13 +124,19 @@ async def generate(
     `llm.concurrency` calls in flight across papers."""
     system_prompt, version = prompt
     items: list = list(inputs)
-    if stage == "translate_zh":
-        items = [r for r in items if r.status == "done"]
-    work = digest_paper if stage == "digest_en" else translate_paper
-    async with llm_client(params.llm, params.retry, store) as client:
-        return await run_all(
-            items,
-            lambda item: work(client, item, system_prompt, version, date),
-            on_result,
-            description=stage,
-        )
+    async with llm_client(params, store) as client, make_client(timeout_s=60) as llm_http:
+        if stage == "digest_en":
+            tokenizer = token_counter(params.llm, llm_http)
+
+            async def refit(doc: FulltextDoc, budget: int) -> FulltextDoc:
+                return await fit_to_budget(doc, budget, tokenizer.count)
+
+            def work(doc: FulltextDoc) -> Awaitable[GenerationResult]:
+                return digest_paper(client, doc, system_prompt, version, date, refit)
+        else:
+            items = [r for r in items if r.status == "done"]
+
+            def work(english: GenerationResult) -> Awaitable[GenerationResult]:
+                return translate_paper(client, english, system_prompt, version, date)
+
+        return await run_all(items, work, on_result, description=stage)

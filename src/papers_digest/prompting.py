@@ -24,10 +24,13 @@ def prompt_version(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
+def paper_message(doc: FulltextDoc) -> str:
+    """The user message of a digest request: title, the valid section tags, then the marked-up text."""
+    return f"{TITLE_PREFIX}{doc.title}\n{TAGS_PREFIX}{', '.join(doc.tags)}\n\n{doc.text}"
+
+
 def digest_messages(system_prompt: str, doc: FulltextDoc) -> list[Message]:
-    """System prompt + one user message: title, the valid section tags, then the marked-up text."""
-    user = f"{TITLE_PREFIX}{doc.title}\n{TAGS_PREFIX}{', '.join(doc.tags)}\n\n{doc.text}"
-    return [{"role": "system", "content": system_prompt}, {"role": "user", "content": user}]
+    return [{"role": "system", "content": system_prompt}, {"role": "user", "content": paper_message(doc)}]
 
 
 def translate_messages(system_prompt: str, english: dict) -> list[Message]:

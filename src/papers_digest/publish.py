@@ -110,8 +110,26 @@ def run_record(files: DayFiles, publish_s: float = 0.0) -> RunRecord:
         transport_retries=sum(c.retry > 0 for c in calls),
         llm_calls_from_store=sum(c.from_store for c in calls),
         reasoning_tokens=sum(c.reasoning_tokens or 0 for c in calls),
+        fulltext_trimmed=sum(r["fulltext_source"] == "trimmed" for r in paper_rows(files)),
+        context_errors=sum(c.error_kind == "context_length" for c in calls),
+        **prefix_cache_totals(files),
         **call_metrics(calls),
     )
+
+
+def prefix_cache_totals(files: DayFiles) -> dict[str, float]:
+    """The generation stages' prefix-cache figures, added up (a gauge's last value for SGLang)."""
+    figures = [files.stages[s].prefix_cache for s in GENERATION_STAGES if s in files.stages]
+    queries = sum(f.get("prefix_cache_queries", 0.0) for f in figures)
+    hits = sum(f.get("prefix_cache_hits", 0.0) for f in figures)
+    if queries > 0:
+        return {
+            "prefix_cache_queries": queries,
+            "prefix_cache_hits": hits,
+            "prefix_cache_hit_rate": round(hits / queries, 4),
+        }
+    rates = [f["prefix_cache_hit_rate"] for f in figures if "prefix_cache_hit_rate" in f]
+    return {"prefix_cache_hit_rate": rates[-1]} if rates else {}
 
 
 def paper_rows(files: DayFiles) -> list[dict[str, Any]]:
@@ -122,6 +140,11 @@ def paper_rows(files: DayFiles) -> list[dict[str, Any]]:
         doc = files.fulltext.get(arxiv_id)
         english = files.english.get(arxiv_id)
         status, error = paper_outcome(files, arxiv_id)
+        # What the model saw: the fitted text, less what a context error made the digest stage drop.
+        dropped = [*(doc.dropped if doc else []), *(english.refit_dropped if english else [])]
+        source = doc.source if doc else None
+        if dropped and source == "html":
+            source = "trimmed"
         rows.append(
             {
                 "arxiv_id": arxiv_id,
@@ -133,7 +156,9 @@ def paper_rows(files: DayFiles) -> list[dict[str, Any]]:
                 "authors": json.dumps(paper.authors, ensure_ascii=False),
                 "summary": paper.summary,
                 "version": doc.version if doc else None,
-                "fulltext_source": doc.source if doc else None,
+                "fulltext_source": source,
+                "fulltext_dropped": json.dumps(dropped) if dropped else None,
+                "fulltext_tokens": (english.refit_tokens if english else None) or (doc.tokens if doc else None),
                 "fulltext_reason": doc.reason if doc else None,
                 "model": english.model if english else None,
                 "prompt_version": english.prompt_version if english else None,

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import httpx
 
+from papers_digest.engine_metrics import prefix_cache_delta, scrape_prefix_cache
 from papers_digest.hf import HfError
 from papers_digest.io import STAGE_INFO, ArtefactError, reset_folder, write_json
 from papers_digest.models import FulltextDoc, GenerationResult, GenerationStage, StageInfo
@@ -73,11 +74,19 @@ def run_generation_stage(
     def save(result: GenerationResult) -> None:
         write_json(folder / f"{result.arxiv_id}.json", result)
 
-    asyncio.run(check_llm_endpoint(params.llm))  # one clear line before any paper, not one error per paper
     store = Store(store_path)
-    results = asyncio.run(generate(stage, params, date, inputs, prompt, save, store))
+
+    async def batch() -> tuple[list[GenerationResult], dict[str, float]]:
+        await check_llm_endpoint(params.llm)  # one clear line before any paper, not one error per paper
+        before = await scrape_prefix_cache(params.llm.base_url)
+        results = await generate(stage, params, date, inputs, prompt, save, store)
+        return results, prefix_cache_delta(before, await scrape_prefix_cache(params.llm.base_url))
+
+    results, prefix_cache = asyncio.run(batch())
     failed = [r for r in results if r.status == "failed"]
-    clock.write(folder, papers=len(results), model=params.llm.model, prompt_version=prompt[1])
+    clock.write(
+        folder, papers=len(results), model=params.llm.model, prompt_version=prompt[1], prefix_cache=prefix_cache
+    )
     reused = f"; {store.hits} answers reused from the store" if store.hits else ""
     print(f"{stage}: {len(results) - len(failed)} done, {len(failed)} failed{reused}")
     for result in failed:

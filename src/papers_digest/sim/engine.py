@@ -21,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from papers_digest.budget import estimate_token_list, estimate_tokens
 from papers_digest.checker import DIGEST_KEYS, normalise_for_match
 from papers_digest.prompting import TAGS_PREFIX, TITLE_PREFIX
 from papers_digest.sim.batching import BatchingConfig, ContinuousBatcher
@@ -84,6 +85,7 @@ class RequestRecord(BaseModel):
     cached_tokens: int = 0
     finish_reason: str | None = None
     fault: FaultKind | None = None
+    response_format: str | None = None  # the type asked for (json_schema, json_object), if any
 
 
 class SimStats(BaseModel):
@@ -113,20 +115,13 @@ def _modelled_length(mean: int | None, tokens: list[str]) -> int | None:
     return max(1, round(mean * (0.6 + 0.8 * spread)))
 
 
-# Rule: every run of ASCII characters is cut into tokens of 4 characters (the last one shorter), and
-# every non-ASCII character (CJK, accents, symbols) is one token. Cutting left to right keeps equal
-# text prefixes equal token prefixes, which the prefix cache relies on.
-_TOKEN_RE = re.compile(r"[\x00-\x7f]{1,4}|[^\x00-\x7f]", re.DOTALL)
-
-
 def tokenize(text: str) -> list[str]:
-    """The sim's approximate tokenizer (see the rule above)."""
-    return _TOKEN_RE.findall(text)
+    """The sim's tokenizer is the pipeline's documented estimate (budget.py), so counts agree exactly."""
+    return estimate_token_list(text)
 
 
 def approx_tokens(text: str) -> int:
-    """About ceil(len/4) per ASCII run plus 1 per non-ASCII character."""
-    return len(tokenize(text))
+    return estimate_tokens(text)
 
 
 def prompt_tokens(messages: list[dict[str, str]]) -> list[str]:
@@ -329,6 +324,7 @@ class _Info:
     cached_tokens: int = 0
     finish_reason: str | None = None
     fault: FaultKind | None = None
+    response_format: str | None = None
 
 
 class EngineSim:
@@ -346,6 +342,7 @@ class EngineSim:
         faults: list[Fault] | None = None,
         batching: BatchingConfig | None = None,
         completion_tokens: dict[str, int] | None = None,
+        refuse_response_format: bool = False,
     ) -> None:
         self.model = model
         self.latency_s = latency_s
@@ -359,11 +356,13 @@ class EngineSim:
         # Modelled completion lengths by request kind ("digest", "translate"): the answer stays the short
         # checked JSON, but usage and decode time follow these means (±40 %, fixed per prompt).
         self.completion_tokens = dict(completion_tokens or {})
+        self.refuse_response_format = refuse_response_format  # like an engine without structured output
         # One lock for faults, stats and cache: the server thread and the test thread both touch them.
         self._lock = threading.Lock()
         self._faults: list[Fault] = [f.model_copy() for f in faults or []]
         self._stats = SimStats()
         self._cache = _PrefixCache()
+        self._cache_queries = self._cache_hits = 0  # the /metrics counters
         self._ids = itertools.count(1)
         tracked = functools.partial
         self.app = Starlette(
@@ -371,6 +370,9 @@ class EngineSim:
                 Route("/v1/chat/completions", tracked(self._tracked, self._chat), methods=["POST"]),
                 Route("/v1/models", tracked(self._tracked, self._models), methods=["GET"]),
                 Route("/health", tracked(self._tracked, self._health), methods=["GET"]),
+                # vLLM's tokenizer route and its prefix-cache counters, so those code paths run in tests
+                Route("/tokenize", tracked(self._tracked, self._tokenize), methods=["POST"]),
+                Route("/metrics", self._metrics, methods=["GET"]),
                 Route("/__sim/faults", self._admin_faults, methods=["GET", "POST", "DELETE"]),
                 Route("/__sim/stats", self._admin_stats, methods=["GET"]),
                 Route("/__sim/reset", self._admin_reset, methods=["POST"]),
@@ -469,6 +471,31 @@ class EngineSim:
     async def _health(self, request: Request, info: _Info) -> Response:
         return Response(status_code=200)
 
+    async def _tokenize(self, request: Request, info: _Info) -> Response:
+        """vLLM's shape: {"prompt": …} or {"messages": […]} -> {"count", "max_model_len"}."""
+        try:
+            body = await request.json()
+            if "messages" in body:
+                count = len(prompt_tokens(_messages(body)))
+            else:
+                count = approx_tokens(str(body["prompt"]))
+        except (ValueError, KeyError, TypeError) as exc:
+            return JSONResponse(openai_error(f"invalid request: {exc}", "invalid_request_error"), status_code=400)
+        return JSONResponse({"count": count, "max_model_len": self.context_tokens or 32768})
+
+    async def _metrics(self, request: Request) -> Response:
+        """Prometheus text with vLLM's prefix-cache counters (in tokens, as vLLM counts them)."""
+        with self._lock:
+            queries, hits = self._cache_queries, self._cache_hits
+        label = f'{{model_name="{self.model}"}}'
+        lines = [
+            "# TYPE vllm:prefix_cache_queries_total counter",
+            f"vllm:prefix_cache_queries_total{label} {float(queries)}",
+            "# TYPE vllm:prefix_cache_hits_total counter",
+            f"vllm:prefix_cache_hits_total{label} {float(hits)}",
+        ]
+        return Response("\n".join(lines) + "\n", media_type="text/plain; version=0.0.4")
+
     async def _models(self, request: Request, info: _Info) -> Response:
         if not self._authorised(request):
             return _unauthorised()
@@ -494,6 +521,10 @@ class EngineSim:
             )
         info.messages = len(messages)
         info.kind = classify(messages)
+        info.response_format = (body.get("response_format") or {}).get("type")
+        if info.response_format and self.refuse_response_format:
+            error = openai_error("response_format is not supported by this server", "invalid_request_error")
+            return JSONResponse(error, status_code=400)
         await asyncio.sleep(self.latency_s)
 
         tokens = prompt_tokens(messages)
@@ -516,6 +547,8 @@ class EngineSim:
         with self._lock:
             info.cached_tokens = self._cache.cached(tokens, hashes)
             self._cache.insert(hashes)
+            self._cache_queries += len(tokens)
+            self._cache_hits += info.cached_tokens
 
         modelled = _modelled_length(self.completion_tokens.get(info.kind or ""), tokens)
         decoding = None

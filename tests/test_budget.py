@@ -1,0 +1,202 @@
+"""Papers longer than the context: token counting, the trim policy on real pages, the tighter retry."""
+
+import asyncio
+from pathlib import Path
+
+import httpx
+import pytest
+from conftest import ROOT, SAMPLE_DATE, make_params
+
+from papers_digest.budget import EngineTokenizer, blocks_of, count_estimated, estimate_tokens, fit_to_budget
+from papers_digest.fulltext import doc_from_page
+from papers_digest.latexml import parse_latexml
+from papers_digest.models import FulltextDoc, Paper
+from papers_digest.pipeline import generate
+from papers_digest.prompting import load_prompt, paper_message
+from papers_digest.sim.engine import EngineSim
+from papers_digest.sim.serve import BackgroundServer
+
+PAGES = {
+    "2508.10395": ROOT / "tests" / "data" / "arxiv" / "2508.10395v1.html",  # appendices A1, A2
+    "2512.14946": ROOT / "tests" / "data" / "arxiv" / "2512.14946v1.html",  # appendix A
+    "2503.20783": ROOT / "sample" / "arxiv" / "2503.20783v2.html",  # appendices A, B, G
+    "2601.19139": ROOT / "tests" / "data" / "arxiv" / "2601.19139v2.html",  # no appendix
+}
+
+
+def real_doc(arxiv_id: str) -> FulltextDoc:
+    path: Path = PAGES[arxiv_id]
+    page = parse_latexml(path.read_bytes(), url=f"https://arxiv.org/html/{path.stem}")
+    return doc_from_page(
+        Paper(arxiv_id=arxiv_id, title=page.title or arxiv_id), page, f"https://arxiv.org/html/{path.stem}"
+    )
+
+
+def fit(doc: FulltextDoc, budget: int | None) -> FulltextDoc:
+    return asyncio.run(fit_to_budget(doc, budget, count_estimated))
+
+
+@pytest.mark.parametrize("arxiv_id", sorted(PAGES))
+def test_a_paper_within_budget_is_untouched_but_counted(arxiv_id):
+    doc = real_doc(arxiv_id)
+    sent = fit(doc, None)
+    assert sent.text == doc.text and sent.source == "html" and sent.dropped == []
+    assert sent.tokens == estimate_tokens(paper_message(doc))
+
+
+@pytest.mark.parametrize("arxiv_id", sorted(PAGES))
+def test_trimming_drops_appendices_first_then_the_longest_sections_never_the_abstract(arxiv_id):
+    doc = real_doc(arxiv_id)
+    full = estimate_tokens(paper_message(doc))
+    appendix_tags = [s.tag for s in doc.sections if s.anchor and s.anchor.startswith("A") and s.anchor[1].isdigit()]
+    for share in (0.9, 0.6, 0.3, 0.05):
+        budget = int(full * share)
+        sent = fit(doc, budget)
+        assert sent.source == "trimmed"
+        assert sent.tokens <= budget or sent.tags == ["Abstract"]
+        assert "Abstract" in sent.tags and sent.text.startswith("[§Abstract]")
+        # every kept section keeps its marker line, in the original order
+        kept = [b.section.tag for b in blocks_of(sent)]
+        assert kept == sent.tags == [t for t in doc.tags if t not in sent.dropped]
+        # appendices go before any body section
+        body_dropped = [t for t in sent.dropped if t not in appendix_tags]
+        if body_dropped:
+            assert set(appendix_tags) <= set(sent.dropped)
+        else:  # appendices go from the end (`dropped` lists them in document order)
+            assert sent.dropped == appendix_tags[len(appendix_tags) - len(sent.dropped) :]
+
+
+def test_body_sections_go_longest_first():
+    doc = real_doc("2601.19139")  # no appendix: the body is cut, longest sections first
+    sizes = [(b.section.tag, estimate_tokens(b.text)) for b in blocks_of(doc)]
+    sent = fit(doc, int(estimate_tokens(paper_message(doc)) * 0.8))
+    # the longest first; of two equally long, the later one ("from the end")
+    order = sorted(range(1, len(sizes)), key=lambda i: (-sizes[i][1], -i))
+    assert set(sent.dropped) == {sizes[i][0] for i in order[: len(sent.dropped)]}
+    assert sent.dropped == ["1", "4.4"]  # 4.3 and 4.4 are equally long: the later goes
+
+
+def test_the_checker_accepts_only_what_the_model_saw():
+    from papers_digest.checker import check_digest_en
+
+    doc = real_doc("2503.20783")
+    sent = fit(doc, int(estimate_tokens(paper_message(doc)) * 0.5))
+    assert "G" in sent.dropped  # appendix G's Table 6 holds Adam's (0.9, 0.95), printed nowhere else
+    reply = (
+        '{"one_sentence":"x","problem":"x","method":"x","results":['
+        '{"finding":"a","numbers":["0.95"],"sections":["G"]},'
+        '{"finding":"b","numbers":[],"sections":["1"]},{"finding":"c","numbers":[],"sections":["1"]}],'
+        '"limitations":[],"takeaways":[],"mind_map":{"label":"x","children":[]}}'
+    )
+    _, on_full = check_digest_en(reply, doc.text, doc.tags)
+    _, on_sent = check_digest_en(reply, sent.text, sent.tags)
+    assert on_full == []
+    assert any("'0.95' does not appear" in p for p in on_sent)
+    assert any("'G' is not a section of the paper" in p for p in on_sent)
+
+
+def test_tokens_are_counted_by_the_engine_when_it_has_a_tokenize_route():
+    sim = EngineSim()
+    doc = real_doc("2512.14946")
+
+    async def count() -> tuple[int, str]:
+        async with httpx.AsyncClient() as client:
+            tokenizer = EngineTokenizer(client, f"{server.url}/v1", "sim-digest")
+            return await tokenizer.count(paper_message(doc)), tokenizer.method
+
+    with BackgroundServer(sim.app) as server:
+        counted, method = asyncio.run(count())
+    assert method == "engine /tokenize"
+    assert counted == estimate_tokens(paper_message(doc))  # the simulator's tokenizer is the estimate
+    assert sim.stats.by_path["/tokenize"] == 2  # the probe, then the count
+
+
+def test_a_hosted_api_without_tokenize_falls_back_to_the_estimate():
+    async def count() -> tuple[int, str]:
+        async with httpx.AsyncClient() as client:
+            tokenizer = EngineTokenizer(client, "http://127.0.0.1:9/v1", "m")  # nothing listens there
+            return await tokenizer.count("abcdefgh"), tokenizer.method
+
+    assert asyncio.run(count()) == (2, "estimate")
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang", "llamacpp", "openai"])
+def test_a_context_error_is_retried_once_with_a_tighter_budget(engine):
+    """The engine's context holds less than the paper: it answers 400 (its own body), the paper is
+    trimmed to 75 % of the stated context and asked again, and the digest only cites what was sent."""
+    doc = real_doc("2503.20783")
+    full = estimate_tokens(paper_message(doc))
+    sim = EngineSim(context_tokens=full // 2, context_engine=engine)
+    with BackgroundServer(sim.app) as server:
+        params = make_params(llm={"base_url": f"{server.url}/v1", "model": "sim-digest"})
+        (result,) = asyncio.run(
+            generate("digest_en", params, SAMPLE_DATE, [doc], load_prompt("prompts/digest_en.md"), lambda r: None)
+        )
+    assert result.status == "done"
+    first, *rest = result.calls
+    assert first.error_kind == "context_length" and first.attempt == 1
+    assert rest and rest[0].attempt == 2 and rest[-1].status == "ok"
+    assert result.refit_dropped and "Abstract" not in result.refit_dropped
+    assert result.refit_tokens is not None
+    cited = {s for r in result.digest["results"] for s in r["sections"]}
+    assert not cited & set(result.refit_dropped)
+    if engine in ("sglang", "llamacpp", "vllm"):  # these state the context in their error
+        assert first.context_tokens == full // 2
+
+
+def _structured_run(sim: EngineSim, docs: list[FulltextDoc], **params) -> list:
+    with BackgroundServer(sim.app) as server:
+        engine = params.pop("engine", {})
+        if engine:  # a managed engine is the endpoint: point it at the simulator
+            engine["port"] = server.port
+        llm = {"base_url": f"{server.url}/v1", "model": "sim-digest", "structured_output": True}
+        run_params = make_params(llm=llm, engine=engine)
+        return asyncio.run(
+            generate("digest_en", run_params, SAMPLE_DATE, docs, load_prompt("prompts/digest_en.md"), lambda r: None)
+        )
+
+
+def test_structured_output_sends_the_schema_in_the_engines_form():
+    from conftest import abstract_docs, sample_papers
+
+    docs = abstract_docs(sample_papers()[:2])
+    sim = EngineSim()
+    assert all(r.status == "done" for r in _structured_run(sim, docs))
+    assert {r.response_format for r in sim.stats.records} == {"json_schema"}
+    sim = EngineSim()
+    _structured_run(sim, docs, engine={"kind": "llama-cpp", "model": "model.gguf"})
+    assert {r.response_format for r in sim.stats.records if r.path.endswith("/completions")} == {"json_object"}
+
+
+def test_an_engine_that_refuses_structured_output_gets_prompt_only_requests():
+    from conftest import abstract_docs, sample_papers
+
+    docs = abstract_docs(sample_papers()[:3])
+    sim = EngineSim(refuse_response_format=True)
+    results = _structured_run(sim, docs)
+    assert all(r.status == "done" for r in results)
+    chats = [r for r in sim.stats.records if r.path.endswith("/completions")]
+    refused = [r for r in chats if r.status == 400]
+    assert 1 <= len(refused) <= 3  # the requests already in flight when the first refusal came back
+    assert all(r.response_format is None for r in chats if r.status == 200)
+
+
+def test_prefix_cache_counters_are_read_from_vllm_and_sglang_metrics():
+    from papers_digest.engine_metrics import parse_prefix_cache, prefix_cache_delta
+
+    vllm = (
+        "# HELP vllm:prefix_cache_queries_total Prefix cache queries, in terms of number of queried tokens.\n"
+        "# TYPE vllm:prefix_cache_queries_total counter\n"
+        'vllm:prefix_cache_queries_total{engine="0",model_name="Qwen/Qwen2.5-7B-Instruct"} 120000.0\n'
+        'vllm:prefix_cache_hits_total{engine="0",model_name="Qwen/Qwen2.5-7B-Instruct"} 30000.0\n'
+    )
+    before = parse_prefix_cache(vllm)
+    after = parse_prefix_cache(vllm.replace("120000.0", "220000.0").replace("30000.0", "90000.0"))
+    assert prefix_cache_delta(before, after) == {
+        "prefix_cache_queries": 100000.0,
+        "prefix_cache_hits": 60000.0,
+        "prefix_cache_hit_rate": 0.6,
+    }
+    sglang = 'sglang:cache_hit_rate{model_name="meta-llama/Llama-3.1-8B-Instruct"} 0.4375\n'
+    assert prefix_cache_delta(None, parse_prefix_cache(sglang)) == {"prefix_cache_hit_rate": 0.4375}
+    assert prefix_cache_delta(None, None) == {}
