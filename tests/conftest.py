@@ -126,16 +126,27 @@ def copy_project(dest: Path) -> Path:
     return dest
 
 
-def run_dvc(project: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    """Run dvc in a project copy with this interpreter's bin folder first on PATH."""
+def dvc_env(**extra: str) -> dict[str, str]:
+    """The environment the pipeline runs in: this interpreter's bin folder first on PATH."""
     bin_dir = Path(sys.executable).parent
-    env = {
+    return {
         **os.environ,
         "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
         "DVC_NO_ANALYTICS": "1",
+        **extra,
     }
+
+
+def dvc_command(*args: str) -> list[str]:
+    return [str(Path(sys.executable).parent / "dvc"), *args]
+
+
+def run_dvc(
+    project: Path, *args: str, check: bool = True, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run dvc in a project copy with this interpreter's bin folder first on PATH."""
     done = subprocess.run(
-        [str(bin_dir / "dvc"), *args], cwd=project, env=env, capture_output=True, text=True, timeout=600
+        dvc_command(*args), cwd=project, env=env or dvc_env(), capture_output=True, text=True, timeout=600
     )
     if check and done.returncode != 0:
         raise AssertionError(f"dvc {' '.join(args)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")

@@ -4,11 +4,10 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-from conftest import SAMPLE_DATE, chat_calls, copy_project, make_params, run_dvc, write_params
+from conftest import SAMPLE_DATE, chat_calls, copy_project, dvc_command, dvc_env, make_params, run_dvc, write_params
 
 from papers_digest.store import Store, request_key
 
@@ -62,12 +61,10 @@ def test_a_killed_stage_loses_only_the_calls_in_flight(tmp_path, sample_replay, 
     sim.latency_s = 0.4  # four digest calls one at a time: about 1.6 s of digest_en to kill in
     project = copy_project(tmp_path)
     write_params(project, _params(replay_url, llm_url))
-    bin_dir = Path(sys.executable).parent
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "DVC_NO_ANALYTICS": "1"}
     first = subprocess.Popen(
-        [str(bin_dir / "dvc"), "repro"],
+        dvc_command("repro"),
         cwd=project,
-        env=env,
+        env=dvc_env(),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,

@@ -54,6 +54,7 @@ async def converse(
             return result(status="failed", error=str(exc), error_kind=exc.kind, problems=problems)
         digest, problems = check(reply.content)
         if digest is not None:
+            client.keep(reply)
             return result(status="done", digest=digest.model_dump(mode="json"))
         if reply.finish_reason == "length":
             problems = ["the answer was cut off at the token limit (finish_reason: length)", *problems]

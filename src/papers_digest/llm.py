@@ -89,6 +89,7 @@ class ChatReply:
     finish_reason: str | None
     usage: Usage
     record: CallRecord  # the record of the try that produced this reply
+    key: str = ""  # the request's key in the store
 
 
 class LlmClient:
@@ -133,8 +134,8 @@ class LlmClient:
     async def chat(self, messages: list[dict[str, str]], context: CallContext, records: list[CallRecord]) -> ChatReply:
         """One completion; every HTTP try (retries included) is appended to `records`.
 
-        An identical earlier request (model, messages, settings) that got an answer is served from
-        the store without an HTTP call, recorded with `from_store`.
+        An identical earlier request (model, messages, settings) whose answer passed the checker (see
+        `keep`) is served from the store without an HTTP call, recorded with `from_store`.
         """
         payload = {"model": self.model, "messages": messages, **self.settings}
         if self.response_format is not None:
@@ -142,7 +143,7 @@ class LlmClient:
         key = request_key("chat", payload)
         stored = self.store.get("llm", key)
         if stored is not None:
-            return _stored_reply(stored, context, records)
+            return _stored_reply(stored, context, records, key)
         outcome: dict[str, Any] = {}
 
         async def send(try_number: int) -> httpx.Response:
@@ -189,18 +190,21 @@ class LlmClient:
                 body=body,
             )
         content, finish_reason, usage = _parse_completion(response)
-        self.store.put(
-            "llm",
-            key,
-            {
-                "content": content,
-                "finish_reason": finish_reason,
-                "usage": usage.model_dump(),
-                "latency_s": record.latency_s,
-                "answered_at": record.ended_at,
-            },
-        )
-        return ChatReply(content=content, finish_reason=finish_reason, usage=usage, record=record)
+        return ChatReply(content=content, finish_reason=finish_reason, usage=usage, record=record, key=key)
+
+    def keep(self, reply: ChatReply) -> None:
+        """Store an answer that passed the checker, so no rerun pays for it again. Rejected answers are
+        not kept: a paper retried later (the retry queue) must get a fresh answer, not the same bad one."""
+        if reply.record.from_store:
+            return
+        entry = {
+            "content": reply.content,
+            "finish_reason": reply.finish_reason,
+            "usage": reply.usage.model_dump(),
+            "latency_s": reply.record.latency_s,
+            "answered_at": reply.record.ended_at,
+        }
+        self.store.put("llm", reply.key, entry)
 
     def redact(self, text: str) -> str:
         """The text with the API key masked: some servers echo it in error bodies."""
@@ -261,7 +265,7 @@ def _refuses_response_format(response: httpx.Response) -> bool:
     return any(word in body for word in ("response_format", "json_schema", "guided", "grammar", "schema"))
 
 
-def _stored_reply(stored: dict[str, Any], context: CallContext, records: list[CallRecord]) -> ChatReply:
+def _stored_reply(stored: dict[str, Any], context: CallContext, records: list[CallRecord], key: str) -> ChatReply:
     usage = Usage.model_validate(stored["usage"])
     now = round(time.time(), 3)
     record = CallRecord(
@@ -278,7 +282,9 @@ def _stored_reply(stored: dict[str, Any], context: CallContext, records: list[Ca
         **usage.model_dump(),
     )
     records.append(record)
-    return ChatReply(content=stored["content"], finish_reason=stored.get("finish_reason"), usage=usage, record=record)
+    return ChatReply(
+        content=stored["content"], finish_reason=stored.get("finish_reason"), usage=usage, record=record, key=key
+    )
 
 
 def _parse_completion(response: httpx.Response) -> tuple[str, str | None, Usage]:

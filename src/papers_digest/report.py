@@ -14,7 +14,7 @@ from papers_digest import perfmodel
 from papers_digest.io import read_jsonl, read_model
 from papers_digest.models import CallRecord, RunRecord
 from papers_digest.perfmodel import GIB, Gpu, ModelShape
-from papers_digest.publish import DayFiles, load_day, paper_outcome
+from papers_digest.publish import DayFiles, load_day, paper_rows
 
 CALL_COLUMNS = list(CallRecord.model_fields)
 # What the model was given, in words; values a newer fulltext stage adds are shown as they are.
@@ -71,27 +71,29 @@ def calls_frame(calls: Iterable[CallRecord]) -> pd.DataFrame:
 
 
 def papers_table(files: DayFiles) -> pd.DataFrame:
-    """One row per picked paper: outcome, what the model saw of it, and its calls' token totals."""
-    by_id = {p.arxiv_id: p for p in files.day.papers}
+    """One row per picked paper: outcome, what the model saw of it (as the database records it), whether
+    the retry queue brought it back, and its calls' token totals."""
     calls = calls_frame(files.calls)
     rows = []
-    for arxiv_id in files.day.picked:
-        status, error = paper_outcome(files, arxiv_id)
-        doc = files.fulltext.get(arxiv_id)
-        own = calls[calls["arxiv_id"] == arxiv_id]
+    for row in paper_rows(files):
+        doc = files.fulltext.get(row["arxiv_id"])
+        own = calls[calls["arxiv_id"] == row["arxiv_id"]]
+        dropped = json.loads(row["fulltext_dropped"] or "[]")
+        saw = source_label(row["fulltext_source"]) if doc else "nothing (no full text)"
         rows.append(
             {
-                "arxiv_id": arxiv_id,
-                "title": by_id[arxiv_id].title,
-                "status": status,
-                "model_saw": source_label(doc.source) if doc else "nothing (no full text)",
+                "arxiv_id": row["arxiv_id"],
+                "title": row["title"],
+                "status": row["status"],
+                "model_saw": f"{saw} (dropped {', '.join(dropped)})" if dropped else saw,
                 "text_chars": len(doc.text) if doc else 0,
                 "sections": len(doc.sections) if doc else 0,
                 "fulltext_reason": doc.reason if doc else None,
+                "backfilled": f"backfilled: failed on {row['backfilled_from']}" if row["backfilled_from"] else "",
                 "calls": len(own),
                 "prompt_tokens": int(own["prompt_tokens"].sum()),
                 "completion_tokens": int(own["completion_tokens"].sum()),
-                "error": error,
+                "error": row["error"],
             }
         )
     return pd.DataFrame(rows, columns=PAPER_COLUMNS)
@@ -105,6 +107,7 @@ PAPER_COLUMNS = [
     "text_chars",
     "sections",
     "fulltext_reason",
+    "backfilled",
     "calls",
     "prompt_tokens",
     "completion_tokens",

@@ -39,7 +39,7 @@ def run_stage(name: str, body: Callable[[], None]) -> None:
         logging.getLogger(noisy).setLevel(logging.WARNING)
     try:
         body()
-    except ParamsError as exc:
+    except (ParamsError, PreflightError) as exc:  # configuration that cannot work: say what, stop
         print(f"{name}: {exc}", file=sys.stderr)
         sys.exit(2)
     except EXPECTED_ERRORS as exc:

@@ -2,8 +2,9 @@
 
 Entries are files named by the sha256 of what was asked; each is written to a temporary file and
 renamed into place, so a crash never leaves a half-written entry that a later run could read back.
-Only finished work is kept: a completion the endpoint answered (whatever the checker thinks of it,
-so a conversation replays exactly), an arXiv page or its definitive 404; never an error.
+Only finished work is kept: an LLM answer that passed the checker, an arXiv page or its definitive
+404; never an error, and never an answer the checker rejected (a paper retried on a later day gets a
+fresh answer).
 """
 
 from __future__ import annotations

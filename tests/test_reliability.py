@@ -1,0 +1,265 @@
+"""A daily job nobody watches: crashes lose nothing, runs do not collide, bad config stops early, secrets stay out.
+
+Every test runs the real pipeline (`dvc repro` in a project copy) against the replay and the engine
+simulator on 127.0.0.1.
+"""
+
+import gzip
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import sqlite_utils
+from conftest import (
+    HF_DIR,
+    SAMPLE_DATE,
+    SAMPLE_DIR,
+    copy_project,
+    dvc_command,
+    dvc_env,
+    make_params,
+    run_dvc,
+    write_params,
+)
+
+from papers_digest.sim.engine import EngineSim, Fault
+from papers_digest.sim.replay import Replay
+from papers_digest.sim.serve import BackgroundServer
+
+DAY = SAMPLE_DATE
+SLOW_CALL_S = 0.3
+
+
+def _params(replay_url: str, llm_url: str, **overrides):
+    llm = {"base_url": llm_url, "model": "sim-digest", "concurrency": 1, **overrides.pop("llm", {})}
+    source = {"hf_url": replay_url, "arxiv_url": replay_url, "arxiv_interval_s": 0.3, **overrides.pop("source", {})}
+    return make_params(source=source, llm=llm, **overrides)
+
+
+def db_state(project: Path) -> dict[str, list]:
+    """What a run leaves in the database, less what differs between two runs by nature (times)."""
+    db = sqlite_utils.Database(project / "data" / "papers.db")
+    papers = [{k: v for k, v in r.items() if k != "generated_at"} for r in db.query("select * from papers order by 1")]
+    calls = list(
+        db.query(
+            "select date, arxiv_id, stage, attempt, retry, status, error_kind, prompt_tokens, completion_tokens "
+            "from llm_calls order by 1, 2, 3, 4, 5"
+        )
+    )
+    runs = list(db.query("select date, papers, papers_done, papers_failed, prompt_tokens, completion_tokens from runs"))
+    return {
+        "papers": papers,
+        "digests": list(db.query("select * from digests order by 1, 2")),
+        "llm_calls": calls,
+        "runs": runs,
+        "day_items": list(db.query("select * from day_items order by 1, 2")),
+    }
+
+
+@pytest.fixture
+def servers():
+    replay = Replay(SAMPLE_DIR / "hf", SAMPLE_DIR / "arxiv")
+    sim = EngineSim(latency_s=SLOW_CALL_S)
+    with BackgroundServer(replay.app) as replay_server, BackgroundServer(sim.app) as sim_server:
+        yield replay, replay_server.url, sim, f"{sim_server.url}/v1"
+
+
+def _papers_in(folder: Path) -> int:
+    return len(list(folder.glob("2*.json"))) if folder.is_dir() else 0
+
+
+KILL_POINTS: dict[str, Callable[[Path], bool]] = {
+    "fulltext": lambda day: _papers_in(day / "fulltext") >= 1,
+    "digest_en": lambda day: _papers_in(day / "digest_en") >= 1,
+    "translate_zh": lambda day: _papers_in(day / "digest_zh") >= 1,
+    "publish": lambda day: (day.parent / "papers.db").exists(),
+}
+
+
+@pytest.fixture(scope="module")
+def reference_state(tmp_path_factory) -> dict[str, list]:
+    """The database after one uninterrupted run of the sample day (up to publish)."""
+    replay = Replay(SAMPLE_DIR / "hf", SAMPLE_DIR / "arxiv")
+    sim = EngineSim(latency_s=SLOW_CALL_S)
+    with BackgroundServer(replay.app) as replay_server, BackgroundServer(sim.app) as sim_server:
+        project = copy_project(tmp_path_factory.mktemp("reference"))
+        write_params(project, _params(replay_server.url, f"{sim_server.url}/v1"))
+        run_dvc(project, "repro", "publish")
+    return db_state(project)
+
+
+@pytest.mark.parametrize("stage", list(KILL_POINTS))
+def test_kill_9_in_any_stage_then_repro_gives_the_same_database(tmp_path, servers, reference_state, stage):
+    _, replay_url, sim, llm_url = servers
+    project = copy_project(tmp_path)
+    write_params(project, _params(replay_url, llm_url))
+    day = project / "data" / DAY
+    run = subprocess.Popen(
+        dvc_command("repro", "publish"),
+        cwd=project,
+        env=dvc_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 120
+    while not KILL_POINTS[stage](day):
+        assert run.poll() is None, f"the run ended before {stage} could be interrupted"
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    os.killpg(run.pid, signal.SIGKILL)
+    run.wait()
+    while sim.stats.in_flight:  # a request the killed client sent is still being answered
+        time.sleep(0.02)
+
+    run_dvc(project, "repro", "publish")
+    assert db_state(project) == reference_state
+    assert not list(project.rglob("*.tmp"))  # no half-written file left behind
+
+
+def test_a_second_run_at_the_same_time_stops_with_a_clear_message_and_changes_nothing(tmp_path, servers):
+    _, replay_url, _, llm_url = servers
+    project = copy_project(tmp_path)
+    write_params(project, _params(replay_url, llm_url))
+    first = subprocess.Popen(
+        dvc_command("repro", "publish"), cwd=project, env=dvc_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    while _papers_in(project / "data" / DAY / "fulltext") < 1:
+        assert first.poll() is None
+        time.sleep(0.01)
+    second = run_dvc(project, "repro", "publish", check=False)
+    assert second.returncode != 0
+    assert "is busy, it is being blocked by" in second.stderr  # DVC names the running process
+    assert first.wait(timeout=120) == 0
+    rows = sqlite_utils.Database(project / "data" / "papers.db").execute("select count(*) from papers").fetchone()
+    assert rows == (4,)
+
+
+def test_papers_daily_refuses_to_start_while_another_run_holds_the_project(tmp_path):
+    project = copy_project(tmp_path)
+    params_before = (project / "params.yaml").read_bytes()
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import os, sys, time; os.chdir(sys.argv[1]);"
+            "from papers_digest.cli import project_lock\n"
+            "with project_lock('papers daily'):\n    print('held', flush=True); time.sleep(30)",
+            str(project),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        done = subprocess.run(
+            [str(Path(sys.executable).parent / "papers"), "daily", "--date", "2026-11-29"],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            env=dvc_env(),
+        )
+    finally:
+        holder.kill()
+    assert done.returncode == 2
+    assert "another run is in progress in this project (papers daily, pid" in done.stderr
+    assert "nothing was changed" in done.stderr
+    assert (project / "params.yaml").read_bytes() == params_before
+
+
+def test_a_failed_paper_is_retried_on_a_later_day_and_marked_backfilled(tmp_path):
+    hf = tmp_path / "hf"
+    hf.mkdir()
+    (hf / f"{DAY}.json").write_bytes((SAMPLE_DIR / "hf" / f"{DAY}.json").read_bytes())
+    (hf / "2025-04-04.json").write_bytes((HF_DIR / "2025-07-07.json").read_bytes())  # a real one-paper day
+    replay = Replay(hf, SAMPLE_DIR / "arxiv")
+    sim = EngineSim()
+    failing = "AnimeGamer"  # 2504.01014: its answers are wrong twice on the first day
+    sim.add_fault(Fault(kind="wrong_numbers", match=failing, times=2))
+    project = copy_project(tmp_path / "project")
+    with BackgroundServer(replay.app) as replay_server, BackgroundServer(sim.app) as sim_server:
+        llm_url = f"{sim_server.url}/v1"
+        write_params(project, _params(replay_server.url, llm_url, source={"arxiv_interval_s": 0}))
+        run_dvc(project, "repro", "publish")
+        db = sqlite_utils.Database(project / "data" / "papers.db")
+        assert db["papers"].get("2504.01014")["status"] == "failed"
+        write_params(project, _params(replay_server.url, llm_url, date="2025-04-04", source={"arxiv_interval_s": 0}))
+        run_dvc(project, "repro")
+    later = json.loads((project / "data" / "2025-04-04" / "list.json").read_text())
+    assert later["backfill_from"] == {"2504.01014": DAY}
+    assert "2504.01014" in later["picked"]
+    row = db["papers"].get("2504.01014")
+    assert (row["status"], row["date"], row["backfilled_from"]) == ("done", "2025-04-04", DAY)
+    report = (project / "data" / "2025-04-04" / "report.html").read_text()
+    assert "backfilled" in report and "2504.01014" in report
+
+
+@pytest.mark.parametrize(
+    ("line", "bad", "message"),
+    [
+        (
+            'date: "2025-04-03"',
+            'date: "2025-4-3"',
+            "params.yaml: date must be a date written YYYY-MM-DD, got '2025-4-3'",
+        ),
+        ("limit: 20", "limit: -4", "params.yaml: limit input should be greater than or equal to 1, got -4"),
+    ],
+)
+def test_bad_params_stop_the_run_at_once_with_one_line(tmp_path, line, bad, message):
+    project = copy_project(tmp_path)
+    shipped = (project / "params.yaml").read_text(encoding="utf-8")
+    assert line in shipped
+    (project / "params.yaml").write_text(shipped.replace(line, bad), encoding="utf-8")
+    done = run_dvc(project, "repro", check=False)
+    assert done.returncode != 0
+    assert message in done.stderr + done.stdout
+    assert not list((project / "data").glob("*/list.json"))
+
+
+def test_an_unreachable_endpoint_or_a_missing_key_stops_the_run_before_any_paper(tmp_path):
+    replay = Replay(SAMPLE_DIR / "hf", SAMPLE_DIR / "arxiv")
+    sim = EngineSim(api_key="sk-needed-1234")
+    with BackgroundServer(replay.app) as replay_server, BackgroundServer(sim.app) as sim_server:
+        project = copy_project(tmp_path)
+        write_params(project, _params(replay_server.url, "http://127.0.0.1:9/v1"))
+        done = run_dvc(project, "repro", check=False)
+        assert done.returncode != 0
+        assert "list: llm.base_url is unreachable: cannot connect to http://127.0.0.1:9/v1/models" in done.stderr
+        write_params(project, _params(replay_server.url, f"{sim_server.url}/v1"))
+        done = run_dvc(project, "repro", check=False, env=dvc_env(OPENAI_LLM_API_KEY=""))
+        assert done.returncode != 0
+        assert "wants an API key (HTTP 401): set the environment variable OPENAI_LLM_API_KEY" in done.stderr
+        assert replay.total_requests == 0  # no paper was touched
+        assert sim.stats.by_path.get("/v1/chat/completions", 0) == 0
+
+
+def test_the_api_key_never_reaches_a_file(tmp_path):
+    key = "sk-papers-digest-secret-7f3a9c21b4e8"
+    replay = Replay(SAMPLE_DIR / "hf", SAMPLE_DIR / "arxiv")
+    sim = EngineSim(api_key=key)
+    # An engine that echoes the key in an error body (some do, in 401/403 messages).
+    sim.add_fault(Fault(kind="http_error", status=400, body=f"bad request from {key}", match="MergeVQ", times=-1))
+    with BackgroundServer(replay.app) as replay_server, BackgroundServer(sim.app) as sim_server:
+        project = copy_project(tmp_path)
+        write_params(project, _params(replay_server.url, f"{sim_server.url}/v1", source={"arxiv_interval_s": 0}))
+        run_dvc(project, "repro", env=dvc_env(OPENAI_LLM_API_KEY=key))
+    db = sqlite_utils.Database(project / "data" / "papers.db")
+    assert db["papers"].get("2504.00999")["error"].endswith("HTTP 400: bad request from ***")
+    assert {r["status"] for r in db.query("select status from papers")} == {"done", "failed"}
+    leaks = []
+    for path in project.rglob("*"):
+        if not path.is_file() or ".git" in path.parts:
+            continue
+        data = path.read_bytes()
+        if path.suffix == ".gz":
+            data = gzip.decompress(data)
+        if key.encode() in data:
+            leaks.append(str(path.relative_to(project)))
+    assert leaks == []
+    assert (project / "data" / DAY / "report.html").exists() and (project / "data" / "site" / "index.html").exists()
