@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -151,6 +153,25 @@ def run_dvc(
     if check and done.returncode != 0:
         raise AssertionError(f"dvc {' '.join(args)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
     return done
+
+
+def kill_dvc_when(project: Path, ready: Callable[[], bool], *args: str, timeout_s: float = 120) -> None:
+    """Start `dvc <args>` in its own process group and kill -9 all of it the moment `ready()` holds."""
+    run = subprocess.Popen(
+        dvc_command(*args),
+        cwd=project,
+        env=dvc_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + timeout_s
+    while not ready():
+        assert run.poll() is None, "the run ended before it could be interrupted"
+        assert time.monotonic() < deadline, "the run never reached the point to interrupt"
+        time.sleep(0.01)
+    os.killpg(run.pid, signal.SIGKILL)
+    run.wait()
 
 
 def write_params(project: Path, params: Params) -> None:

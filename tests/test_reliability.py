@@ -6,8 +6,6 @@ simulator on 127.0.0.1.
 
 import gzip
 import json
-import os
-import signal
 import subprocess
 import sys
 import time
@@ -23,6 +21,7 @@ from conftest import (
     copy_project,
     dvc_command,
     dvc_env,
+    kill_dvc_when,
     make_params,
     run_dvc,
     write_params,
@@ -100,21 +99,7 @@ def test_kill_9_in_any_stage_then_repro_gives_the_same_database(tmp_path, server
     project = copy_project(tmp_path)
     write_params(project, _params(replay_url, llm_url))
     day = project / "data" / DAY
-    run = subprocess.Popen(
-        dvc_command("repro", "publish"),
-        cwd=project,
-        env=dvc_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 120
-    while not KILL_POINTS[stage](day):
-        assert run.poll() is None, f"the run ended before {stage} could be interrupted"
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
-    os.killpg(run.pid, signal.SIGKILL)
-    run.wait()
+    kill_dvc_when(project, lambda: KILL_POINTS[stage](day), "repro", "publish")
     while sim.stats.in_flight:  # a request the killed client sent is still being answered
         time.sleep(0.02)
 

@@ -1,13 +1,10 @@
 """The store of finished work: reruns after a crash, a bigger limit or a forced repro never pay twice."""
 
 import json
-import os
-import signal
-import subprocess
 import time
 from pathlib import Path
 
-from conftest import SAMPLE_DATE, chat_calls, copy_project, dvc_command, dvc_env, make_params, run_dvc, write_params
+from conftest import SAMPLE_DATE, chat_calls, copy_project, kill_dvc_when, make_params, run_dvc, write_params
 
 from papers_digest.store import Store, request_key
 
@@ -61,20 +58,8 @@ def test_a_killed_stage_loses_only_the_calls_in_flight(tmp_path, sample_replay, 
     sim.latency_s = 0.4  # four digest calls one at a time: about 1.6 s of digest_en to kill in
     project = copy_project(tmp_path)
     write_params(project, _params(replay_url, llm_url))
-    first = subprocess.Popen(
-        dvc_command("repro"),
-        cwd=project,
-        env=dvc_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 60
-    while _llm_entries(project) < 2:
-        assert first.poll() is None and time.monotonic() < deadline, "digest_en never got going"
-        time.sleep(0.02)
-    os.killpg(first.pid, signal.SIGKILL)  # kill -9: dvc and the stage process, mid digest_en
-    first.wait()
+    # kill -9 of dvc and the stage process, mid digest_en
+    kill_dvc_when(project, lambda: _llm_entries(project) >= 2, "repro")
     finished = _llm_entries(project)
     assert 2 <= finished < 4
 
