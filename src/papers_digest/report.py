@@ -13,6 +13,7 @@ import pandas as pd
 from papers_digest import perfmodel
 from papers_digest.io import read_jsonl, read_model
 from papers_digest.models import CallRecord, RunRecord
+from papers_digest.params import EngineParams
 from papers_digest.perfmodel import GIB, Gpu, ModelShape
 from papers_digest.publish import DayFiles, load_day, paper_rows
 
@@ -20,7 +21,8 @@ CALL_COLUMNS = list(CallRecord.model_fields)
 # What the model was given, in words; values a newer fulltext stage adds are shown as they are.
 SOURCE_LABELS = {"html": "full text", "trimmed": "trimmed", "abstract": "abstract only"}
 QUANTILES = {"p50": 0.5, "p90": 0.9}
-DEFAULT_CONTEXT_BUDGET = 32768
+# The report holds the longest prompt against the engine's context window (engine.context_tokens).
+DEFAULT_CONTEXT_BUDGET: int = EngineParams.model_fields["context_tokens"].default
 DB_TABLES = ("papers", "digests", "llm_calls", "runs", "day_items")
 
 

