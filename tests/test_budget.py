@@ -200,3 +200,55 @@ def test_prefix_cache_counters_are_read_from_vllm_and_sglang_metrics():
     sglang = 'sglang:cache_hit_rate{model_name="meta-llama/Llama-3.1-8B-Instruct"} 0.4375\n'
     assert prefix_cache_delta(None, parse_prefix_cache(sglang)) == {"prefix_cache_hit_rate": 0.4375}
     assert prefix_cache_delta(None, None) == {}
+
+
+@pytest.mark.parametrize("arxiv_id", sorted(PAGES))
+def test_the_generation_schema_holds_the_papers_own_tags_and_numbers(arxiv_id):
+    """What structured output asks of the engine: only this paper's section tags and printed numbers,
+    a three-level mind map; an answer the checker accepts (the simulator's) fits it."""
+    import json
+
+    import jsonschema
+
+    from papers_digest.checker import generation_schema, paper_numbers
+    from papers_digest.prompting import digest_messages
+    from papers_digest.sim.engine import build_digest
+
+    doc = real_doc(arxiv_id)
+    numbers = paper_numbers(doc.text)
+    assert numbers and all(n in doc.text for n in numbers[:50])
+    schema = generation_schema(doc.tags, numbers)
+    answer = build_digest(digest_messages("system", doc)[1]["content"])
+    jsonschema.validate(answer, schema)
+    bad = json.loads(json.dumps(answer))
+    bad["results"][0]["sections"] = ["99.9"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, schema)
+    bad = json.loads(json.dumps(answer))
+    bad["results"][0]["numbers"] = ["987654.321"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, schema)
+
+
+def test_the_translation_schema_takes_the_english_shape():
+    """A translation must keep every array length and the mind map's shape: its schema says so."""
+    import jsonschema
+    from conftest import abstract_docs, sample_papers
+
+    from papers_digest.checker import Digest, generation_schema
+    from papers_digest.prompting import digest_messages
+    from papers_digest.sim.engine import build_digest, pseudo_translate
+
+    doc = abstract_docs(sample_papers())[1]  # prose without TeX backslashes (the pattern sees raw JSON)
+    english = Digest.model_validate(build_digest(digest_messages("system", doc)[1]["content"]))
+    schema = generation_schema(
+        [t for r in english.results for t in r.sections], [n for r in english.results for n in r.numbers], like=english
+    )
+    chinese = pseudo_translate(english.model_dump())
+    jsonschema.validate(chinese, schema)
+    shorter = {**chinese, "takeaways": chinese["takeaways"][:-1]}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(shorter, schema)
+    pruned = {**chinese, "mind_map": {**chinese["mind_map"], "children": chinese["mind_map"]["children"][:-1]}}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(pruned, schema)

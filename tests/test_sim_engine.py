@@ -166,7 +166,7 @@ def test_translate_answer_passes_the_checker(served: tuple[EngineSim, str]) -> N
     chinese, problems = check_digest_zh(reply, english)
     assert chinese is not None, problems
     assert chinese.results[0].numbers == english.results[0].numbers
-    assert chinese.method.startswith("【译】")
+    assert chinese.method.startswith("译文")
 
 
 def test_retry_is_answered_correctly(served: tuple[EngineSim, str]) -> None:

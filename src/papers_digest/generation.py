@@ -9,7 +9,14 @@ from typing import TypeVar
 from tqdm import tqdm
 
 from papers_digest.budget import estimate_tokens
-from papers_digest.checker import Digest, check_digest_en, check_digest_zh, retry_message
+from papers_digest.checker import (
+    Digest,
+    check_digest_en,
+    check_digest_zh,
+    generation_schema,
+    paper_numbers,
+    retry_message,
+)
 from papers_digest.llm import CallContext, LlmClient, LlmError
 from papers_digest.models import CallRecord, FulltextDoc, GenerationResult
 from papers_digest.prompting import Message, digest_messages, paper_message, translate_messages
@@ -30,6 +37,7 @@ async def converse(
     stage: str,
     prompt_version: str,
     first_attempt: int = 1,
+    schema: dict | None = None,
 ) -> GenerationResult:
     """Ask, check, and on failure ask once more with the problems; never raises for a paper's failure.
     Attempts are numbered from `first_attempt` (a conversation started over continues the count)."""
@@ -49,7 +57,7 @@ async def converse(
     for attempt in range(first_attempt, first_attempt + MAX_ATTEMPTS):
         context = CallContext(date=date, arxiv_id=arxiv_id, stage=stage, attempt=attempt)
         try:
-            reply = await client.chat(messages, context, calls)
+            reply = await client.chat(messages, context, calls, schema)
         except LlmError as exc:
             return result(status="failed", error=str(exc), error_kind=exc.kind, problems=problems)
         digest, problems = check(reply.content)
@@ -125,6 +133,7 @@ async def _digest(
         stage="digest_en",
         prompt_version=prompt_version,
         first_attempt=first_attempt,
+        schema=generation_schema(tags, paper_numbers(doc.text)),
     )
 
 
@@ -139,6 +148,12 @@ async def translate_paper(
     def check(reply: str) -> tuple[Digest | None, list[str]]:
         return check_digest_zh(reply, source)
 
+    # A translation keeps every tag, number and array length: the grammar can hold it to that.
+    schema = generation_schema(
+        [tag for r in source.results for tag in r.sections],
+        [number for r in source.results for number in r.numbers],
+        like=source,
+    )
     return await converse(
         client,
         translate_messages(system_prompt, english.digest),
@@ -147,6 +162,7 @@ async def translate_paper(
         arxiv_id=english.arxiv_id,
         stage="translate_zh",
         prompt_version=prompt_version,
+        schema=schema,
     )
 
 

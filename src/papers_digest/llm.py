@@ -20,6 +20,7 @@ ERROR_BODY_CHARS = 500
 
 
 ErrorKind = Literal["http", "transport", "context_length", "bad_response"]
+StructuredForm = Literal["json_schema", "json_object"]
 
 # How engines say "the prompt is too long" in a 400 (DESIGN.md §3): vLLM, SGLang, llama.cpp, hosted APIs.
 _CONTEXT_PHRASES = (
@@ -106,7 +107,7 @@ class LlmClient:
         settings: dict[str, Any] | None = None,
         api_key: str | None = None,
         store: Store | None = None,
-        response_format: dict[str, Any] | None = None,
+        structured: StructuredForm | None = None,
     ) -> None:
         self.url = f"{base_url.rstrip('/')}/chat/completions"
         self.model = model
@@ -120,7 +121,7 @@ class LlmClient:
         self._slots = asyncio.Semaphore(concurrency)
         self.store = store or disabled_store()
         # Structured output until the engine refuses it once; then prompt-only for the rest of the run.
-        self.response_format = response_format
+        self.structured = structured
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -131,15 +132,21 @@ class LlmClient:
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    async def chat(self, messages: list[dict[str, str]], context: CallContext, records: list[CallRecord]) -> ChatReply:
+    async def chat(
+        self,
+        messages: list[dict[str, str]],
+        context: CallContext,
+        records: list[CallRecord],
+        schema: dict[str, Any] | None = None,
+    ) -> ChatReply:
         """One completion; every HTTP try (retries included) is appended to `records`.
 
         An identical earlier request (model, messages, settings) whose answer passed the checker (see
         `keep`) is served from the store without an HTTP call, recorded with `from_store`.
         """
         payload = {"model": self.model, "messages": messages, **self.settings}
-        if self.response_format is not None:
-            payload["response_format"] = self.response_format
+        if self.structured is not None and schema is not None:
+            payload["response_format"] = response_format(self.structured, schema)
         key = request_key("chat", payload)
         stored = self.store.get("llm", key)
         if stored is not None:
@@ -170,8 +177,8 @@ class LlmClient:
             raise LlmError(f"LLM call failed: {describe_transport_error(exc, self.url)}", kind="transport") from exc
         record: CallRecord = outcome["record"]
         if not response.is_success and "response_format" in payload and _refuses_response_format(response):
-            self.response_format = None  # this engine cannot do it: ask plainly from now on
-            return await self.chat(messages, context, records)
+            self.structured = None  # this engine cannot do it: ask plainly from now on
+            return await self.chat(messages, context, records, schema)
         if not response.is_success:
             body = self.redact(response.text[:ERROR_BODY_CHARS])
             if is_context_error(response.status_code, response.text):
@@ -254,6 +261,14 @@ class LlmClient:
             latency_s=round(latency, 4),
             **fields,
         )
+
+
+def response_format(form: StructuredForm, schema: dict[str, Any]) -> dict[str, Any]:
+    """A schema in the form the engine takes (DESIGN.md §3): llama-cpp-python's server wants json_object
+    with the schema; vLLM, SGLang, llama.cpp's llama-server and hosted APIs json_schema."""
+    if form == "json_object":
+        return {"type": "json_object", "schema": schema}
+    return {"type": "json_schema", "json_schema": {"name": "digest", "schema": schema}}
 
 
 def _refuses_response_format(response: httpx.Response) -> bool:

@@ -5,18 +5,16 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Any
 
 import httpx
 from tqdm import tqdm
 
 from papers_digest.budget import EngineTokenizer, fit_to_budget
-from papers_digest.checker import digest_json_schema
 from papers_digest.fulltext import ArxivFetcher
 from papers_digest.generation import digest_paper, run_all, translate_paper
 from papers_digest.hf import fetch_day, pick_top
 from papers_digest.http import RetryPolicy, make_client
-from papers_digest.llm import LlmClient
+from papers_digest.llm import LlmClient, StructuredForm
 from papers_digest.models import DayList, FulltextDoc, GenerationResult, GenerationStage, Paper
 from papers_digest.params import LlmParams, Params, RetryParams
 from papers_digest.store import Store
@@ -98,17 +96,13 @@ def llm_client(params: Params, store: Store | None = None) -> LlmClient:
         retry=retry_policy(params.retry),
         settings=llm.generation_settings(),
         store=store if llm.reuse else None,
-        response_format=response_format(params.engine.kind) if llm.structured_output else None,
+        structured=structured_form(params) if llm.structured_output else None,
     )
 
 
-def response_format(engine_kind: str) -> dict[str, Any]:
-    """The digest's JSON schema in the form the engine takes (DESIGN.md §3): llama-cpp-python's server
-    wants json_object with the schema; vLLM, SGLang, llama.cpp's llama-server and hosted APIs json_schema."""
-    schema = digest_json_schema()
-    if engine_kind == "llama-cpp":
-        return {"type": "json_object", "schema": schema}
-    return {"type": "json_schema", "json_schema": {"name": "digest", "schema": schema}}
+def structured_form(params: Params) -> StructuredForm:
+    """llama-cpp-python's server takes only json_object with a schema; the others json_schema."""
+    return "json_object" if params.engine.kind == "llama-cpp" else "json_schema"
 
 
 async def generate(

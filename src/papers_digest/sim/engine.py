@@ -255,13 +255,13 @@ def build_digest(user: str) -> dict[str, Any]:
 
 
 def pseudo_translate(value: Any, key: str | None = None) -> Any:
-    """A pseudo-Chinese digest: each text value gets 【译】 and a Chinese word; numbers/sections kept."""
+    """A pseudo-Chinese digest: each text value starts with 译文 and a Chinese word; numbers/sections kept."""
     if isinstance(value, dict):
         return {k: (v if k in ("numbers", "sections") else pseudo_translate(v, k)) for k, v in value.items()}
     if isinstance(value, list):
         return [pseudo_translate(v, key) for v in value]
     if isinstance(value, str):
-        return f"【译】{_ZH_PREFIX.get(key or '', '内容：')}{value}"
+        return f"译文·{_ZH_PREFIX.get(key or '', '内容：')}{value}"
     return value
 
 
