@@ -41,4 +41,4 @@ lint: setup
 	$(BIN)/ruff check .
 
 bench: setup
-	$(BIN)/python bench/run.py
+	TQDM_DISABLE=1 $(BIN)/python bench/run.py  # tqdm reads this when it is imported

@@ -1,6 +1,6 @@
 """Benchmarks: generation throughput against the batching simulator, no-op reruns, parser speed, memory.
 
-Run `.venv/bin/python bench/run.py` (or `make bench`) from the repository root. Everything runs on
+Run `make bench` (`TQDM_DISABLE=1 .venv/bin/python bench/run.py`) from the repository root. Everything runs on
 127.0.0.1; numbers are measured side by side in one run and printed as Markdown tables.
 """
 
@@ -46,13 +46,12 @@ SEED_SLEEP_S = 3.0  # the seed slept 3 s between papers (simulated seconds here)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--papers", type=int, default=20)
-    parser.add_argument("--time-scale", type=float, default=0.002, help="wall seconds per simulated second")
+    parser.add_argument("--time-scale", type=float, default=0.01, help="wall seconds per simulated second")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 2, 3, 8])
     parser.add_argument("--memory-papers", type=int, default=50)
     parser.add_argument("--skip", nargs="*", default=[], choices=["throughput", "noop", "parser", "memory"])
     args = parser.parse_args()
     os.chdir(ROOT)
-    os.environ["TQDM_DISABLE"] = "1"  # the stages' progress bars would bury the tables
     if "throughput" not in args.skip:
         throughput(args.papers, args.time_scale, args.concurrency)
     if "noop" not in args.skip:
