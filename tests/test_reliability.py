@@ -248,3 +248,26 @@ def test_the_api_key_never_reaches_a_file(tmp_path):
             leaks.append(str(path.relative_to(project)))
     assert leaks == []
     assert (project / "data" / DAY / "report.html").exists() and (project / "data" / "site" / "index.html").exists()
+
+
+def test_the_retry_queue_counts_days_from_the_first_failure(tmp_path):
+    from papers_digest.publish import ensure_schema, failed_recently
+
+    db = sqlite_utils.Database(tmp_path / "papers.db")
+    ensure_schema(db)
+    row = {"title": "t", "upvotes": 1, "summary": "s", "authors": "[]", "status": "failed"}
+    db["papers"].insert_all(
+        [
+            {**row, "arxiv_id": "2504.00001", "date": "2025-04-01"},  # failed once, 2 days ago
+            {**row, "arxiv_id": "2504.00002", "date": "2025-04-02", "backfilled_from": "2025-03-28"},  # again
+            {**row, "arxiv_id": "2504.00003", "date": "2025-04-02", "status": "done"},
+        ],
+        alter=True,
+    )
+    queue = failed_recently(tmp_path / "papers.db", "2025-04-03", days=3)
+    assert [(p.arxiv_id, first) for p, first in queue] == [("2504.00001", "2025-04-01")]
+    assert [p.arxiv_id for p, _ in failed_recently(tmp_path / "papers.db", "2025-04-03", days=6)] == [
+        "2504.00002",
+        "2504.00001",
+    ]
+    assert failed_recently(tmp_path / "papers.db", "2025-04-03", days=0) == []

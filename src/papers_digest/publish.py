@@ -294,8 +294,9 @@ def _column_types(model: type[CallRecord]) -> dict[str, type]:
 
 
 def failed_recently(db_path: str | Path, date: str, days: int) -> list[tuple[Paper, str]]:
-    """Papers whose latest attempt failed on one of the `days` dates before `date`, oldest first,
-    with that date: the retry queue."""
+    """The retry queue: papers whose latest attempt failed before `date` and that first failed at most
+    `days` dates earlier (a paper that keeps failing is not carried along for ever), oldest first, with
+    that first date."""
     path = Path(db_path)
     if days <= 0 or not path.exists():
         return []
@@ -303,9 +304,10 @@ def failed_recently(db_path: str | Path, date: str, days: int) -> list[tuple[Pap
     if "papers" not in db.table_names():
         return []
     since = (dt.date.fromisoformat(date) - dt.timedelta(days=days)).isoformat()
+    first = "coalesce(backfilled_from, date)" if "backfilled_from" in db["papers"].columns_dict else "date"
     rows = db.query(
-        "select arxiv_id, date, title, upvotes, summary, authors from papers "
-        "where status = 'failed' and date >= ? and date < ? order by date, arxiv_id",
+        f"select arxiv_id, {first} as first_failed, title, upvotes, summary, authors from papers "
+        f"where status = 'failed' and {first} >= ? and date < ? order by first_failed, arxiv_id",
         [since, date],
     )
     return [
@@ -317,7 +319,7 @@ def failed_recently(db_path: str | Path, date: str, days: int) -> list[tuple[Pap
                 upvotes=row["upvotes"] or 0,
                 authors=json.loads(row["authors"] or "[]"),
             ),
-            row["date"],
+            row["first_failed"],
         )
         for row in rows
     ]
