@@ -21,14 +21,14 @@ from typing import Any
 
 import httpx
 
-from papers_digest.generation import digest_paper, translate_paper
-from papers_digest.latexml import parse_latexml
-from papers_digest.models import FulltextDoc
-from papers_digest.params import Params, validate_params
-from papers_digest.perfmodel import Gpu, ModelShape
-from papers_digest.pipeline import generate, llm_client
-from papers_digest.prompting import load_prompt
+from papers_digest.core.models import FulltextDoc
+from papers_digest.core.params import Params, validate_params
+from papers_digest.llm.generation import digest_paper, translate_paper
+from papers_digest.llm.prompting import load_prompt
+from papers_digest.pipeline.generating import generate, llm_client
+from papers_digest.report.perfmodel import Gpu, ModelShape
 from papers_digest.sim.batching import BatchingConfig, ideal_makespan
+from papers_digest.sources.latexml import parse_latexml
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [
@@ -241,8 +241,8 @@ def _throughput_row(label: str, concurrency: int, wall: float, stats: dict, conf
 
 def noop_repro(runs: int = 5) -> None:
     """Run the sample day once in a project copy, then time `dvc repro` when nothing changed."""
-    from papers_digest.sim.engine import EngineSim
     from papers_digest.sim.replay import Replay
+    from papers_digest.sim.routes import EngineSim
     from papers_digest.sim.serve import BackgroundServer
 
     work = Path(tempfile.mkdtemp(prefix="papers-bench-"))
@@ -298,9 +298,9 @@ def parser_speed(rounds: int = 5) -> None:
 
 def peak_memory(papers: int) -> None:
     """Peak RSS of the fulltext-to-publish stage processes for a day of `papers` papers."""
-    from papers_digest.io import write_json
-    from papers_digest.models import DayList, Paper
-    from papers_digest.sim.engine import EngineSim
+    from papers_digest.core.artefacts import write_json
+    from papers_digest.core.models import DayList, Paper
+    from papers_digest.sim.routes import EngineSim
     from papers_digest.sim.serve import BackgroundServer
 
     work = Path(tempfile.mkdtemp(prefix="papers-bench-mem-"))
@@ -341,7 +341,7 @@ def peak_memory(papers: int) -> None:
                     "--prompt",
                     "prompts/translate_zh.md",
                     "--out",
-                    f"data/{DATE}/digest_zh",
+                    f"data/{DATE}/translate_zh",
                 ],
             }
             for stage, extra in stage_args.items():
@@ -352,7 +352,7 @@ def peak_memory(papers: int) -> None:
                 [
                     sys.executable, "stages/publish.py", "--date", DATE, "--list", f"data/{DATE}/list.json",
                     "--fulltext", f"data/{DATE}/fulltext", "--digest-en", f"data/{DATE}/digest_en",
-                    "--digest-zh", f"data/{DATE}/digest_zh", "--db", "data/papers.db",
+                    "--translate-zh", f"data/{DATE}/translate_zh", "--db", "data/papers.db",
                     "--metrics", f"data/{DATE}/run.json", "--calls", f"data/{DATE}/calls.jsonl",
                 ],
                 project,

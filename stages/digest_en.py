@@ -1,8 +1,9 @@
 """DVC stage `digest_en`: a checked English JSON digest of each paper, papers generated concurrently."""
 
-from papers_digest.io import read_folder
-from papers_digest.models import FulltextDoc
-from papers_digest.stage import run_generation_stage, run_stage, stage_parser
+from papers_digest.core.artefacts import read_folder
+from papers_digest.core.models import FulltextDoc
+from papers_digest.pipeline.generating import run_generation_stage
+from papers_digest.pipeline.runner import run_stage, stage_parser
 
 
 def main() -> None:

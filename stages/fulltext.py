@@ -3,12 +3,12 @@
 import asyncio
 from pathlib import Path
 
-from papers_digest.io import read_model, reset_folder, write_json
-from papers_digest.models import DayList, FulltextDoc
-from papers_digest.params import load_params
-from papers_digest.pipeline import fetch_fulltexts
-from papers_digest.stage import StageClock, run_stage, stage_parser
-from papers_digest.store import Store
+from papers_digest.core.artefacts import read_model, reset_folder, write_json
+from papers_digest.core.models import DayList, FulltextDoc
+from papers_digest.core.params import load_params
+from papers_digest.core.store import Store
+from papers_digest.pipeline.fulltexts import fetch_fulltexts
+from papers_digest.pipeline.runner import StageClock, run_stage, stage_parser
 
 
 def main() -> None:

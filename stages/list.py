@@ -3,12 +3,12 @@
 import asyncio
 from pathlib import Path
 
-from papers_digest.io import write_json
-from papers_digest.params import load_params
-from papers_digest.pipeline import list_day
-from papers_digest.preflight import check_llm_endpoint
-from papers_digest.publish import digested_before, failed_recently
-from papers_digest.stage import run_stage, stage_parser
+from papers_digest.core.artefacts import write_json
+from papers_digest.core.params import load_params
+from papers_digest.db.queries import digested_before, failed_recently
+from papers_digest.llm.endpoint import check_llm_endpoint
+from papers_digest.pipeline.listing import list_day
+from papers_digest.pipeline.runner import run_stage, stage_parser
 
 
 def main() -> None:

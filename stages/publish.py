@@ -1,11 +1,13 @@
 """DVC stage `publish`: upsert the day into the SQLite database and write the run's metrics."""
 
-import time
 
-from papers_digest.io import write_json, write_jsonl
-from papers_digest.publish import load_day, run_record, write_day
-from papers_digest.site import DEFAULT_BASE_URL, render_site
-from papers_digest.stage import run_stage, stage_parser
+from papers_digest.core.artefacts import write_json, write_jsonl
+from papers_digest.day.files import load_day
+from papers_digest.day.metrics import run_record
+from papers_digest.db.writer import write_day
+from papers_digest.pipeline.runner import run_stage, stage_parser
+from papers_digest.site.feed import DEFAULT_BASE_URL
+from papers_digest.site.render import render_site
 
 
 def main() -> None:
@@ -13,7 +15,7 @@ def main() -> None:
     parser.add_argument("--list", required=True, help="list.json of the list stage")
     parser.add_argument("--fulltext", required=True, help="folder of the fulltext stage")
     parser.add_argument("--digest-en", required=True, help="folder of the digest_en stage")
-    parser.add_argument("--digest-zh", required=True, help="folder of the translate_zh stage")
+    parser.add_argument("--translate-zh", required=True, help="folder of the translate_zh stage")
     parser.add_argument("--db", required=True, help="SQLite database to upsert into")
     parser.add_argument("--metrics", required=True, help="run.json to write")
     parser.add_argument("--calls", required=True, help="calls.jsonl to write: every LLM call, by start time")
@@ -26,9 +28,8 @@ def main() -> None:
     args = parser.parse_args()
 
     def body() -> None:
-        started = time.monotonic()
-        files = load_day(args.list, args.fulltext, args.digest_en, args.digest_zh)
-        run = run_record(files, publish_s=time.monotonic() - started)
+        files = load_day(args.list, args.fulltext, args.digest_en, args.translate_zh)
+        run = run_record(files)
         write_day(args.db, files, run)
         write_json(args.metrics, run)
         write_jsonl(args.calls, sorted(files.calls, key=lambda c: c.started_at))

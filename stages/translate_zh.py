@@ -1,8 +1,9 @@
 """DVC stage `translate_zh`: a checked Chinese translation of each English digest, generated concurrently."""
 
-from papers_digest.io import read_folder
-from papers_digest.models import GenerationResult
-from papers_digest.stage import run_generation_stage, run_stage, stage_parser
+from papers_digest.core.artefacts import read_folder
+from papers_digest.core.models import GenerationResult
+from papers_digest.pipeline.generating import run_generation_stage
+from papers_digest.pipeline.runner import run_stage, stage_parser
 
 
 def main() -> None:

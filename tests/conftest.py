@@ -1,33 +1,60 @@
-"""Shared test data builders and local servers (everything on 127.0.0.1)."""
+"""Fixtures over the shared harness (papers_digest.testing): recorded data, local servers, project copies."""
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from papers_digest.hf import parse_items
-from papers_digest.models import FulltextDoc, Paper
-from papers_digest.params import Params, validate_params
-from papers_digest.sim.engine import EngineSim
+from papers_digest.core.models import FulltextDoc, Paper
 from papers_digest.sim.replay import Replay
-from papers_digest.sim.serve import BackgroundServer
+from papers_digest.sim.routes import EngineSim
+from papers_digest.sim.serve import free_port
+from papers_digest.sources.arxiv import abstract_doc
+from papers_digest.sources.hf import parse_items
+from papers_digest.testing.harness import (
+    SAMPLE_DATE,
+    copy_project,
+    dvc_command,
+    dvc_env,
+    kill_dvc_when,
+    make_params,
+    repo_root,
+    run_dvc,
+    write_params,
+)
+from papers_digest.testing.servers import engine_server, recorded_dirs, replay_server, sample_replay_server
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = repo_root()
 DATA = ROOT / "tests" / "data"
-HF_DIR = DATA / "hf"
-ARXIV_DIR = DATA / "arxiv"
+HF_DIR, ARXIV_DIR = recorded_dirs("tests")
 SAMPLE_DIR = ROOT / "sample"
-SAMPLE_DATE = "2025-04-03"
+
+__all__ = [
+    "ARXIV_DIR",
+    "DATA",
+    "HF_DIR",
+    "ROOT",
+    "SAMPLE_DATE",
+    "SAMPLE_DIR",
+    "abstract_docs",
+    "chat_calls",
+    "copy_project",
+    "day_papers",
+    "dvc_command",
+    "dvc_env",
+    "free_port",
+    "hf_day",
+    "kill_dvc_when",
+    "make_params",
+    "run_dvc",
+    "sample_papers",
+    "write_params",
+]
 
 
 def hf_day(date: str, folder: Path = HF_DIR) -> list[dict[str, Any]]:
@@ -47,25 +74,7 @@ def sample_papers() -> list[Paper]:
 
 def abstract_docs(papers: list[Paper]) -> list[FulltextDoc]:
     """Abstract-only documents of real papers (the fallback text the pipeline builds)."""
-    from papers_digest.fulltext import abstract_doc
-
     return [abstract_doc(p, "test: abstract only") for p in papers]
-
-
-def make_params(**sections: Any) -> Params:
-    """Params for tests: the sample date, no waits between arXiv requests, fast retries."""
-    raw: dict[str, Any] = {
-        "date": SAMPLE_DATE,
-        "limit": 4,
-        "source": {"arxiv_interval_s": 0},
-        "retry": {"attempts": 3, "max_wait_s": 0.05},
-    }
-    for key, value in sections.items():
-        if isinstance(value, dict):
-            raw.setdefault(key, {}).update(value)
-        else:
-            raw[key] = value
-    return validate_params(raw, "test params")
 
 
 def chat_calls(sim: EngineSim) -> int:
@@ -74,109 +83,33 @@ def chat_calls(sim: EngineSim) -> int:
 
 
 @pytest.fixture
-def engine() -> Iterator[tuple[EngineSim, str]]:
-    """The engine simulator on a free port: (sim, base_url with /v1)."""
-    sim = EngineSim(model="sim-digest")
-    with BackgroundServer(sim.app) as server:
-        yield sim, f"{server.url}/v1"
+def start_engine() -> Iterator[Callable[..., tuple[EngineSim, str]]]:
+    """A factory: `start_engine(**EngineSim options)` serves a simulator until the test ends -> (sim, base_url)."""
+    with ExitStack() as stack:
+        yield lambda **options: stack.enter_context(engine_server(**options))
 
 
 @pytest.fixture
-def replay() -> Iterator[tuple[Replay, str]]:
+def start_replay() -> Iterator[Callable[..., tuple[Replay, str]]]:
+    """A factory: `start_replay(hf_dir=None, arxiv_dir=None)` serves recorded answers until the test ends."""
+    with ExitStack() as stack:
+        yield lambda hf_dir=None, arxiv_dir=None: stack.enter_context(replay_server(hf_dir, arxiv_dir))
+
+
+@pytest.fixture
+def engine(start_engine) -> tuple[EngineSim, str]:
+    """The engine simulator on a free port: (sim, base_url with /v1)."""
+    return start_engine()
+
+
+@pytest.fixture
+def replay(start_replay) -> tuple[Replay, str]:
     """Recorded HF days (tests/data/hf) and arXiv pages (tests/data/arxiv)."""
-    yield from _replay_of(HF_DIR, ARXIV_DIR)
-
-
-def _replay_of(hf_dir: Path, arxiv_dir: Path) -> Iterator[tuple[Replay, str]]:
-    server_replay = Replay(hf_dir, arxiv_dir)
-    with BackgroundServer(server_replay.app) as server:
-        yield server_replay, server.url
+    return start_replay()
 
 
 @pytest.fixture
 def sample_replay() -> Iterator[tuple[Replay, str]]:
     """The bundled sample day, served as `papers sample` serves it."""
-    yield from _replay_of(SAMPLE_DIR / "hf", SAMPLE_DIR / "arxiv")
-
-
-PROJECT_FILES = (
-    "dvc.yaml",
-    "params.yaml",
-    "stages",
-    "prompts",
-    "notebooks",
-    "src/papers_digest",
-    "sample",
-    ".dvc/config",
-    ".dvcignore",
-    ".gitignore",
-)
-
-
-def copy_project(dest: Path) -> Path:
-    """A runnable copy of the pipeline (dvc.yaml, params, stages, prompts, sources) in a fresh DVC repo."""
-    for name in PROJECT_FILES:
-        src = ROOT / name
-        target = dest / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if src.is_dir():
-            shutil.copytree(src, target, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(src, target)
-    (dest / "data").mkdir(exist_ok=True)
-    subprocess.run(["git", "init", "-q", str(dest)], check=True)
-    return dest
-
-
-def dvc_env(**extra: str) -> dict[str, str]:
-    """The environment the pipeline runs in: this interpreter's bin folder first on PATH."""
-    bin_dir = Path(sys.executable).parent
-    return {
-        **os.environ,
-        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
-        "DVC_NO_ANALYTICS": "1",
-        **extra,
-    }
-
-
-def dvc_command(*args: str) -> list[str]:
-    return [str(Path(sys.executable).parent / "dvc"), *args]
-
-
-def run_dvc(
-    project: Path, *args: str, check: bool = True, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    """Run dvc in a project copy with this interpreter's bin folder first on PATH."""
-    done = subprocess.run(
-        dvc_command(*args), cwd=project, env=env or dvc_env(), capture_output=True, text=True, timeout=600
-    )
-    if check and done.returncode != 0:
-        raise AssertionError(f"dvc {' '.join(args)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
-    return done
-
-
-def kill_dvc_when(project: Path, ready: Callable[[], bool], *args: str, timeout_s: float = 120) -> None:
-    """Start `dvc <args>` in its own process group and kill -9 all of it the moment `ready()` holds."""
-    run = subprocess.Popen(
-        dvc_command(*args),
-        cwd=project,
-        env=dvc_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + timeout_s
-    while not ready():
-        assert run.poll() is None, "the run ended before it could be interrupted"
-        assert time.monotonic() < deadline, "the run never reached the point to interrupt"
-        time.sleep(0.01)
-    os.killpg(run.pid, signal.SIGKILL)
-    run.wait()
-
-
-def write_params(project: Path, params: Params) -> None:
-    """Write params.yaml as the pipeline expects it (date quoted)."""
-    import yaml
-
-    data = params.model_dump(mode="json")
-    (project / "params.yaml").write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    with sample_replay_server() as served:
+        yield served

@@ -7,14 +7,15 @@ import httpx
 import pytest
 from conftest import ROOT, SAMPLE_DATE, make_params
 
-from papers_digest.budget import EngineTokenizer, blocks_of, count_estimated, estimate_tokens, fit_to_budget
-from papers_digest.fulltext import doc_from_page
-from papers_digest.latexml import parse_latexml
-from papers_digest.models import FulltextDoc, Paper
-from papers_digest.pipeline import generate
-from papers_digest.prompting import load_prompt, paper_message
-from papers_digest.sim.engine import EngineSim
+from papers_digest.core.models import FulltextDoc, Paper
+from papers_digest.llm.budget import blocks_of, count_estimated, estimate_tokens, fit_to_budget
+from papers_digest.llm.endpoint import EngineTokenizer
+from papers_digest.llm.prompting import load_prompt, paper_message
+from papers_digest.pipeline.generating import generate
+from papers_digest.sim.routes import EngineSim
 from papers_digest.sim.serve import BackgroundServer
+from papers_digest.sources.arxiv import doc_from_page
+from papers_digest.sources.latexml import parse_latexml
 
 PAGES = {
     "2508.10395": ROOT / "tests" / "data" / "arxiv" / "2508.10395v1.html",  # appendices A1, A2
@@ -77,7 +78,7 @@ def test_body_sections_go_longest_first():
 
 
 def test_the_checker_accepts_only_what_the_model_saw():
-    from papers_digest.checker import check_digest_en
+    from papers_digest.checker.rules import check_digest_en
 
     doc = real_doc("2503.20783")
     sent = fit(doc, int(estimate_tokens(paper_message(doc)) * 0.5))
@@ -120,7 +121,7 @@ def test_a_hosted_api_without_tokenize_falls_back_to_the_estimate():
     assert asyncio.run(count()) == (2, "estimate")
 
 
-@pytest.mark.parametrize("engine", ["vllm", "sglang", "llamacpp", "openai"])
+@pytest.mark.parametrize("engine", ["vllm", "sglang", "llama-cpp", "openai"])
 def test_a_context_error_is_retried_once_with_a_tighter_budget(engine):
     """The engine's context holds less than the paper: it answers 400 (its own body), the paper is
     trimmed to 75 % of the stated context and asked again, and the digest only cites what was sent."""
@@ -140,7 +141,7 @@ def test_a_context_error_is_retried_once_with_a_tighter_budget(engine):
     assert result.refit_tokens is not None
     cited = {s for r in result.digest["results"] for s in r["sections"]}
     assert not cited & set(result.refit_dropped)
-    if engine in ("sglang", "llamacpp", "vllm"):  # these state the context in their error
+    if engine in ("sglang", "llama-cpp", "vllm"):  # these state the context in their error
         assert first.context_tokens == full // 2
 
 
@@ -156,16 +157,15 @@ def _structured_run(sim: EngineSim, docs: list[FulltextDoc], **params) -> list:
         )
 
 
-def test_structured_output_sends_the_schema_in_the_engines_form():
+def test_structured_output_sends_the_schema_nested_under_json_schema():
     from conftest import abstract_docs, sample_papers
 
     docs = abstract_docs(sample_papers()[:2])
     sim = EngineSim()
     assert all(r.status == "done" for r in _structured_run(sim, docs))
+    # nested under json_schema, the form vLLM, SGLang, llama-server and hosted APIs take (a top-level
+    # `schema` is silently ignored by llama-server)
     assert {r.response_format for r in sim.stats.records} == {"json_schema"}
-    sim = EngineSim()
-    _structured_run(sim, docs, engine={"kind": "llama-cpp", "model": "model.gguf"})
-    assert {r.response_format for r in sim.stats.records if r.path.endswith("/completions")} == {"json_object"}
 
 
 def test_an_engine_that_refuses_structured_output_gets_prompt_only_requests():
@@ -182,7 +182,7 @@ def test_an_engine_that_refuses_structured_output_gets_prompt_only_requests():
 
 
 def test_prefix_cache_counters_are_read_from_vllm_and_sglang_metrics():
-    from papers_digest.engine_metrics import parse_prefix_cache, prefix_cache_delta
+    from papers_digest.llm.endpoint import parse_prefix_cache, prefix_cache_delta
 
     vllm = (
         "# HELP vllm:prefix_cache_queries_total Prefix cache queries, in terms of number of queried tokens.\n"
@@ -210,9 +210,9 @@ def test_the_generation_schema_holds_the_papers_own_tags_and_numbers(arxiv_id):
 
     import jsonschema
 
-    from papers_digest.checker import generation_schema, paper_numbers
-    from papers_digest.prompting import digest_messages
-    from papers_digest.sim.engine import build_digest
+    from papers_digest.checker.schema import generation_schema, paper_numbers
+    from papers_digest.llm.prompting import digest_messages
+    from papers_digest.sim.answers import build_digest
 
     doc = real_doc(arxiv_id)
     numbers = paper_numbers(doc.text)
@@ -235,9 +235,10 @@ def test_the_translation_schema_takes_the_english_shape():
     import jsonschema
     from conftest import abstract_docs, sample_papers
 
-    from papers_digest.checker import Digest, generation_schema
-    from papers_digest.prompting import digest_messages
-    from papers_digest.sim.engine import build_digest, pseudo_translate
+    from papers_digest.checker.schema import generation_schema
+    from papers_digest.core.models import Digest
+    from papers_digest.llm.prompting import digest_messages
+    from papers_digest.sim.answers import build_digest, pseudo_translate
 
     doc = abstract_docs(sample_papers())[1]  # prose without TeX backslashes (the pattern sees raw JSON)
     english = Digest.model_validate(build_digest(digest_messages("system", doc)[1]["content"]))

@@ -6,7 +6,8 @@ import json
 import pytest
 from conftest import abstract_docs, sample_papers
 
-from papers_digest.checker import Digest, check_digest_en, check_digest_zh, retry_message
+from papers_digest.checker.rules import check_digest_en, check_digest_zh, retry_message
+from papers_digest.core.models import Digest
 
 # 2504.00883 "Improved Visual-Spatial Reasoning via R1-Zero-Like Training", abstract only.
 DOC = next(d for d in abstract_docs(sample_papers()) if d.arxiv_id == "2504.00883")

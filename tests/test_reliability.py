@@ -27,8 +27,9 @@ from conftest import (
     write_params,
 )
 
-from papers_digest.sim.engine import EngineSim, Fault
+from papers_digest.sim.faults import Fault
 from papers_digest.sim.replay import Replay
+from papers_digest.sim.routes import EngineSim
 from papers_digest.sim.serve import BackgroundServer
 
 DAY = SAMPLE_DATE
@@ -76,7 +77,7 @@ def _papers_in(folder: Path) -> int:
 KILL_POINTS: dict[str, Callable[[Path], bool]] = {
     "fulltext": lambda day: _papers_in(day / "fulltext") >= 1,
     "digest_en": lambda day: _papers_in(day / "digest_en") >= 1,
-    "translate_zh": lambda day: _papers_in(day / "digest_zh") >= 1,
+    "translate_zh": lambda day: _papers_in(day / "translate_zh") >= 1,
     "publish": lambda day: (day.parent / "papers.db").exists(),
 }
 
@@ -134,7 +135,7 @@ def test_papers_daily_refuses_to_start_while_another_run_holds_the_project(tmp_p
             sys.executable,
             "-c",
             "import os, sys, time; os.chdir(sys.argv[1]);"
-            "from papers_digest.cli import project_lock\n"
+            "from papers_digest.cli.project import project_lock\n"
             "with project_lock('papers daily'):\n    print('held', flush=True); time.sleep(30)",
             str(project),
         ],
@@ -251,7 +252,8 @@ def test_the_api_key_never_reaches_a_file(tmp_path):
 
 
 def test_the_retry_queue_counts_days_from_the_first_failure(tmp_path):
-    from papers_digest.publish import ensure_schema, failed_recently
+    from papers_digest.db.queries import failed_recently
+    from papers_digest.db.schema import ensure_schema
 
     db = sqlite_utils.Database(tmp_path / "papers.db")
     ensure_schema(db)

@@ -7,9 +7,10 @@ import papermill
 import pytest
 from conftest import ROOT, SAMPLE_DATE
 
-from papers_digest import report
-from papers_digest.models import CallRecord
-from papers_digest.perfmodel import GIB, Gpu, ModelShape
+from papers_digest.core.models import CallRecord
+from papers_digest.day import metrics as day_metrics
+from papers_digest.report import planner, tables
+from papers_digest.report.perfmodel import GIB, Gpu, ModelShape
 
 # The first call of the sample day as the pipeline recorded it (data/2025-04-03/calls.jsonl of `papers sample`).
 REAL_CALL = CallRecord.model_validate(
@@ -43,7 +44,7 @@ def call(start: float, end: float, **changes: object) -> CallRecord:
 
 
 def frame(*calls: CallRecord) -> pd.DataFrame:
-    return report.calls_frame(calls)
+    return day_metrics.calls_frame(calls)
 
 
 def test_in_flight_counts_overlapping_calls_and_back_to_back_calls_as_one():
@@ -52,17 +53,17 @@ def test_in_flight_counts_overlapping_calls_and_back_to_back_calls_as_one():
         call(0.5, 1.5, arxiv_id="2504.00883"),
         call(1, 3, arxiv_id="2504.01014"),
     )
-    flight = report.in_flight_over_time(overlapping)
+    flight = day_metrics.in_flight_over_time(overlapping)
     assert flight["in_flight"].max() == 3
     assert list(flight["t_s"]) == pytest.approx([0, 0.5, 1, 1.5, 2, 3])
     assert list(flight["in_flight"]) == [1, 2, 3, 2, 1, 0]
 
     # concurrency 1: each call starts the moment the previous one ends
     serial = frame(*(call(i, i + 1, arxiv_id=f"2504.0099{i}") for i in range(3)))
-    assert report.in_flight_over_time(serial)["in_flight"].max() == 1
+    assert day_metrics.in_flight_over_time(serial)["in_flight"].max() == 1
     # an answer from the store made no HTTP request: it is never in flight
     stored = frame(call(0, 1), call(0.2, 0.2, from_store=True, arxiv_id="2504.00999"))
-    assert report.in_flight_over_time(stored)["in_flight"].max() == 1
+    assert day_metrics.in_flight_over_time(stored)["in_flight"].max() == 1
 
 
 def test_latency_percentiles_by_stage_leave_store_answers_out():
@@ -71,7 +72,7 @@ def test_latency_percentiles_by_stage_leave_store_answers_out():
         call(0, 10.0, stage="translate_zh"),
         call(5, 5.001, stage="translate_zh", arxiv_id="2504.00999", from_store=True),
     )
-    table = report.latency_percentiles(calls)
+    table = day_metrics.latency_percentiles(calls)
     assert table.loc["digest_en", "calls"] == 4
     assert table.loc["digest_en", "p50_s"] == pytest.approx(2.5)  # linear interpolation, as numpy and pandas
     assert table.loc["digest_en", "p90_s"] == pytest.approx(3.7)
@@ -83,8 +84,8 @@ def test_latency_percentiles_by_stage_leave_store_answers_out():
 
 def test_call_metrics_are_the_report_figures_rounded_for_run_json():
     calls = [call(0, 1.25), call(0.5, 2.0, arxiv_id="2504.00999"), call(3, 3.5, cached_tokens=None)]
-    metrics = report.call_metrics(calls)
-    table = report.latency_percentiles(report.calls_frame(calls))
+    metrics = day_metrics.call_metrics(calls)
+    table = day_metrics.latency_percentiles(day_metrics.calls_frame(calls))
     assert metrics["latency_p50_s"] == round(table.loc["all", "p50_s"], 3)
     assert metrics["latency_max_s"] == 1.5
     assert metrics["max_in_flight"] == 2
@@ -102,44 +103,44 @@ def test_retries_and_failures_give_the_reason_of_each_call():
         call(0.2, 1, arxiv_id="2504.00883", retry=1),
         call(0, 2, arxiv_id="2504.01014"),
     )
-    odd = report.retries_and_failures(calls)
+    odd = tables.retries_and_failures(calls)
     assert list(zip(odd["arxiv_id"], odd["attempt"], odd["retry"], odd["status"], strict=True)) == [
         ("2503.20783", 1, 0, "rejected"),
         ("2504.00883", 1, 0, "error"),
         ("2504.00883", 1, 1, "ok"),
         ("2503.20783", 2, 0, "ok"),
     ]
-    reasons = report.failure_reasons(calls)
+    reasons = tables.failure_reasons(calls)
     assert set(zip(reasons["status"], reasons["reason"], reasons["calls"], strict=True)) == {
         ("rejected", problem, 1),
         ("error", "HTTP 503", 1),
     }
     # C3-3: the retry resends the first conversation, so the prefix cache serves most of it
-    shares = report.cache_share(calls).set_index(["stage", "attempt"])
+    shares = tables.cache_share(calls).set_index(["stage", "attempt"])
     assert shares.loc[("digest_en", 2), "cached_share"] == pytest.approx(10000 / 11500)
 
 
 def test_without_cache_reports_the_share_is_absent_rather_than_zero():
     calls = frame(call(0, 1, cached_tokens=None), call(0, 1, cached_tokens=None, stage="translate_zh"))
-    assert report.cache_share(calls).empty
-    assert report.call_metrics([call(0, 1, cached_tokens=None)])["calls_reporting_cache"] == 0
+    assert tables.cache_share(calls).empty
+    assert day_metrics.call_metrics([call(0, 1, cached_tokens=None)])["calls_reporting_cache"] == 0
 
 
 def test_longest_prompt_is_set_against_the_context_budget():
     calls = frame(call(0, 1), call(0, 1, arxiv_id="2504.00999", prompt_tokens=30000, stage="translate_zh"))
-    longest = report.longest_prompt(calls, context_budget_tokens=32768)
+    longest = tables.longest_prompt(calls, context_budget_tokens=32768)
     assert longest is not None
     assert (longest["arxiv_id"], longest["stage"], longest["prompt_tokens"]) == ("2504.00999", "translate_zh", 30000)
     assert longest["headroom_tokens"] == 2768
     failed_only = frame(call(0, 1, status="error", prompt_tokens=None, completion_tokens=None))
-    assert report.longest_prompt(failed_only) is None
+    assert tables.longest_prompt(failed_only) is None
 
 
 def test_the_planner_reproduces_the_seeds_estimate_for_15000_token_contexts():
     # DESIGN.md §4: Llama-3.1-8B bf16, 1 TB/s; B=1 18.0 ms ≤55 tok/s, B=2 20.0 ms ≤100, B=3 22.0 ms ≤137,
     # 14 requests need 25.6 GiB of KV.
     calls = frame(*(call(i, i + 1, prompt_tokens=12000, completion_tokens=3000) for i in range(3)))
-    plan = report.capacity_plan(calls, ModelShape(), Gpu(memory_bytes=80 * GIB), max_concurrency=14)
+    plan = planner.capacity_plan(calls, ModelShape(), Gpu(memory_bytes=80 * GIB), max_concurrency=14)
     assert list(plan.index) == list(range(1, 15))
     assert plan.loc[1, "step_ms_p90"] == pytest.approx(18.0, abs=0.05)
     assert plan.loc[2, "step_ms_p90"] == pytest.approx(20.0, abs=0.05)
@@ -151,9 +152,9 @@ def test_the_planner_reproduces_the_seeds_estimate_for_15000_token_contexts():
     assert plan["fits_at_max"].all()  # 80 GiB holds all of them
 
     # On the default 24 GiB GPU, 0.9 × 24 GiB − 16.06 GB leaves room for 3 such requests, not 4.
-    small = report.capacity_plan(calls, ModelShape(), Gpu(), max_concurrency=6)
+    small = planner.capacity_plan(calls, ModelShape(), Gpu(), max_concurrency=6)
     assert list(small["fits_at_max"]) == [True, True, True, False, False, False]
-    per_request = report.request_kv(calls, ModelShape(), Gpu())
+    per_request = planner.request_kv(calls, ModelShape(), Gpu())
     assert per_request.loc["max", "context_tokens"] == 15000
     assert per_request.loc["max", "kv_mib_per_request"] == pytest.approx(15000 * 128 / 1024)
     assert per_request.loc["max", "max_concurrency"] == 3
@@ -161,12 +162,12 @@ def test_the_planner_reproduces_the_seeds_estimate_for_15000_token_contexts():
 
 def test_the_planner_has_nothing_to_plan_without_token_counts():
     calls = frame(call(0, 1, status="error", prompt_tokens=None, completion_tokens=None))
-    assert report.capacity_plan(calls, ModelShape(), Gpu()).empty
-    assert report.request_kv(calls, ModelShape(), Gpu()).empty
+    assert planner.capacity_plan(calls, ModelShape(), Gpu()).empty
+    assert planner.request_kv(calls, ModelShape(), Gpu()).empty
 
 
 def test_fulltext_sources_are_named_whatever_they_are():
-    assert [report.source_label(s) for s in ("html", "trimmed", "abstract", "pdf", None)] == [
+    assert [tables.source_label(s) for s in ("html", "trimmed", "abstract", "pdf", None)] == [
         "full text",
         "trimmed",
         "abstract only",
@@ -174,7 +175,7 @@ def test_fulltext_sources_are_named_whatever_they_are():
         "unknown",
     ]
     papers = pd.DataFrame({"model_saw": ["full text", "trimmed", "abstract only", "abstract only"]})
-    coverage = report.fulltext_coverage(papers)
+    coverage = tables.fulltext_coverage(papers)
     assert tuple(coverage.iloc[0]) == ("abstract only", 2)
     assert set(coverage["model_saw"]) == {"full text", "trimmed", "abstract only"}
 
@@ -192,12 +193,12 @@ def test_the_report_notebooks_planner_defaults_are_the_serving_models_defaults()
     assert default("model_kv_dtype_bytes") == model.kv_dtype_bytes
     assert default("gpu_bandwidth_bytes_s") == gpu.bandwidth_bytes_s
     assert default("gpu_memory_gib") * GIB == gpu.memory_bytes
-    assert default("context_budget_tokens") == report.DEFAULT_CONTEXT_BUDGET
+    assert default("context_budget_tokens") == tables.DEFAULT_CONTEXT_BUDGET
 
 
 def test_a_day_without_calls_has_zero_figures_and_nothing_to_plan():
     # No endpoint configured: the stages make no call, and the report still renders.
-    assert report.call_metrics([]) == {
+    assert day_metrics.call_metrics([]) == {
         "latency_p50_s": 0.0,
         "latency_p90_s": 0.0,
         "latency_max_s": 0.0,
@@ -206,6 +207,6 @@ def test_a_day_without_calls_has_zero_figures_and_nothing_to_plan():
         "cached_share": 0.0,
     }
     empty = frame()
-    assert report.longest_prompt(empty) is None
-    assert report.retries_and_failures(empty).empty and report.cache_share(empty).empty
-    assert report.capacity_plan(empty, ModelShape(), Gpu()).empty
+    assert tables.longest_prompt(empty) is None
+    assert tables.retries_and_failures(empty).empty and tables.cache_share(empty).empty
+    assert planner.capacity_plan(empty, ModelShape(), Gpu()).empty

@@ -6,10 +6,10 @@ import httpx
 import pytest
 from conftest import abstract_docs, sample_papers
 
-from papers_digest.perfmodel import Gpu, ModelShape, decode_ceiling_tok_s, prefill_s
-from papers_digest.prompting import digest_messages, load_prompt
+from papers_digest.llm.prompting import digest_messages, load_prompt
+from papers_digest.report.perfmodel import Gpu, ModelShape, decode_ceiling_tok_s, prefill_s
 from papers_digest.sim.batching import BatchingConfig, ContinuousBatcher, ideal_makespan, steps_time, steps_within
-from papers_digest.sim.engine import EngineSim
+from papers_digest.sim.routes import EngineSim
 from papers_digest.sim.serve import BackgroundServer
 
 SEED = BatchingConfig(model=ModelShape(), gpu=Gpu(), time_scale=0.0005)

@@ -11,19 +11,12 @@ from typing import Any
 import httpx
 import pytest
 
-from papers_digest.checker import Digest, check_digest_en, check_digest_zh, retry_message
-from papers_digest.models import FulltextDoc, Section
-from papers_digest.prompting import digest_messages, load_prompt, translate_messages
-from papers_digest.sim.engine import (
-    BAD_NUMBER,
-    BAD_SECTION,
-    CACHE_BLOCK,
-    MESSAGE_OVERHEAD,
-    REPLY_PRIMING,
-    EngineSim,
-    Fault,
-    approx_tokens,
-)
+from papers_digest.checker.rules import check_digest_en, check_digest_zh, retry_message
+from papers_digest.core.models import Digest, FulltextDoc, Section
+from papers_digest.llm.prompting import digest_messages, load_prompt, translate_messages
+from papers_digest.sim.cache import CACHE_BLOCK, MESSAGE_OVERHEAD, REPLY_PRIMING, approx_tokens
+from papers_digest.sim.faults import BAD_NUMBER, BAD_SECTION, Fault
+from papers_digest.sim.routes import EngineSim
 from papers_digest.sim.serve import BackgroundServer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -192,9 +185,9 @@ FULL_PAGES = {
 def test_full_paper(served: tuple[EngineSim, str], page: str) -> None:
     """A whole real arXiv paper: the digest passes, and the retry is mostly served from the cache."""
     path = FULL_PAGES[page]
-    from papers_digest.fulltext import doc_from_page
-    from papers_digest.latexml import parse_latexml
-    from papers_digest.models import Paper
+    from papers_digest.core.models import Paper
+    from papers_digest.sources.arxiv import doc_from_page
+    from papers_digest.sources.latexml import parse_latexml
 
     parsed = parse_latexml(path.read_bytes(), url=f"https://arxiv.org/html/{page}")
     doc = doc_from_page(Paper(arxiv_id=page[:10], title=f"arXiv {page}"), parsed, f"https://arxiv.org/html/{page}")
@@ -351,7 +344,7 @@ def test_reset_fault_drops_the_connection_mid_body(served: tuple[EngineSim, str]
             "This model's maximum context length is {ctx} tokens. However, you requested {prompt} tokens",
         ),
         ("sglang", "The input ({prompt} tokens) is longer than the model's context length ({ctx} tokens)."),
-        ("llamacpp", "the request exceeds the available context size, try increasing it"),
+        ("llama-cpp", "the request exceeds the available context size, try increasing it"),
         (
             "openai",
             "maximum context length is {ctx} tokens. However, your messages resulted in {prompt} tokens.",
@@ -373,7 +366,7 @@ def test_context_length_bodies(served: tuple[EngineSim, str], engine: str, phras
         body = response.json()
         error = body if engine == "sglang" else body["error"]
         assert phrase.format(ctx=ctx, prompt=prompt) in error["message"]
-        if engine == "llamacpp":
+        if engine == "llama-cpp":
             assert (error["type"], error["n_prompt_tokens"], error["n_ctx"]) == (
                 "exceed_context_size_error",
                 prompt,

@@ -20,13 +20,17 @@ import lxml.html
 import pytest
 from conftest import ROOT, SAMPLE_DATE, SAMPLE_DIR, copy_project, make_params, run_dvc, write_params
 
-from papers_digest.cli import main as papers_cli
-from papers_digest.models import GenerationResult
-from papers_digest.publish import load_day, run_record, write_day
-from papers_digest.sim.engine import EngineSim
+from papers_digest.cli.main import main as papers_cli
+from papers_digest.core.models import GenerationResult
+from papers_digest.day.files import load_day
+from papers_digest.day.metrics import run_record
+from papers_digest.db.writer import write_day
 from papers_digest.sim.replay import Replay
+from papers_digest.sim.routes import EngineSim
 from papers_digest.sim.serve import BackgroundServer
-from papers_digest.site import DEFAULT_BASE_URL, build_days, paper_view, render_site, section_url
+from papers_digest.site.feed import DEFAULT_BASE_URL
+from papers_digest.site.render import render_site
+from papers_digest.site.views import build_days, paper_view, section_url
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 HTML_PAPER = "2503.20783"  # the sample's one paper with an arXiv HTML page (v2)
@@ -192,7 +196,7 @@ def test_an_abstract_only_paper_links_to_the_abstract_page_and_says_why(site):
 
 def test_a_failed_paper_is_listed_as_failed_with_its_reason_and_no_summary(project, tmp_path):
     day_dir = project / "data" / SAMPLE_DATE
-    files = load_day(day_dir / "list.json", day_dir / "fulltext", day_dir / "digest_en", day_dir / "digest_zh")
+    files = load_day(day_dir / "list.json", day_dir / "fulltext", day_dir / "digest_en", day_dir / "translate_zh")
     failing = "2504.00883"
     english = files.english[failing]
     files.english[failing] = GenerationResult(

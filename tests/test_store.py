@@ -6,7 +6,7 @@ from pathlib import Path
 
 from conftest import SAMPLE_DATE, chat_calls, copy_project, kill_dvc_when, make_params, run_dvc, write_params
 
-from papers_digest.store import Store, request_key
+from papers_digest.core.store import Store, request_key
 
 
 def test_entries_round_trip_and_keys_follow_the_exact_request(tmp_path):

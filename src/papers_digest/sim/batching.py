@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from papers_digest.perfmodel import Gpu, ModelShape, kv_capacity_tokens, prefill_s
+from papers_digest.report.perfmodel import Gpu, ModelShape, kv_capacity_tokens, prefill_s
 
 WATERMARK = 0.01  # share of the KV cache kept free at admission, as vLLM does, against instant preemption
 

@@ -14,6 +14,13 @@ from starlette.types import Receive, Scope, Send
 LOOPBACK = "127.0.0.1"
 
 
+def free_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((LOOPBACK, 0))
+        return probe.getsockname()[1]
+
+
 class BackgroundServer:
     """uvicorn on a loopback port (0 = any free one) in a daemon thread; use as a context manager."""
 

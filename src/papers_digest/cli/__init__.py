@@ -1,0 +1,1 @@
+"""The `papers` command: daily runs, the sample day, local servers, data maintenance."""

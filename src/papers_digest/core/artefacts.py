@@ -1,0 +1,93 @@
+"""Reading and writing the per-date JSON artefacts: atomic writes, validated reads that name the file."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from papers_digest.core.errors import PipelineError
+
+M = TypeVar("M", bound=BaseModel)
+
+STAGE_INFO = "_stage.json"  # inside a stage's output folder; every other *.json there is one paper
+
+
+class ArtefactError(PipelineError, ValueError):
+    """An input file of a stage is missing or does not hold what it should."""
+
+
+def write_json(path: str | Path, data: BaseModel | dict[str, Any] | list[Any]) -> None:
+    """Write JSON via a temporary file and rename, so a crash never leaves a half-written file."""
+    if isinstance(data, BaseModel):
+        text = data.model_dump_json(indent=2)
+    else:
+        text = json.dumps(data, ensure_ascii=False, indent=2)
+    _write_atomic(Path(path), text + "\n")
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_jsonl(path: str | Path, rows: Iterable[BaseModel]) -> None:
+    """One JSON object per line, written atomically like write_json."""
+    _write_atomic(Path(path), "".join(row.model_dump_json() + "\n" for row in rows))
+
+
+def read_jsonl(path: str | Path, model: type[M]) -> list[M]:
+    path = Path(path)
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            try:
+                rows.append(model.model_validate_json(line))
+            except ValidationError as exc:
+                raise ArtefactError(
+                    f"{path}:{number}: not a valid {model.__name__}: {exc.errors()[0]['msg']}"
+                ) from None
+    return rows
+
+
+def read_model(path: str | Path, model: type[M]) -> M:
+    path = Path(path)
+    try:
+        return model.model_validate_json(path.read_bytes())
+    except FileNotFoundError:
+        raise ArtefactError(f"{path}: not found (did the previous stage run?)") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ArtefactError(f"{path}: not a valid {model.__name__}: {where}: {first['msg']}") from None
+
+
+def read_folder(folder: str | Path, model: type[M]) -> dict[str, M]:
+    """Every per-paper file of a stage's output folder, keyed by arXiv id (file stem)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ArtefactError(f"{folder}: not found (did the previous stage run?)")
+    return {path.stem: read_model(path, model) for path in sorted(folder.glob("*.json")) if path.name != STAGE_INFO}
+
+
+def reset_folder(folder: str | Path) -> Path:
+    """An empty output folder (DVC removes outputs before a run; a manual run may find old files)."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    for stale in folder.glob("*.json"):
+        stale.unlink()
+    for stale in folder.glob(".*.tmp"):
+        stale.unlink()
+    return folder

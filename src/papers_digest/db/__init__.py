@@ -1,0 +1,1 @@
+"""The SQLite view of every day: the schema (defined once), the one writer and the read queries."""

@@ -1,0 +1,96 @@
+"""A day's files -> the rows of each table (pure): what the writer upserts and the report shows."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any
+
+from papers_digest.core.models import GenerationResult
+from papers_digest.day.files import LANG_OF_STAGE, DayFiles, model_saw, paper_outcome
+
+
+def paper_rows(files: DayFiles) -> list[dict[str, Any]]:
+    rows = []
+    by_id = {p.arxiv_id: p for p in [*files.day.papers, *files.day.backfill]}
+    for arxiv_id in files.day.picked:
+        paper = by_id[arxiv_id]
+        doc = files.fulltext.get(arxiv_id)
+        english = files.english.get(arxiv_id)
+        status, error = paper_outcome(files, arxiv_id)
+        source, dropped = model_saw(files, arxiv_id)
+        rows.append(
+            {
+                "arxiv_id": arxiv_id,
+                "date": files.day.date,
+                "title": paper.title,
+                "upvotes": paper.upvotes,
+                "status": status,
+                "error": error,
+                "authors": json.dumps(paper.authors, ensure_ascii=False),
+                "summary": paper.summary,
+                "version": doc.version if doc else None,
+                "fulltext_source": source,
+                "fulltext_dropped": json.dumps(dropped) if dropped else None,
+                "fulltext_tokens": (english.refit_tokens if english else None) or (doc.tokens if doc else None),
+                "fulltext_reason": doc.reason if doc else None,
+                "model": english.model if english else None,
+                "prompt_version": english.prompt_version if english else None,
+                # For the site: links to each cited section, and when the digest was written.
+                "sections": json.dumps(
+                    [s.model_dump(include={"tag", "title", "anchor"}) for s in doc.sections], ensure_ascii=False
+                )
+                if doc
+                else None,
+                "generated_at": generated_at(english),
+                "backfilled_from": files.day.backfill_from.get(arxiv_id),
+            }
+        )
+    return rows
+
+
+def generated_at(result: GenerationResult | None) -> str | None:
+    """When a digest was generated (ISO-8601 UTC): its last call's end, preferring real HTTP answers."""
+    if result is None or not result.calls:
+        return None
+    # A call answered from the store is stamped with the rerun's time, not the original answer's.
+    answered = [c for c in result.calls if not c.from_store] or result.calls
+    ended = max(c.ended_at for c in answered)
+    return dt.datetime.fromtimestamp(ended, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def digest_rows(files: DayFiles) -> list[dict[str, Any]]:
+    rows = []
+    for stage, results in (("digest_en", files.english), ("translate_zh", files.chinese)):
+        for result in results.values():
+            if result.status == "done" and result.digest is not None:
+                rows.append(
+                    {
+                        "arxiv_id": result.arxiv_id,
+                        "lang": LANG_OF_STAGE[stage],
+                        "date": files.day.date,
+                        "digest": json.dumps(result.digest, ensure_ascii=False),
+                        "model": result.model,
+                        "prompt_version": result.prompt_version,
+                    }
+                )
+    return rows
+
+
+def day_item_rows(files: DayFiles) -> list[dict[str, Any]]:
+    ranked = sorted(files.day.papers, key=lambda p: (-p.upvotes, p.arxiv_id))
+    picked = set(files.day.picked)
+    return [
+        {
+            "date": files.day.date,
+            "arxiv_id": p.arxiv_id,
+            "title": p.title,
+            "upvotes": p.upvotes,
+            "rank": rank,
+            "picked": p.arxiv_id in picked,
+            "excluded_since": files.day.excluded.get(p.arxiv_id),
+        }
+        for rank, p in enumerate(ranked, start=1)
+    ]
+
+

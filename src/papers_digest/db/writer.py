@@ -1,0 +1,51 @@
+"""The one database writer: a day's rows -> papers.db in one transaction (idempotent upserts)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import sqlite_utils
+
+from papers_digest.core.models import RunRecord
+from papers_digest.day.files import DayFiles
+from papers_digest.db.rows import day_item_rows, digest_rows, paper_rows
+from papers_digest.db.schema import CALL_KEY, ensure_schema
+
+
+def write_day(db_path: str | Path, files: DayFiles, run: RunRecord) -> None:
+    """Upsert one day into the database in a single transaction; running it twice changes nothing."""
+    db = sqlite_utils.Database(db_path)
+    ensure_schema(db)
+    date = files.day.date
+    rows = paper_rows(files)
+    with db.conn:
+        # A paper can appear on several days; a later day's row wins over an earlier one.
+        newer = {
+            r["arxiv_id"]
+            for r in db.query(
+                "select arxiv_id from papers where date > ? and arxiv_id in (select value from json_each(?))",
+                [date, json.dumps([row["arxiv_id"] for row in rows])],
+            )
+        }
+        db["papers"].upsert_all([r for r in rows if r["arxiv_id"] not in newer], pk="arxiv_id", alter=True)
+        db.execute("delete from digests where date = ?", [date])
+        db["digests"].upsert_all(
+            [r for r in digest_rows(files) if r["arxiv_id"] not in newer], pk=("arxiv_id", "lang"), alter=True
+        )
+        db.execute("delete from llm_calls where date = ?", [date])
+        db["llm_calls"].insert_all([c.model_dump() for c in files.calls], pk=CALL_KEY, alter=True, replace=True)
+        db.execute("delete from day_items where date = ?", [date])
+        db["day_items"].insert_all(day_item_rows(files), pk=("date", "arxiv_id"), alter=True)
+        db["runs"].upsert(run.model_dump(), pk="date", alter=True)
+
+
+def record_engine_start(db_path: str | Path, date: str, kind: str, startup_s: float) -> None:
+    """Add a managed engine's start-up time to the day's run record (the batch paid for it)."""
+    db = sqlite_utils.Database(db_path)
+    if "runs" not in db.table_names() or not db["runs"].count_where("date = ?", [date]):
+        return
+    with db.conn:
+        db["runs"].update(date, {"engine_kind": kind, "engine_startup_s": round(startup_s, 3)}, alter=True)
+
+

@@ -1,0 +1,143 @@
+"""The command line of each managed engine (llama-server, vLLM, SGLang), generated from params (pure)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from papers_digest.core.errors import ConfigError
+from papers_digest.core.params import EngineParams
+
+
+class EngineError(ConfigError, RuntimeError):
+    """The engine could not be started (bad model path, busy port, died at start, not ready in time)."""
+
+
+def engine_command(
+    engine: EngineParams, served_name: str, *, slots: int = 1, threads: int = 1, binary: Path | None = None
+) -> list[str]:
+    """The command line that serves `engine.model` as `served_name` on engine.host:engine.port, OpenAI-style.
+
+    `slots` is how many requests it runs at once (llm.concurrency), `threads` the CPU threads it may use and
+    `binary` the llama-server executable (llama-cpp only).
+    """
+    if engine.kind == "llama-cpp":
+        if binary is None:
+            raise EngineError("llama-cpp needs the llama-server executable")
+        command = llama_server_command(engine, served_name, binary=binary, slots=slots, threads=threads)
+    elif engine.kind == "vllm":
+        command = vllm_command(engine, served_name)
+    elif engine.kind == "sglang":
+        command = sglang_command(engine, served_name)
+    else:
+        raise EngineError(f"engine.kind is {engine.kind!r}: there is no engine to start")
+    return [*command, *engine.extra_args]
+
+
+# llama-server's logical and physical batch (-b / -ub, in tokens). A long prompt is prefilled in chunks
+# of the logical batch, and the slots that are decoding meanwhile get one token per chunk: a smaller
+# chunk keeps them moving while a 13,000-token paper is read, at little cost to prefill on a CPU
+# (measured in bench/real_engine.py; README, "Performance").
+LLAMA_BATCH_TOKENS = 512
+LLAMA_UBATCH_TOKENS = 512
+
+
+def llama_server_command(
+    engine: EngineParams, served_name: str, *, binary: Path, slots: int, threads: int
+) -> list[str]:
+    # llama.cpp's own server (DESIGN.md §3 in docs/architecture.md): `--parallel` slots with continuous
+    # batching; without --kv-unified the KV cache of --ctx-size is split evenly across the slots, so each
+    # slot gets engine.context_tokens; /metrics needs --metrics; the alias is the name /v1/models lists.
+    command = [
+        str(binary),
+        "--model",
+        engine.model,
+        "--alias",
+        served_name,
+        "--host",
+        engine.host,
+        "--port",
+        str(engine.port),
+        "--parallel",
+        str(slots),
+        "--ctx-size",
+        str(engine.context_tokens * slots),
+        "--no-kv-unified",
+        "--threads",
+        str(threads),
+        "--batch-size",
+        str(LLAMA_BATCH_TOKENS),
+        "--ubatch-size",
+        str(LLAMA_UBATCH_TOKENS),
+        "--metrics",
+        "--no-webui",
+    ]
+    if not engine.prefix_caching:
+        command.append("--no-cache-prompt")
+    return command
+
+
+def vllm_command(engine: EngineParams, served_name: str) -> list[str]:
+    # `vllm serve`: prefix caching is a boolean flag (`--no-enable-prefix-caching` turns it off); cached
+    # prompt tokens reach `usage.prompt_tokens_details` only with --enable-prompt-tokens-details; the
+    # prefix-cache counters are on /metrics without any flag (DESIGN.md §3).
+    return [
+        "vllm",
+        "serve",
+        engine.model,
+        "--served-model-name",
+        served_name,
+        "--host",
+        engine.host,
+        "--port",
+        str(engine.port),
+        "--max-model-len",
+        str(engine.context_tokens),
+        "--gpu-memory-utilization",
+        str(engine.gpu_memory_fraction),
+        "--enable-prefix-caching" if engine.prefix_caching else "--no-enable-prefix-caching",
+        "--enable-prompt-tokens-details",
+    ]
+
+
+def sglang_command(engine: EngineParams, served_name: str) -> list[str]:
+    # SGLang's radix cache (its prefix cache) is on unless --disable-radix-cache; cached tokens are reported
+    # with --enable-cache-report, and sglang:cache_hit_rate on /metrics needs --enable-metrics.
+    command = [
+        sys.executable,
+        "-m",
+        "sglang.launch_server",
+        "--model-path",
+        engine.model,
+        "--served-model-name",
+        served_name,
+        "--host",
+        engine.host,
+        "--port",
+        str(engine.port),
+        "--context-length",
+        str(engine.context_tokens),
+        "--mem-fraction-static",
+        str(engine.gpu_memory_fraction),
+        "--enable-cache-report",
+        "--enable-metrics",
+    ]
+    if not engine.prefix_caching:
+        command.append("--disable-radix-cache")
+    return command
+
+
+def check_engine_model(engine: EngineParams) -> None:
+    """A llama-cpp engine needs an existing GGUF file: say so before starting anything."""
+    if engine.kind != "llama-cpp":
+        return  # vLLM / SGLang take a model id as well as a folder
+    path = Path(engine.model)
+    if not path.is_file():
+        raise EngineError(
+            f"engine.model {engine.model!r}: no such GGUF file (`papers model fetch` gets the offline one)"
+        )
+    with path.open("rb") as handle:
+        if handle.read(4) != b"GGUF":
+            raise EngineError(f"engine.model {engine.model!r} is not a GGUF file")
+
+

@@ -1,0 +1,343 @@
+"""Async client for an OpenAI-compatible /chat/completions endpoint that records every HTTP call."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import httpx
+
+from papers_digest.core.http import (
+    RETRYABLE_STATUS,
+    RetryPolicy,
+    describe_transport_error,
+    make_client,
+    send_with_retry,
+)
+from papers_digest.core.models import CallRecord, Usage
+from papers_digest.core.store import Store, disabled_store, request_key
+from papers_digest.llm.endpoint import api_key as endpoint_api_key
+from papers_digest.llm.endpoint import auth_headers
+
+ERROR_BODY_CHARS = 500
+
+
+ErrorKind = Literal["http", "transport", "context_length", "bad_response"]
+
+# How engines say "the prompt is too long" in a 400 (DESIGN.md §3): vLLM, SGLang, llama.cpp, hosted APIs.
+_CONTEXT_PHRASES = (
+    "maximum context length",
+    "context length is",
+    "longer than the model's context length",
+    "exceeds the model's maximum context length",
+    "exceed_context_size_error",
+    "exceeds the available context size",
+    "context_length_exceeded",
+    "is too large",  # vLLM: 'max_tokens' or 'max_completion_tokens' is too large
+    "prompt is too long",
+    "context window",
+)
+_CONTEXT_NUMBER_PATTERNS = (
+    (re.compile(r'"n_prompt_tokens"\s*:\s*(\d+)'), "prompt"),
+    (re.compile(r'"n_ctx"\s*:\s*(\d+)'), "context"),
+    (re.compile(r"maximum context length is (\d+)"), "context"),
+    (re.compile(r"context length \((\d+) tokens\)"), "context"),
+    (re.compile(r"maximum context length \((\d+)\)"), "context"),
+    (re.compile(r"you requested (\d+) tokens"), "prompt"),
+    (re.compile(r"messages resulted in (\d+) tokens"), "prompt"),
+    (re.compile(r"input \((\d+) tokens\)", re.IGNORECASE), "prompt"),
+    (re.compile(r"Input length \((\d+)\)"), "prompt"),
+)
+
+
+def is_context_error(status: int, body: str) -> bool:
+    """Whether an error answer means 'the request does not fit the model's context', on any engine."""
+    lowered = body.lower()
+    return status in (400, 413, 422) and any(phrase.lower() in lowered for phrase in _CONTEXT_PHRASES)
+
+
+def context_numbers(body: str) -> dict[str, int]:
+    """The prompt and context sizes an engine's context error states, when it states them."""
+    found: dict[str, int] = {}
+    for pattern, name in _CONTEXT_NUMBER_PATTERNS:
+        match = pattern.search(body)
+        if match and name not in found:
+            found[name] = int(match.group(1))
+    return found
+
+
+class LlmError(Exception):
+    """No usable answer: an HTTP error status, a transport failure, or a body that is not a completion."""
+
+    def __init__(self, message: str, *, kind: ErrorKind = "http", status: int | None = None, body: str = "") -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.status = status
+        self.body = body
+
+    @property
+    def outage(self) -> bool:
+        """The endpoint, not the paper: no connection, time-outs or a "try later" status (408/409/429/5xx,
+        an exhausted quota included) that outlasted the transient retries. Every other paper would fail the
+        same way, so it is not the paper's result (docs/architecture.md, "Outages")."""
+        return self.kind == "transport" or (self.kind == "http" and self.status in RETRYABLE_STATUS)
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """What a call is for; copied into its CallRecord."""
+
+    date: str
+    arxiv_id: str
+    stage: str
+    attempt: int
+
+
+@dataclass
+class ChatReply:
+    content: str
+    finish_reason: str | None
+    usage: Usage
+    record: CallRecord  # the record of the try that produced this reply
+    key: str = ""  # the request's key in the store
+
+
+class LlmClient:
+    """One endpoint, one model; at most `concurrency` HTTP calls in flight across all papers."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        timeout_s: float,
+        concurrency: int,
+        retry: RetryPolicy,
+        settings: dict[str, Any] | None = None,
+        api_key: str | None = None,
+        store: Store | None = None,
+        structured: bool = False,
+    ) -> None:
+        self.url = f"{base_url.rstrip('/')}/chat/completions"
+        self.model = model
+        self.settings = dict(settings or {})
+        self.retry = retry
+        self.timeout_s = timeout_s
+        key = endpoint_api_key(api_key)
+        self._secret = key
+        self._http = make_client(timeout_s=timeout_s, headers=auth_headers(key))
+        self._slots = asyncio.Semaphore(concurrency)
+        self.store = store or disabled_store()
+        # Structured output until the engine refuses it once; then prompt-only for the rest of the run.
+        self.structured = structured
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> LlmClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def chat(
+        self,
+        messages: list[dict[str, str]],
+        context: CallContext,
+        records: list[CallRecord],
+        schema: dict[str, Any] | None = None,
+    ) -> ChatReply:
+        """One completion; every HTTP try (retries included) is appended to `records`.
+
+        An identical earlier request (model, messages, settings) whose answer passed the checker (see
+        `keep`) is served from the store without an HTTP call, recorded with `from_store`.
+        """
+        payload = {"model": self.model, "messages": messages, **self.settings}
+        if self.structured and schema is not None:
+            payload["response_format"] = response_format(schema)
+        key = request_key("chat", payload)
+        stored = self.store.get("llm", key)
+        if stored is not None:
+            return _stored_reply(stored, context, records, key)
+        outcome: dict[str, Any] = {}
+
+        async def send(try_number: int) -> httpx.Response:
+            async with self._slots:
+                started_wall, started = time.time(), time.monotonic()
+                try:
+                    response = await self._http.post(self.url, json=payload)
+                    await response.aread()
+                except httpx.TransportError as exc:
+                    records.append(
+                        self._record(
+                            context, try_number, started_wall, started, error=describe_transport_error(exc, self.url)
+                        )
+                    )
+                    raise
+            record = self._record(context, try_number, started_wall, started, response=response)
+            records.append(record)
+            outcome["record"] = record
+            return response
+
+        try:
+            response = await send_with_retry(self.retry, send)
+        except httpx.TransportError as exc:
+            raise LlmError(f"LLM call failed: {describe_transport_error(exc, self.url)}", kind="transport") from exc
+        record: CallRecord = outcome["record"]
+        if not response.is_success and "response_format" in payload and _refuses_response_format(response):
+            self.structured = False  # this engine cannot do it: ask plainly from now on
+            return await self.chat(messages, context, records, schema)
+        if not response.is_success:
+            body = self.redact(response.text[:ERROR_BODY_CHARS])
+            if is_context_error(response.status_code, response.text):
+                numbers = context_numbers(response.text)
+                sizes = f" ({numbers.get('prompt', '?')} > {numbers['context']} tokens)" if "context" in numbers else ""
+                raise LlmError(
+                    f"LLM call failed: the request does not fit the model's context{sizes}: "
+                    f"HTTP {response.status_code}: {body}",
+                    kind="context_length",
+                    status=response.status_code,
+                    body=body,
+                )
+            raise LlmError(
+                f"LLM call failed: HTTP {response.status_code}: {body}",
+                status=response.status_code,
+                body=body,
+            )
+        content, finish_reason, usage = _parse_completion(response)
+        return ChatReply(content=content, finish_reason=finish_reason, usage=usage, record=record, key=key)
+
+    def keep(self, reply: ChatReply) -> None:
+        """Store an answer that passed the checker, so no rerun pays for it again. Rejected answers are
+        not kept: a paper retried later (the retry queue) must get a fresh answer, not the same bad one."""
+        if reply.record.from_store:
+            return
+        entry = {
+            "content": reply.content,
+            "finish_reason": reply.finish_reason,
+            "usage": reply.usage.model_dump(),
+            "latency_s": reply.record.latency_s,
+            "answered_at": reply.record.ended_at,
+        }
+        self.store.put("llm", reply.key, entry)
+
+    def redact(self, text: str) -> str:
+        """The text with the API key masked: some servers echo it in error bodies."""
+        return text.replace(self._secret, "***") if self._secret and len(self._secret) >= 4 else text
+
+    def _record(
+        self,
+        context: CallContext,
+        try_number: int,
+        started_wall: float,
+        started: float,
+        *,
+        response: httpx.Response | None = None,
+        error: str | None = None,
+    ) -> CallRecord:
+        latency = time.monotonic() - started
+        fields: dict[str, Any] = {"error_kind": "transport" if error else None}
+        status = "error"
+        if response is not None:
+            fields["http_status"] = response.status_code
+            if response.is_success:
+                status = "ok"
+                try:
+                    _, fields["finish_reason"], usage = _parse_completion(response)
+                    fields.update(usage.model_dump())
+                except LlmError as exc:
+                    status, error, fields["error_kind"] = "error", str(exc), exc.kind
+            else:
+                error = f"HTTP {response.status_code}: {self.redact(response.text[:ERROR_BODY_CHARS])}"
+                if is_context_error(response.status_code, response.text):
+                    fields["error_kind"] = "context_length"
+                    numbers = context_numbers(response.text)
+                    fields["context_tokens"] = numbers.get("context")
+                    fields["prompt_tokens"] = numbers.get("prompt")
+                else:
+                    fields["error_kind"] = "http"
+        return CallRecord(
+            date=context.date,
+            arxiv_id=context.arxiv_id,
+            stage=context.stage,  # type: ignore[arg-type]
+            attempt=context.attempt,
+            retry=try_number,
+            status=status,  # type: ignore[arg-type]
+            error=error,
+            started_at=round(started_wall, 3),
+            ended_at=round(started_wall + latency, 3),
+            latency_s=round(latency, 4),
+            **fields,
+        )
+
+
+def response_format(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema as vLLM, SGLang, llama-server and hosted APIs take it (DESIGN.md §3): nested under
+    `json_schema` (llama-server silently ignores a top-level `schema`)."""
+    return {"type": "json_schema", "json_schema": {"name": "digest", "schema": schema}}
+
+
+def _refuses_response_format(response: httpx.Response) -> bool:
+    """An error that blames the structured-output request (a 400 naming response_format, the schema or the
+    grammar built from it; some servers answer 500 or 501 for it)."""
+    if response.status_code not in (400, 422, 500, 501):
+        return False
+    body = response.text.lower()
+    return any(word in body for word in ("response_format", "json_schema", "guided", "grammar", "schema"))
+
+
+def _stored_reply(stored: dict[str, Any], context: CallContext, records: list[CallRecord], key: str) -> ChatReply:
+    usage = Usage.model_validate(stored["usage"])
+    now = round(time.time(), 3)
+    record = CallRecord(
+        date=context.date,
+        arxiv_id=context.arxiv_id,
+        stage=context.stage,  # type: ignore[arg-type]
+        attempt=context.attempt,
+        status="ok",
+        finish_reason=stored.get("finish_reason"),
+        started_at=now,
+        ended_at=now,
+        latency_s=0.0,
+        from_store=True,
+        **usage.model_dump(),
+    )
+    records.append(record)
+    return ChatReply(
+        content=stored["content"], finish_reason=stored.get("finish_reason"), usage=usage, record=record, key=key
+    )
+
+
+def _parse_completion(response: httpx.Response) -> tuple[str, str | None, Usage]:
+    try:
+        body = response.json()
+        choice = body["choices"][0]
+        content = choice.get("message", {}).get("content") or ""
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        raise LlmError(
+            f"LLM answer is not a chat completion: {response.text[:ERROR_BODY_CHARS]}",
+            kind="bad_response",
+            status=response.status_code,
+        ) from None
+    return content, choice.get("finish_reason"), parse_usage(body.get("usage"))
+
+
+def parse_usage(raw: Any) -> Usage:
+    """usage -> Usage, reading cached and reasoning tokens wherever an engine puts them (DESIGN.md §3)."""
+    if not isinstance(raw, dict):
+        return Usage()
+    prompt_details = raw.get("prompt_tokens_details") or {}
+    completion_details = raw.get("completion_tokens_details") or {}
+    cached = prompt_details.get("cached_tokens") if isinstance(prompt_details, dict) else None
+    reasoning = completion_details.get("reasoning_tokens") if isinstance(completion_details, dict) else None
+    if reasoning is None:
+        reasoning = raw.get("reasoning_tokens")  # SGLang puts it at the top level
+    return Usage(
+        prompt_tokens=int(raw.get("prompt_tokens") or 0),
+        completion_tokens=int(raw.get("completion_tokens") or 0),
+        cached_tokens=int(cached) if cached is not None else None,
+        reasoning_tokens=int(reasoning) if reasoning is not None else None,
+    )

@@ -1,0 +1,211 @@
+"""Checked generation: one conversation per paper with exactly one checker retry, papers run concurrently."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TypeVar
+
+from tqdm import tqdm
+
+from papers_digest.checker.rules import check_digest_en, check_digest_zh, retry_message
+from papers_digest.checker.schema import generation_schema, paper_numbers
+from papers_digest.core.errors import PipelineError
+from papers_digest.core.models import CallRecord, Digest, FulltextDoc, GenerationResult
+from papers_digest.llm.budget import estimate_tokens
+from papers_digest.llm.client import CallContext, LlmClient, LlmError
+from papers_digest.llm.prompting import Message, digest_messages, paper_message, translate_messages
+
+Check = Callable[[str], tuple[Digest | None, list[str]]]
+T = TypeVar("T")
+
+MAX_ATTEMPTS = 2  # the first answer and one retry that carries the whole conversation and the problems
+
+
+class EndpointDown(PipelineError):
+    """The endpoint stopped answering (after the transient retries): no paper's result, the stage stops."""
+
+    label = ""  # the message says it all
+
+    def __init__(self, reason: str, *, stage: str = "", done: int = 0, total: int = 0) -> None:
+        self.reason, self.stage, self.done, self.total = reason, stage, done, total
+        super().__init__(
+            f"the LLM endpoint stopped answering after {done} of {total} papers ({reason}); "
+            "finished answers are kept; run again when it is back"
+            if total
+            else reason
+        )
+
+
+async def converse(
+    client: LlmClient,
+    messages: list[Message],
+    check: Check,
+    *,
+    date: str,
+    arxiv_id: str,
+    stage: str,
+    prompt_version: str,
+    first_attempt: int = 1,
+    schema: dict | None = None,
+) -> GenerationResult:
+    """Ask, check, and on failure ask once more with the problems; never raises for a paper's failure.
+    Attempts are numbered from `first_attempt` (a conversation started over continues the count)."""
+    calls: list[CallRecord] = []
+    problems: list[str] = []
+
+    def result(**fields: object) -> GenerationResult:
+        return GenerationResult(
+            arxiv_id=arxiv_id,
+            stage=stage,
+            model=client.model,
+            prompt_version=prompt_version,
+            calls=calls,
+            **fields,
+        )  # type: ignore[arg-type]
+
+    for attempt in range(first_attempt, first_attempt + MAX_ATTEMPTS):
+        context = CallContext(date=date, arxiv_id=arxiv_id, stage=stage, attempt=attempt)
+        try:
+            reply = await client.chat(messages, context, calls, schema)
+        except LlmError as exc:
+            if exc.outage:  # the endpoint's state, not this paper's result: the stage stops
+                raise EndpointDown(str(exc)) from exc
+            return result(status="failed", error=str(exc), error_kind=exc.kind, problems=problems)
+        digest, problems = check(reply.content)
+        if digest is not None:
+            client.keep(reply)
+            return result(status="done", digest=digest.model_dump(mode="json"))
+        if reply.finish_reason == "length":
+            problems = ["the answer was cut off at the token limit (finish_reason: length)", *problems]
+        reply.record.status = "rejected"
+        reply.record.error_kind = "checker"
+        reply.record.error = "; ".join(problems)[:1000]
+        messages = [
+            *messages,
+            {"role": "assistant", "content": reply.content},
+            {"role": "user", "content": retry_message(problems)},
+        ]
+    return result(
+        status="failed",
+        error_kind="checker",
+        error=f"the answer failed the checks {MAX_ATTEMPTS} times: {'; '.join(problems)}"[:2000],
+        problems=problems,
+    )
+
+
+Refit = Callable[[FulltextDoc, int], Awaitable[FulltextDoc]]
+TIGHTER = 0.75  # after a context error, the paper gets this share of what did not fit (room for the answer)
+
+
+async def digest_paper(
+    client: LlmClient,
+    doc: FulltextDoc,
+    system_prompt: str,
+    prompt_version: str,
+    date: str,
+    refit: Refit | None = None,
+) -> GenerationResult:
+    """English digest of one paper, checked against the text the model was given. When the engine says
+    the request does not fit its context, the paper is trimmed to a tighter budget and asked once more."""
+    result = await _digest(client, doc, system_prompt, prompt_version, date, first_attempt=1)
+    if result.status == "done" or result.error_kind != "context_length" or refit is None:
+        return result
+    stated = next((c.context_tokens for c in reversed(result.calls) if c.context_tokens), None)
+    current = doc.tokens or estimate_tokens(paper_message(doc))
+    tighter = await refit(doc, int(TIGHTER * min(current, stated or current)))
+    if tighter.text == doc.text:  # nothing left to drop: the abstract alone does not fit
+        return result
+    retried = await _digest(
+        client, tighter, system_prompt, prompt_version, date, first_attempt=result.calls[-1].attempt + 1
+    )
+    return retried.model_copy(
+        update={
+            "calls": [*result.calls, *retried.calls],
+            "refit_dropped": tighter.dropped[len(doc.dropped) :],
+            "refit_tokens": tighter.tokens,
+        }
+    )
+
+
+async def _digest(
+    client: LlmClient, doc: FulltextDoc, system_prompt: str, prompt_version: str, date: str, first_attempt: int
+) -> GenerationResult:
+    tags = doc.tags
+
+    def check(reply: str) -> tuple[Digest | None, list[str]]:
+        return check_digest_en(reply, doc.text, tags)
+
+    return await converse(
+        client,
+        digest_messages(system_prompt, doc),
+        check,
+        date=date,
+        arxiv_id=doc.arxiv_id,
+        stage="digest_en",
+        prompt_version=prompt_version,
+        first_attempt=first_attempt,
+        schema=generation_schema(tags, paper_numbers(doc.text)),
+    )
+
+
+async def translate_paper(
+    client: LlmClient, english: GenerationResult, system_prompt: str, prompt_version: str, date: str
+) -> GenerationResult:
+    """Chinese translation of a done English digest, checked against it."""
+    if english.digest is None:
+        raise ValueError(f"{english.arxiv_id}: no English digest to translate")
+    source = Digest.model_validate(english.digest)
+
+    def check(reply: str) -> tuple[Digest | None, list[str]]:
+        return check_digest_zh(reply, source)
+
+    # A translation keeps every tag, number and array length: the grammar can hold it to that.
+    schema = generation_schema(
+        [tag for r in source.results for tag in r.sections],
+        [number for r in source.results for number in r.numbers],
+        like=source,
+    )
+    return await converse(
+        client,
+        translate_messages(system_prompt, english.digest),
+        check,
+        date=date,
+        arxiv_id=english.arxiv_id,
+        stage="translate_zh",
+        prompt_version=prompt_version,
+        schema=schema,
+    )
+
+
+async def run_all(
+    items: Iterable[T],
+    work: Callable[[T], Awaitable[GenerationResult]],
+    on_result: Callable[[GenerationResult], None],
+    *,
+    description: str,
+) -> list[GenerationResult]:
+    """Start every paper at once (the client's semaphore bounds calls in flight); hand each result over
+    as soon as it is ready, so a crash loses only the papers still in progress.
+
+    When the endpoint stops answering (EndpointDown from any paper), the papers still in progress are
+    cancelled and EndpointDown is raised with how many papers had finished: their answers are in the store.
+    """
+    items = list(items)
+    results: list[GenerationResult] = []
+    tasks = [asyncio.ensure_future(work(item)) for item in items]
+    try:
+        with tqdm(total=len(items), desc=description, unit="paper", dynamic_ncols=True) as bar:
+            for next_done in asyncio.as_completed(tasks):
+                outcome = await next_done
+                on_result(outcome)
+                results.append(outcome)
+                bar.set_postfix_str(f"{sum(r.status == 'failed' for r in results)} failed", refresh=False)
+                bar.update()
+    except EndpointDown as down:
+        raise EndpointDown(down.reason, stage=description, done=len(results), total=len(items)) from down
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return results

@@ -1,0 +1,45 @@
+"""Stage `fulltext`: each picked paper's arXiv HTML, fetched serially and politely, fitted to the budget."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tqdm import tqdm
+
+from papers_digest.core.http import make_client, retry_policy
+from papers_digest.core.models import FulltextDoc, Paper
+from papers_digest.core.params import Params
+from papers_digest.core.store import Store
+from papers_digest.llm.budget import fit_to_budget
+from papers_digest.llm.endpoint import token_counter, tokenizer_client
+from papers_digest.sources.arxiv import ArxivFetcher
+
+
+async def fetch_fulltexts(
+    params: Params,
+    papers: list[Paper],
+    on_doc: Callable[[FulltextDoc], None],
+    store: Store | None = None,
+) -> list[FulltextDoc]:
+    """stage fulltext: one request at a time, `arxiv_interval_s` apart, as arXiv asks; each text fitted
+    to `llm.max_input_tokens`, counted with the engine's tokenizer when it has one."""
+    source, retry = params.source, params.retry
+    docs = []
+    async with make_client(timeout_s=source.timeout_s) as client, tokenizer_client() as llm_http:
+        tokenizer = token_counter(params.llm, llm_http)
+        fetcher = ArxivFetcher(
+            client,
+            source.arxiv_url,
+            source.arxiv_interval_s,
+            retry_policy(retry),
+            store,
+            max_bytes=int(source.max_page_mb * 1e6),
+        )
+        with tqdm(papers, desc="fulltext", unit="paper", dynamic_ncols=True) as bar:
+            for paper in bar:
+                bar.set_postfix_str(paper.arxiv_id, refresh=False)
+                doc = await fit_to_budget(await fetcher.fetch(paper), params.llm.max_input_tokens, tokenizer.count)
+                doc.counted_by = tokenizer.method
+                on_doc(doc)
+                docs.append(doc)
+    return docs

@@ -1,0 +1,117 @@
+"""Stages `digest_en` and `translate_zh`: checked generation for every paper, results written as they come."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable
+
+from papers_digest.core.artefacts import reset_folder, write_json
+from papers_digest.core.http import retry_policy
+from papers_digest.core.models import FulltextDoc, GenerationResult, GenerationStage
+from papers_digest.core.params import Params, load_params
+from papers_digest.core.store import Store
+from papers_digest.llm.budget import fit_to_budget
+from papers_digest.llm.client import LlmClient
+from papers_digest.llm.endpoint import (
+    check_llm_endpoint,
+    prefix_cache_delta,
+    scrape_prefix_cache,
+    token_counter,
+    tokenizer_client,
+)
+from papers_digest.llm.generation import digest_paper, run_all, translate_paper
+from papers_digest.llm.prompting import load_prompt
+from papers_digest.pipeline.runner import StageClock
+
+
+def llm_client(params: Params, store: Store | None = None) -> LlmClient:
+    llm = params.llm
+    return LlmClient(
+        base_url=llm.base_url,
+        model=llm.model,
+        timeout_s=llm.timeout_s,
+        concurrency=llm.concurrency,
+        retry=retry_policy(params.retry),
+        settings=llm.generation_settings(),
+        store=store if llm.reuse else None,
+        structured=llm.structured_output,
+    )
+
+
+async def generate(
+    stage: GenerationStage,
+    params: Params,
+    date: str,
+    inputs: Iterable[FulltextDoc] | Iterable[GenerationResult],
+    prompt: tuple[str, str],
+    on_result: Callable[[GenerationResult], None],
+    store: Store | None = None,
+) -> list[GenerationResult]:
+    """stage digest_en (full texts -> English digests) or translate_zh (done English digests -> Chinese),
+    `llm.concurrency` calls in flight across papers."""
+    system_prompt, version = prompt
+    items: list = list(inputs)
+    async with llm_client(params, store) as client, tokenizer_client() as llm_http:
+        if stage == "digest_en":
+            tokenizer = token_counter(params.llm, llm_http)
+
+            async def refit(doc: FulltextDoc, budget: int) -> FulltextDoc:
+                return await fit_to_budget(doc, budget, tokenizer.count)
+
+            def work(doc: FulltextDoc) -> Awaitable[GenerationResult]:
+                return digest_paper(client, doc, system_prompt, version, date, refit)
+        else:
+            items = [r for r in items if r.status == "done"]
+
+            def work(english: GenerationResult) -> Awaitable[GenerationResult]:
+                return translate_paper(client, english, system_prompt, version, date)
+
+        return await run_all(items, work, on_result, description=stage)
+
+
+NO_ENDPOINT = "no LLM endpoint configured (llm.base_url and llm.model in params.yaml): nothing generated"
+
+
+def run_generation_stage(
+    stage: GenerationStage,
+    *,
+    date: str,
+    params_path: str,
+    prompt_path: str,
+    out: str,
+    store_path: str,
+    load_inputs: Callable[[], Iterable[FulltextDoc] | Iterable[GenerationResult]],
+) -> None:
+    """The body of digest_en and translate_zh: each paper's result is written as soon as it is ready."""
+    clock = StageClock(stage, date)
+    params = load_params(params_path)
+    prompt = load_prompt(prompt_path)
+    inputs = load_inputs()
+    folder = reset_folder(out)
+    if not params.llm.configured:
+        print(f"{stage}: {NO_ENDPOINT}")
+        clock.write(folder, note=NO_ENDPOINT, model=params.llm.model, prompt_version=prompt[1])
+        return
+
+    def save(result: GenerationResult) -> None:
+        write_json(folder / f"{result.arxiv_id}.json", result)
+
+    store = Store(store_path)
+
+    async def batch() -> tuple[list[GenerationResult], dict[str, float]]:
+        await check_llm_endpoint(params.llm)  # one clear line before any paper, not one error per paper
+        before = await scrape_prefix_cache(params.llm.base_url)
+        results = await generate(stage, params, date, inputs, prompt, save, store)
+        return results, prefix_cache_delta(before, await scrape_prefix_cache(params.llm.base_url))
+
+    results, prefix_cache = asyncio.run(batch())
+    failed = [r for r in results if r.status == "failed"]
+    clock.write(
+        folder, papers=len(results), model=params.llm.model, prompt_version=prompt[1], prefix_cache=prefix_cache
+    )
+    reused = f"; {store.hits} answers reused from the store" if store.hits else ""
+    print(f"{stage}: {len(results) - len(failed)} done, {len(failed)} failed{reused}")
+    for result in failed:
+        print(f"{stage}:   {result.arxiv_id}: {result.error}")
+
+

@@ -1,0 +1,396 @@
+"""OpenAI-compatible engine simulator: the HTTP routes, usage with a prefix cache, timing, stats and faults."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import functools
+import itertools
+import json
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from papers_digest.sim.answers import RequestKind, answer, classify
+from papers_digest.sim.batching import BatchingConfig, ContinuousBatcher
+from papers_digest.sim.cache import PrefixCache, approx_tokens, modelled_length, prompt_tokens
+from papers_digest.sim.faults import FAULTS, Fault, FaultKind, ServerKind, context_error_body, openai_error, refusal
+from papers_digest.sim.serve import DroppedResponse
+
+
+class RequestRecord(BaseModel):
+    """One request the sim served (admin endpoints excluded); times are time.monotonic()."""
+
+    path: str
+    method: str
+    started: float
+    ended: float
+    status: int
+    kind: RequestKind | None = None
+    messages: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    finish_reason: str | None = None
+    fault: FaultKind | None = None
+    response_format: str | None = None  # the structured output asked for (json_schema, json_object), if any
+
+
+class SimStats(BaseModel):
+    requests: int = 0
+    by_path: dict[str, int] = Field(default_factory=dict)
+    in_flight: int = 0
+    max_in_flight: int = 0
+    records: list[RequestRecord] = Field(default_factory=list)
+    # with a batching model: simulated seconds elapsed, tokens decoded, the largest batch seen
+    sim_seconds: float = 0.0
+    generated_tokens: int = 0
+    peak_batch: int = 0
+    preemptions: int = 0
+
+
+# --- the simulator -------------------------------------------------------------------------------
+
+
+@dataclass
+class _Info:
+    """What a handler learned about its request, for the stats record."""
+
+    kind: RequestKind | None = None
+    messages: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    finish_reason: str | None = None
+    fault: FaultKind | None = None
+    response_format: str | None = None
+
+
+class EngineSim:
+    """The simulator: `app` is the ASGI app to serve; faults and stats are safe to use from another thread."""
+
+    def __init__(
+        self,
+        *,
+        model: str = "sim-digest",
+        latency_s: float = 0.0,
+        decode_tok_s: float | None = None,
+        api_key: str | None = None,
+        context_tokens: int | None = None,
+        context_engine: ServerKind = "vllm",
+        faults: list[Fault] | None = None,
+        batching: BatchingConfig | None = None,
+        completion_tokens: dict[str, int] | None = None,
+        refuse_response_format: bool = False,
+    ) -> None:
+        self.model = model
+        self.latency_s = latency_s
+        self.decode_tok_s = decode_tok_s
+        self.api_key = api_key
+        self.context_tokens = context_tokens
+        self.context_engine: ServerKind = context_engine
+        # With a batching model, time comes from decode steps of the whole batch (DESIGN.md §4)
+        # instead of latency_s / decode_tok_s.
+        self.batcher = ContinuousBatcher(batching) if batching else None
+        # Modelled completion lengths by request kind ("digest", "translate"): the answer stays the short
+        # checked JSON, but usage and decode time follow these means (±40 %, fixed per prompt).
+        self.completion_tokens = dict(completion_tokens or {})
+        self.refuse_response_format = refuse_response_format  # like an engine without structured output
+        # One lock for faults, stats and cache: the server thread and the test thread both touch them.
+        self._lock = threading.Lock()
+        self._faults: list[Fault] = [f.model_copy() for f in faults or []]
+        self._stats = SimStats()
+        self._cache = PrefixCache()
+        self._cache_queries = self._cache_hits = 0  # the /metrics counters
+        self._ids = itertools.count(1)
+        tracked = functools.partial
+        self.app = Starlette(
+            routes=[
+                Route("/v1/chat/completions", tracked(self._tracked, self._chat), methods=["POST"]),
+                Route("/v1/models", tracked(self._tracked, self._models), methods=["GET"]),
+                Route("/health", tracked(self._tracked, self._health), methods=["GET"]),
+                # vLLM's tokenizer route and its prefix-cache counters, so those code paths run in tests
+                Route("/tokenize", tracked(self._tracked, self._tokenize), methods=["POST"]),
+                Route("/metrics", self._metrics, methods=["GET"]),
+                Route("/__sim/faults", self._admin_faults, methods=["GET", "POST", "DELETE"]),
+                Route("/__sim/stats", self._admin_stats, methods=["GET"]),
+                Route("/__sim/reset", self._admin_reset, methods=["POST"]),
+                Route("/__sim/cache", self._admin_cache, methods=["DELETE"]),
+            ]
+        )
+
+    # control
+
+    @property
+    def stats(self) -> SimStats:
+        """A snapshot (a copy), so the caller can read it while requests are running."""
+        with self._lock:
+            snapshot = self._stats.model_copy(deep=True)
+        if self.batcher is not None:
+            snapshot.sim_seconds = self.batcher.sim_now
+            snapshot.generated_tokens = self.batcher.generated
+            snapshot.peak_batch = self.batcher.peak_batch
+            snapshot.preemptions = self.batcher.scheduler.preemptions
+        return snapshot
+
+    @property
+    def faults(self) -> list[Fault]:
+        with self._lock:
+            return [f.model_copy() for f in self._faults]
+
+    def add_fault(self, fault: Fault) -> None:
+        with self._lock:
+            self._faults.append(fault.model_copy())
+
+    def set_faults(self, faults: list[Fault]) -> None:
+        with self._lock:
+            self._faults = [f.model_copy() for f in faults]
+
+    def clear_faults(self) -> None:
+        self.set_faults([])
+
+    def reset_stats(self) -> None:
+        with self._lock:
+            in_flight = self._stats.in_flight  # requests still running will decrement it
+            self._stats = SimStats(in_flight=in_flight, max_in_flight=in_flight)
+            if self.batcher is not None:
+                self.batcher.reset_counters()
+
+    def clear_cache(self) -> None:
+        with self._lock:
+            self._cache.clear()
+
+    # request plumbing
+
+    async def _tracked(self, handler: Callable[[Request, _Info], Awaitable[Response]], request: Request) -> Response:
+        path = request.url.path
+        started = time.monotonic()
+        with self._lock:
+            stats = self._stats
+            stats.requests += 1
+            stats.by_path[path] = stats.by_path.get(path, 0) + 1
+            stats.in_flight += 1
+            stats.max_in_flight = max(stats.max_in_flight, stats.in_flight)
+        info, status = _Info(), 500
+        try:
+            response = await handler(request, info)
+            status = response.status_code
+            return response
+        finally:
+            record = RequestRecord(
+                path=path,
+                method=request.method,
+                started=started,
+                ended=time.monotonic(),
+                status=status,
+                **dataclasses.asdict(info),
+            )
+            with self._lock:
+                self._stats.in_flight -= 1
+                self._stats.records.append(record)
+
+    def _take_fault(self, contents: list[str], n_messages: int, kind: RequestKind | None) -> Fault | None:
+        stage = "first" if n_messages <= 2 else "retry"
+        with self._lock:
+            for fault in self._faults:
+                if fault.times == 0 or fault.on not in ("any", stage) or fault.request not in ("any", kind):
+                    continue
+                if fault.match is not None and not any(fault.match in c for c in contents):
+                    continue
+                if fault.times > 0:
+                    fault.times -= 1
+                return fault.model_copy()
+        return None
+
+    def _authorised(self, request: Request) -> bool:
+        return self.api_key is None or request.headers.get("authorization") == f"Bearer {self.api_key}"
+
+    # engine endpoints
+
+    async def _health(self, request: Request, info: _Info) -> Response:
+        return Response(status_code=200)
+
+    async def _tokenize(self, request: Request, info: _Info) -> Response:
+        """vLLM's shape: {"prompt": …} or {"messages": […]} -> {"count", "max_model_len"}."""
+        try:
+            body = await request.json()
+            if "messages" in body:
+                count = len(prompt_tokens(_messages(body)))
+            else:
+                count = approx_tokens(str(body["prompt"]))
+        except (ValueError, KeyError, TypeError) as exc:
+            return JSONResponse(openai_error(f"invalid request: {exc}", "invalid_request_error"), status_code=400)
+        return JSONResponse({"count": count, "max_model_len": self.context_tokens or 32768})
+
+    async def _metrics(self, request: Request) -> Response:
+        """Prometheus text with vLLM's prefix-cache counters (in tokens, as vLLM counts them)."""
+        with self._lock:
+            queries, hits = self._cache_queries, self._cache_hits
+        label = f'{{model_name="{self.model}"}}'
+        lines = [
+            "# TYPE vllm:prefix_cache_queries_total counter",
+            f"vllm:prefix_cache_queries_total{label} {float(queries)}",
+            "# TYPE vllm:prefix_cache_hits_total counter",
+            f"vllm:prefix_cache_hits_total{label} {float(hits)}",
+        ]
+        return Response("\n".join(lines) + "\n", media_type="text/plain; version=0.0.4")
+
+    async def _models(self, request: Request, info: _Info) -> Response:
+        if not self._authorised(request):
+            return _unauthorised()
+        return JSONResponse(
+            {
+                "object": "list",
+                "data": [{"id": self.model, "object": "model", "created": 0, "owned_by": "papers-digest-sim"}],
+            }
+        )
+
+    async def _chat(self, request: Request, info: _Info) -> Response:
+        if not self._authorised(request):
+            return _unauthorised()
+        try:
+            body = await request.json()
+            messages = _messages(body)
+        except (ValueError, TypeError) as exc:
+            return JSONResponse(openai_error(f"invalid request: {exc}", "invalid_request_error"), status_code=400)
+        if body.get("stream"):
+            return JSONResponse(
+                openai_error("stream=true is not supported by this simulator", "invalid_request_error", param="stream"),
+                status_code=400,
+            )
+        info.messages = len(messages)
+        info.kind = classify(messages)
+        info.response_format = _response_format_kind(body.get("response_format"))
+        if info.response_format and self.refuse_response_format:
+            error = openai_error("response_format is not supported by this server", "invalid_request_error")
+            return JSONResponse(error, status_code=400)
+        await asyncio.sleep(self.latency_s)
+
+        tokens = prompt_tokens(messages)
+        info.prompt_tokens = len(tokens)
+        max_tokens = body.get("max_tokens") or body.get("max_completion_tokens")
+        max_tokens = max_tokens if isinstance(max_tokens, int) else None
+        if self.context_tokens is not None and len(tokens) > self.context_tokens:
+            error = context_error_body(self.context_engine, len(tokens), self.context_tokens, max_tokens)
+            return JSONResponse(error, status_code=400)
+
+        fault = self._take_fault([m["content"] for m in messages], len(messages), info.kind)
+        info.fault = fault.kind if fault else None
+        if fault is not None:
+            await asyncio.sleep(fault.delay_s)
+            refused = refusal(
+                fault, model=self.model, prompt=len(tokens), max_tokens=max_tokens, context_tokens=self.context_tokens
+            )
+            if refused is not None:
+                return refused
+
+        hashes = self._cache.hashes(tokens)
+        with self._lock:
+            info.cached_tokens = self._cache.cached(tokens, hashes)
+            self._cache.insert(hashes)
+            self._cache_queries += len(tokens)
+            self._cache_hits += info.cached_tokens
+
+        modelled = modelled_length(self.completion_tokens.get(info.kind or ""), tokens)
+        decoding = None
+        if self.batcher is not None and modelled:
+            # Queue the decode first, then build the answer while the simulated engine works on it.
+            decoding = self.batcher.submit(info.prompt_tokens, modelled, info.cached_tokens)
+        content, finish = answer(messages, info.kind, fault.kind if fault else None)
+        info.completion_tokens = modelled or approx_tokens(content)
+        info.finish_reason = finish
+        if decoding is not None:
+            await decoding
+        elif self.batcher is not None:
+            await self.batcher.generate(info.prompt_tokens, info.completion_tokens, info.cached_tokens)
+        elif self.decode_tok_s:
+            await asyncio.sleep(info.completion_tokens / self.decode_tok_s)
+        payload = {
+            "id": f"chatcmpl-sim-{next(self._ids)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model") or self.model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content},
+                    "logprobs": None,
+                    "finish_reason": finish,
+                }
+            ],
+            "usage": {
+                "prompt_tokens": info.prompt_tokens,
+                "completion_tokens": info.completion_tokens,
+                "total_tokens": info.prompt_tokens + info.completion_tokens,
+                "prompt_tokens_details": {"cached_tokens": info.cached_tokens},
+            },
+        }
+        if fault is not None and fault.kind == "reset":
+            return DroppedResponse(json.dumps(payload, ensure_ascii=False), media_type="application/json")
+        return JSONResponse(payload)
+
+    # admin endpoints (not counted in stats)
+
+    async def _admin_faults(self, request: Request) -> Response:
+        if request.method == "POST":
+            try:
+                self.set_faults(FAULTS.validate_python(await request.json()))
+            except (ValueError, ValidationError) as exc:
+                return JSONResponse({"error": str(exc)}, status_code=422)
+        elif request.method == "DELETE":
+            self.clear_faults()
+        return JSONResponse([f.model_dump() for f in self.faults])
+
+    async def _admin_stats(self, request: Request) -> Response:
+        return JSONResponse(self.stats.model_dump())
+
+    async def _admin_reset(self, request: Request) -> Response:
+        self.reset_stats()
+        return JSONResponse(self.stats.model_dump())
+
+    async def _admin_cache(self, request: Request) -> Response:
+        self.clear_cache()
+        return Response(status_code=204)
+
+
+def _response_format_kind(value: Any) -> str | None:
+    """The structured output a request asked for, as llama-server would read it: a json_schema without its
+    schema nested under `json_schema.schema` constrains nothing (llama-server ignores a top-level one)."""
+    if not isinstance(value, dict):
+        return None
+    kind = value.get("type")
+    if kind == "json_schema" and not isinstance((value.get("json_schema") or {}).get("schema"), dict):
+        return "json_schema without json_schema.schema"
+    return kind
+
+
+def _unauthorised() -> Response:
+    error = openai_error("Incorrect API key provided.", "invalid_request_error", code="invalid_api_key")
+    return JSONResponse(error, status_code=401)
+
+
+def _messages(body: Any) -> list[dict[str, str]]:
+    """Validate the request's messages; content parts ([{"type":"text","text":…}]) are joined."""
+    if not isinstance(body, dict) or not isinstance(body.get("messages"), list) or not body["messages"]:
+        raise ValueError("'messages' must be a non-empty list")
+    out = []
+    for i, message in enumerate(body["messages"]):
+        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+            raise ValueError(f"messages[{i}] needs a 'role'")
+        content = message.get("content") or ""
+        if isinstance(content, list):
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        if not isinstance(content, str):
+            raise ValueError(f"messages[{i}].content must be a string or a list of parts")
+        out.append({"role": message["role"], "content": content})
+    return out
+
+

@@ -1,0 +1,69 @@
+"""The Atom feed of the latest days: one entry per digested paper, with stable ids (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from urllib.parse import urljoin, urlsplit
+
+from papers_digest.site.views import DayView, SiteError
+
+DEFAULT_BASE_URL = "http://localhost:8000/"
+FEED_FILE = "feed.xml"
+FEED_DAYS = 7  # the feed carries the latest days; the site keeps every day
+FEED_ID = "tag:papers-digest,2025:feed"
+
+
+@dataclass(frozen=True)
+class FeedEntry:
+    id: str
+    title: str
+    url: str
+    updated: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class Feed:
+    id: str
+    updated: str
+    self_url: str
+    site_url: str
+    entries: tuple[FeedEntry, ...]
+
+
+def build_feed(days: Iterable[DayView], base_url: str, limit_days: int = FEED_DAYS) -> Feed:
+    """The Atom feed of the latest `limit_days` days: one entry per done paper, newest day first (pure)."""
+    base = normalise_base_url(base_url)
+    entries = []
+    for day in list(days)[:limit_days]:
+        for paper in day.papers:
+            if paper.done and paper.en is not None:
+                entries.append(
+                    FeedEntry(
+                        # Stable across re-renders and base URLs: a reader never sees an entry twice.
+                        id=f"tag:papers-digest,{paper.date}:{paper.arxiv_id}",
+                        title=paper.title,
+                        url=urljoin(base, paper.path),
+                        updated=paper.generated_at or f"{paper.date}T00:00:00Z",
+                        summary=paper.en.one_sentence,
+                    )
+                )
+    updated = max((e.updated for e in entries), default="1970-01-01T00:00:00Z")
+    return Feed(
+        id=FEED_ID,
+        updated=updated,
+        self_url=urljoin(base, FEED_FILE),
+        site_url=urljoin(base, "index.html"),
+        entries=tuple(entries),
+    )
+
+
+def normalise_base_url(base_url: str) -> str:
+    """The site's public address, ending in `/`; only the feed needs it (pages link relatively)."""
+    parts = urlsplit(base_url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise SiteError(f"--base-url must be an absolute http(s) URL, got {base_url!r}")
+    return base_url if base_url.endswith("/") else base_url + "/"
+
+

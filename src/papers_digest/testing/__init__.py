@@ -1,0 +1,1 @@
+"""Helpers shared by the tests and the benchmarks: free ports, project copies, DVC runs, local servers."""

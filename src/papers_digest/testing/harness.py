@@ -1,0 +1,126 @@
+"""Project copies and DVC runs for tests and benchmarks: free ports, params files, `dvc` with our Python."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from papers_digest.core.params import Params, validate_params
+
+SAMPLE_DATE = "2025-04-03"
+# What a runnable copy of the pipeline needs from the repository.
+PROJECT_FILES = (
+    "dvc.yaml",
+    "params.yaml",
+    "stages",
+    "prompts",
+    "notebooks",
+    "src/papers_digest",
+    "sample",
+    ".dvc/config",
+    ".dvcignore",
+    ".gitignore",
+)
+
+
+def repo_root() -> Path:
+    """The repository this package was installed from (editable install), else the folder above holding dvc.yaml."""
+    here = Path(__file__).resolve()
+    for folder in [*here.parents, Path.cwd(), *Path.cwd().parents]:
+        if (folder / "dvc.yaml").is_file() and (folder / "src" / "papers_digest").is_dir():
+            return folder
+    raise RuntimeError("papers_digest.testing needs the repository (an editable install or a run from inside it)")
+
+
+def make_params(**sections: Any) -> Params:
+    """Params for tests: the sample date, no waits between arXiv requests, fast retries; sections merge in."""
+    raw: dict[str, Any] = {
+        "date": SAMPLE_DATE,
+        "limit": 4,
+        "source": {"arxiv_interval_s": 0},
+        "retry": {"attempts": 3, "max_wait_s": 0.05},
+    }
+    for key, value in sections.items():
+        if isinstance(value, dict):
+            raw.setdefault(key, {}).update(value)
+        else:
+            raw[key] = value
+    return validate_params(raw, "test params")
+
+
+def write_params(project: Path, params: Params | dict[str, Any]) -> None:
+    """Write params.yaml as the pipeline expects it (validated; the date stays a quoted string)."""
+    model = params if isinstance(params, Params) else validate_params(params, "params")
+    data = model.model_dump(mode="json")
+    (project / "params.yaml").write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+
+
+def copy_project(dest: Path) -> Path:
+    """A runnable copy of the pipeline (dvc.yaml, params, stages, prompts, sources) in a fresh git repo."""
+    root = repo_root()
+    for name in PROJECT_FILES:
+        src = root / name
+        target = dest / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if src.is_dir():
+            shutil.copytree(src, target, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(src, target)
+    (dest / "data").mkdir(exist_ok=True)
+    subprocess.run(["git", "init", "-q", str(dest)], check=True)
+    return dest
+
+
+def dvc_env(**extra: str) -> dict[str, str]:
+    """The environment the pipeline runs in: this interpreter's bin folder first on PATH."""
+    bin_dir = Path(sys.executable).parent
+    return {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        "DVC_NO_ANALYTICS": "1",
+        **extra,
+    }
+
+
+def dvc_command(*args: str) -> list[str]:
+    return [str(Path(sys.executable).parent / "dvc"), *args]
+
+
+def run_dvc(
+    project: Path, *args: str, check: bool = True, env: dict[str, str] | None = None, timeout_s: float = 600
+) -> subprocess.CompletedProcess[str]:
+    """Run dvc in a project copy with this interpreter's bin folder first on PATH."""
+    done = subprocess.run(
+        dvc_command(*args), cwd=project, env=env or dvc_env(), capture_output=True, text=True, timeout=timeout_s
+    )
+    if check and done.returncode != 0:
+        raise AssertionError(f"dvc {' '.join(args)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+    return done
+
+
+def kill_dvc_when(project: Path, ready: Callable[[], bool], *args: str, timeout_s: float = 120) -> None:
+    """Start `dvc <args>` in its own process group and kill -9 all of it the moment `ready()` holds."""
+    run = subprocess.Popen(
+        dvc_command(*args),
+        cwd=project,
+        env=dvc_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + timeout_s
+    while not ready():
+        assert run.poll() is None, "the run ended before it could be interrupted"
+        assert time.monotonic() < deadline, "the run never reached the point to interrupt"
+        time.sleep(0.01)
+    os.killpg(run.pid, signal.SIGKILL)
+    run.wait()

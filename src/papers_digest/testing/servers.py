@@ -1,0 +1,44 @@
+"""The local servers tests and benchmarks start: the engine simulator and the HF/arXiv replay, on 127.0.0.1."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from papers_digest.sim.replay import Replay
+from papers_digest.sim.routes import EngineSim
+from papers_digest.sim.serve import BackgroundServer
+from papers_digest.testing.harness import repo_root
+
+SIM_MODEL = "sim-digest"
+
+
+def recorded_dirs(which: str = "tests") -> tuple[Path, Path]:
+    """(HF folder, arXiv folder) of the recorded data: `tests` (tests/data) or `sample` (the sample day)."""
+    root = repo_root()
+    base = root / "tests" / "data" if which == "tests" else root / "sample"
+    return base / "hf", base / "arxiv"
+
+
+@contextlib.contextmanager
+def engine_server(**options: Any) -> Iterator[tuple[EngineSim, str]]:
+    """The engine simulator (options as EngineSim takes them) on a free port: (sim, base URL with /v1)."""
+    sim = EngineSim(**{"model": SIM_MODEL, **options})
+    with BackgroundServer(sim.app) as server:
+        yield sim, f"{server.url}/v1"
+
+
+@contextlib.contextmanager
+def replay_server(hf_dir: Path | None = None, arxiv_dir: Path | None = None) -> Iterator[tuple[Replay, str]]:
+    """Recorded HF days and arXiv pages (default: tests/data) on a free port: (replay, URL)."""
+    default_hf, default_arxiv = recorded_dirs("tests")
+    replay = Replay(hf_dir or default_hf, arxiv_dir or default_arxiv)
+    with BackgroundServer(replay.app) as server:
+        yield replay, server.url
+
+
+def sample_replay_server() -> contextlib.AbstractContextManager[tuple[Replay, str]]:
+    """The bundled sample day, served as `papers sample` serves it."""
+    return replay_server(*recorded_dirs("sample"))

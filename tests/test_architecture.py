@@ -1,0 +1,66 @@
+"""The architecture holds by construction: stage deps cover their imports, no cycles, layers, small modules."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+import yaml
+from conftest import ROOT
+
+from papers_digest.testing.imports import LAYERS, import_cycles, is_substantive, stage_closure, upward_imports
+
+SRC = ROOT / "src"
+PACKAGE = SRC / "papers_digest"
+STAGES = yaml.safe_load((ROOT / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
+MAX_MODULE_LINES = 400
+
+
+def _entry(stage: dict) -> str:
+    """The stage's own code: its script, or the notebook papermill runs."""
+    return next(d for d in stage["deps"] if d.startswith(("stages/", "notebooks/")) and d.endswith((".py", ".ipynb")))
+
+
+@pytest.mark.parametrize("name", list(STAGES))
+def test_each_stage_lists_exactly_the_package_modules_its_code_imports(name):
+    """A change to any module a stage imports reruns it; a listed module it does not import reruns it for
+    nothing. `python -m papers_digest.testing.imports` prints what each stage must list."""
+    stage = STAGES[name]
+    needed = set(stage_closure(ROOT, ROOT / _entry(stage)))
+    listed = {d for d in stage["deps"] if d.startswith("src/") and d.endswith(".py")}
+    assert not needed - listed, f"dvc.yaml stage {name} misses {sorted(needed - listed)}"
+    assert not listed - needed, f"dvc.yaml stage {name} lists modules it does not import: {sorted(listed - needed)}"
+    for dep in stage["deps"]:
+        assert (ROOT / dep.replace("${date}", "2025-04-03")).exists() or "${date}" in dep, f"{name}: {dep} is missing"
+
+
+def test_the_closure_follows_imports_through_packages():
+    closure = stage_closure(ROOT, ROOT / "stages" / "digest_en.py")
+    # the stage imports the pipeline; the pipeline the checked generation; that one the checker
+    assert "src/papers_digest/checker/rules.py" in closure and "src/papers_digest/llm/client.py" in closure
+    assert not any(path.startswith("src/papers_digest/site/") for path in closure)
+
+
+def test_there_are_no_import_cycles():
+    assert import_cycles(SRC) == []
+
+
+def test_no_module_imports_from_a_layer_above_its_own():
+    folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert folders == set(LAYERS), "every package folder has a layer in papers_digest.testing.imports.LAYERS"
+    assert upward_imports(SRC) == []
+
+
+@pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: p.relative_to(PACKAGE).as_posix())
+def test_every_module_says_what_it_is_for_and_stays_small(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    doc = ast.get_docstring(tree)
+    assert doc and doc.strip(), f"{path.name}: a one-line docstring says what the module is for"
+    assert len(doc.splitlines()[0]) <= 120
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_MODULE_LINES, f"{path.relative_to(ROOT)} has {lines} lines; split it by job"
+
+
+def test_package_inits_only_describe_the_package():
+    inits = [p for p in PACKAGE.rglob("__init__.py") if p.parent != PACKAGE]
+    assert inits and not any(is_substantive(p) for p in inits)
