@@ -10,7 +10,11 @@ from typing import Any
 
 import pytest
 
-from papers_digest.core.models import FulltextDoc, Paper
+from papers_digest.checker.chinese import check_digest_zh
+from papers_digest.checker.english import check_digest_en
+from papers_digest.checker.paper import read_paper
+from papers_digest.checker.problems import problem_texts
+from papers_digest.core.models import Digest, FulltextDoc, Paper
 from papers_digest.sim.replay import Replay
 from papers_digest.sim.routes import EngineSim
 from papers_digest.sim.serve import free_port
@@ -43,6 +47,8 @@ __all__ = [
     "SAMPLE_DIR",
     "abstract_docs",
     "chat_calls",
+    "check_en",
+    "check_zh",
     "copy_project",
     "day_papers",
     "dvc_command",
@@ -75,6 +81,18 @@ def sample_papers() -> list[Paper]:
 def abstract_docs(papers: list[Paper]) -> list[FulltextDoc]:
     """Abstract-only documents of real papers (the fallback text the pipeline builds)."""
     return [abstract_doc(p, "test: abstract only") for p in papers]
+
+
+def check_en(reply: str, doc: FulltextDoc) -> tuple[Digest | None, list[str]]:
+    """The checker's verdict on an English answer for `doc`, as (digest or None, problem messages)."""
+    verdict = check_digest_en(reply, read_paper(doc))
+    return verdict.digest, problem_texts(verdict.problems)
+
+
+def check_zh(reply: str, english: Digest) -> tuple[Digest | None, list[str]]:
+    """The checker's verdict on a translation of `english`, as (digest or None, problem messages)."""
+    verdict = check_digest_zh(reply, english)
+    return verdict.digest, problem_texts(verdict.problems)
 
 
 def chat_calls(sim: EngineSim) -> int:

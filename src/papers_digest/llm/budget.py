@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 
+from papers_digest.core.markup import Block, blocks_of
 from papers_digest.core.models import FulltextDoc, Section
 from papers_digest.llm.prompting import paper_message
 
 TokenCount = Callable[[str], Awaitable[int]]
 
 _TOKEN_RE = re.compile(r"[\x00-\x7f]{1,4}|[^\x00-\x7f]", re.DOTALL)
-_MARKER_RE = re.compile(r"^\[§[^\]\n]*\]$", re.MULTILINE)
 _APPENDIX_ANCHOR_RE = re.compile(r"^A\d")  # LaTeXML ids of appendices: A1, A2.SS1, …
 
 
@@ -35,23 +34,6 @@ def estimate_token_list(text: str) -> list[str]:
 
 async def count_estimated(text: str) -> int:
     return estimate_tokens(text)
-
-
-@dataclass(frozen=True)
-class Block:
-    """One section marker and the text under it, up to the next marker."""
-
-    section: Section
-    text: str
-
-
-def blocks_of(doc: FulltextDoc) -> list[Block]:
-    """Split a document's text at its marker lines, in order (one block per section)."""
-    starts = [m.start() for m in _MARKER_RE.finditer(doc.text)]
-    if len(starts) != len(doc.sections):  # defensive: a text without its markers cannot be cut safely
-        return [Block(doc.sections[0] if doc.sections else Section(tag="Abstract", title="Abstract"), doc.text)]
-    ends = [*starts[1:], len(doc.text)]
-    return [Block(section, doc.text[a:b].strip("\n")) for section, a, b in zip(doc.sections, starts, ends, strict=True)]
 
 
 def is_appendix(section: Section) -> bool:

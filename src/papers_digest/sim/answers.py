@@ -7,8 +7,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from papers_digest.checker.numbers import normalise_for_match
-from papers_digest.core.models import DIGEST_KEYS
+from papers_digest.checker.numbers import Number, prose_numbers
+from papers_digest.checker.paper import PaperFacts, read_paper
+from papers_digest.checker.schema import MIND_MAP_CHILDREN
+from papers_digest.core.models import DIGEST_KEYS, FulltextDoc, Section
 from papers_digest.llm.prompting import TAGS_PREFIX, TITLE_PREFIX
 from papers_digest.sim.faults import FaultKind, damage
 
@@ -28,12 +30,10 @@ class _Section:
 
 
 _SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"“\[])")
-_NUMBER_RE = re.compile(r"(?<![\w.\-])\d+(?:[.,]\d+)*(?:%|×|x\b)?")
 _METHOD_RE = re.compile(r"\b(we|our)\b.*\b(propose|introduce|present|design|develop|build|implement)", re.I)
 _CAPTION_RE = re.compile(r"(Figure|Fig\.|Table|Algorithm)\s*\d")
-_LABEL_RE = re.compile(r"\b(Figure|Fig\.|Table|Tab\.|Section|Sec\.|Eq\.|Equation|Algorithm|Appendix|§)\s*\(?$")
-_YEAR_RE = re.compile(r"(19|20)\d\d")
 _LIMIT_RE = re.compile(r"\b(however|limitation|limited|fails?|challeng\w*|cannot|only)\b", re.I)
+_ZH_FILLER = "本文的研究内容与主要结论在此以中文概括说明"
 _ZH_PREFIX = {
     "one_sentence": "一句话总结：",
     "problem": "问题：",
@@ -56,15 +56,16 @@ def classify(messages: list[dict[str, str]]) -> RequestKind:
 
 
 def build_digest(user: str) -> dict[str, Any]:
-    """A digest of the paper in a digest_messages() user message that check_digest_en accepts."""
+    """A digest of the paper in a digest_messages() user message that check_digest_en accepts: each result a
+    sentence of one section, with the figures it rests on from that section."""
     title, tags, sections = _parse_paper(user)
-    haystack = normalise_for_match("\n".join(line for s in sections for line in s.lines))
+    facts = read_paper(_as_doc(title, tags, sections))
     citable = [s for s in sections if s.known and _sentences(s.text)]
     if not citable:  # no usable marked text: cite the first listed tag with whatever text there is
         fallback = _Section(tags[0] if tags else "Abstract", "", True, [s.text for s in sections])
         citable = [fallback]
     if len(citable) > 6:  # keep the six richest in numbers, in paper order
-        ranked = {id(s) for s in sorted(citable, key=lambda s: -len(_NUMBER_RE.findall(s.text)))[:6]}
+        ranked = {id(s) for s in sorted(citable, key=lambda s: -len(_figures(s.text)))[:6]}
         citable = [s for s in citable if id(s) in ranked]
     n_results = min(max(len(citable), 3), 6)
     queues = {id(s): _ranked_sentences(s.text) for s in citable}
@@ -72,10 +73,10 @@ def build_digest(user: str) -> dict[str, Any]:
     results = []
     for i in range(n_results):
         section = citable[i % len(citable)]
-        queue = queues[id(section)] or [section.title or title or "The paper states a result."]
+        queue = queues[id(section)] or [f"The section {section.tag} of the paper describes {title or 'its work'}."]
         finding = queue[used.get(id(section), 0) % len(queue)]
         used[id(section)] = used.get(id(section), 0) + 1
-        numbers = _numbers(finding, haystack)
+        numbers = _numbers(finding, section.tag, facts)
         results.append({"finding": finding, "numbers": numbers, "sections": [section.tag]})
 
     all_sentences = [sent for s in citable for sent in _sentences(s.text)]
@@ -100,15 +101,25 @@ def build_digest(user: str) -> dict[str, Any]:
     }
 
 
-def pseudo_translate(value: Any, key: str | None = None) -> Any:
-    """A pseudo-Chinese digest: each text value starts with 译文 and a Chinese word; numbers/sections kept."""
+def translate(value: Any, key: str | None = None) -> Any:
+    """The digest in Chinese: every prose value becomes Chinese prose of about its length that carries exactly
+    its figures (the checker's rules); `numbers` and `sections` stay as they are. Not a real translation,
+    but honest Chinese, so the translation rules are exercised as they are by a real model."""
     if isinstance(value, dict):
-        return {k: (v if k in ("numbers", "sections") else pseudo_translate(v, k)) for k, v in value.items()}
+        return {k: (v if k in ("numbers", "sections") else translate(v, k)) for k, v in value.items()}
     if isinstance(value, list):
-        return [pseudo_translate(v, key) for v in value]
+        return [translate(v, key) for v in value]
     if isinstance(value, str):
-        return f"译文·{_ZH_PREFIX.get(key or '', '内容：')}{value}"
+        return chinese_prose(value, key or "")
     return value
+
+
+def chinese_prose(english: str, key: str) -> str:
+    """Chinese prose standing for `english`: a heading word, filler of about its length, then its figures."""
+    words = len(english.split())
+    filler = (_ZH_FILLER * (1 + words // len(_ZH_FILLER)))[: max(4, round(words * 1.5))]
+    figures = "、".join(n.text for n in prose_numbers(english))
+    return f"{_ZH_PREFIX.get(key, '内容：')}{filler}" + (f"，数据为{figures}。" if figures else "。")
 
 
 def answer(messages: list[dict[str, str]], kind: RequestKind, fault: FaultKind | None) -> tuple[str, str]:
@@ -116,10 +127,10 @@ def answer(messages: list[dict[str, str]], kind: RequestKind, fault: FaultKind |
     first_user = next((m["content"] for m in messages if m["role"] == "user"), "")
     if kind == "digest":
         english = build_digest(first_user)
-        obj: dict[str, Any] | None = pseudo_translate(english) if fault == "wrong_language" else english
+        obj: dict[str, Any] | None = translate(english) if fault == "wrong_language" else english
     elif kind == "translate":
         english = _digest_json(first_user) or {}
-        obj = english if fault == "wrong_language" else pseudo_translate(english)
+        obj = english if fault == "wrong_language" else translate(english)
     else:
         obj = None
     if obj is not None and fault in ("wrong_schema", "wrong_numbers", "bad_section"):
@@ -173,36 +184,57 @@ def _parse_paper(user: str) -> tuple[str, list[str], list[_Section]]:
 
 
 def _sentences(text: str) -> list[str]:
-    return [s for s in _SENTENCE_SPLIT_RE.split(text) if len(s.split()) >= 4]
+    return [s for s in _SENTENCE_SPLIT_RE.split(text) if len(s.split()) >= 6 and len(s) >= 30]
 
 
 def _ranked_sentences(text: str) -> list[str]:
     """Sentences a model would report as findings first: rich in figures, not captions or LaTeX debris."""
     sentences = _sentences(text)
-    short = [s for s in sentences if len(s) <= 400] or sentences  # avoid table dumps posing as sentences
+    # avoid table dumps posing as sentences; a long one is cut at a space, within the schema's cap
+    short = [s for s in sentences if len(s) <= 400] or [_clip_chars(s, 400) for s in sentences]
 
     def score(sentence: str) -> int:
         figures = _figures(sentence)
-        rich = sum(not n.isdigit() for n in figures)
+        rich = sum("." in n.value or bool(n.unit) for n in figures)
         noise = bool(_CAPTION_RE.match(sentence)) + sum(map(sentence.count, ("\\", "{", "|")))
         return 3 * rich + len(figures) - 4 * noise
 
     return sorted(short, key=score, reverse=True)  # stable: ties keep text order
 
 
-def _figures(sentence: str) -> list[str]:
-    """Numbers in a sentence, minus labels ("Figure 3", "Eq. 2") and citation years ("Liu et al., 2025")."""
-    return [
-        m.group(0)
-        for m in _NUMBER_RE.finditer(sentence)
-        if not _LABEL_RE.search(sentence[: m.start()]) and not _YEAR_RE.fullmatch(m.group(0))
-    ]
+def _figures(text: str) -> list[Number]:
+    """The figures of a text as the checker counts them in prose (no labels, years or lone digits)."""
+    return prose_numbers(text)
 
 
-def _numbers(sentence: str, haystack: str) -> list[str]:
-    """Up to 2 figures from the sentence that occur verbatim in the paper; decimals, % and x first."""
-    found = [n for n in dict.fromkeys(_figures(sentence)) if normalise_for_match(n) in haystack]
-    return sorted(found, key=lambda n: n.isdigit())[:2]
+def _numbers(finding: str, tag: str, facts: PaperFacts) -> list[str]:
+    """Up to 2 of the finding's figures, decimals and units first, that its section holds; when it has none,
+    the section's first figure (a result carries a number whenever its section holds one)."""
+    own = [n for n in _figures(finding) if facts.in_sections(n, [tag]) is not None]
+    ranked = sorted(dict.fromkeys(n.text for n in own), key=lambda t: t.isdigit())
+    if not ranked and not facts.abstract_only:
+        ranked = [n.text for n in facts.figures_in([tag])[:1]]
+    return ranked[:2]
+
+
+def _as_doc(title: str, tags: list[str], sections: list[_Section]) -> FulltextDoc:
+    """The user message back as the document the checker reads (section levels from the tags' shape)."""
+    marked = "\n".join(f"[§{s.tag}]\n" + "\n".join(s.lines) for s in sections)
+    return FulltextDoc(
+        arxiv_id="0000.00000",
+        title=title,
+        source="abstract" if tags == ["Abstract"] else "html",
+        text=marked,
+        sections=[Section(tag=s.tag, title=s.title, level=_level(s.tag)) for s in sections],
+    )
+
+
+def _level(tag: str) -> int:
+    return 0 if tag == "Abstract" else 1 + tag.count(".")
+
+
+def _clip_chars(text: str, most: int) -> str:
+    return text if len(text) <= most else text[:most].rsplit(" ", 1)[0]
 
 
 def _clip(text: str, words: int) -> str:
@@ -223,7 +255,10 @@ def _mind_map(title: str, sections: list[_Section]) -> dict[str, Any]:
             continue  # subsubsections would make the map deeper than the prompt's 2-3 levels
         node = {"label": _section_label(section), "children": []}
         parent = nodes.get(section.tag.rsplit(".", 1)[0]) if "." in section.tag else None
-        (parent["children"] if parent else root["children"]).append(node)
+        siblings = parent["children"] if parent else root["children"]
+        if len(siblings) >= MIND_MAP_CHILDREN:
+            continue  # the schema's cap on children (a map, not a table of contents)
+        siblings.append(node)
         if parent is None:
             nodes.setdefault(section.tag, node)
     return root

@@ -1,4 +1,4 @@
-"""A continuous-batching engine in simulated time (DESIGN.md §4), for the engine simulator and the benchmark.
+"""A continuous-batching engine in simulated time (docs/design.md §4), for the engine simulator and the benchmark.
 
 Decode is memory-bound: each step reads the weights once plus every running request's KV cache and
 gives every running request one token. The KV cache is paged, as in vLLM: a request is admitted when

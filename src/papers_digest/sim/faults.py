@@ -50,7 +50,7 @@ FAULTS = TypeAdapter(list[Fault])
 
 
 def context_error_body(engine: ServerKind, prompt: int, context: int, max_tokens: int | None = None) -> dict:
-    """The HTTP 400 body each engine sends when a prompt exceeds its context (DESIGN.md §3)."""
+    """The HTTP 400 body each engine sends when a prompt exceeds its context (docs/design.md §3)."""
     if engine == "vllm":
         if max_tokens:  # vLLM's two wordings (v0.9 serving_engine): with and without max_tokens
             detail = (

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import functools
 import itertools
 import json
 import threading
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
@@ -26,14 +24,9 @@ from papers_digest.sim.faults import FAULTS, Fault, FaultKind, ServerKind, conte
 from papers_digest.sim.serve import DroppedResponse
 
 
-class RequestRecord(BaseModel):
-    """One request the sim served (admin endpoints excluded); times are time.monotonic()."""
+class RequestFacts(BaseModel):
+    """What a handler learned about its request while answering it (filled in as it goes)."""
 
-    path: str
-    method: str
-    started: float
-    ended: float
-    status: int
     kind: RequestKind | None = None
     messages: int = 0
     prompt_tokens: int = 0
@@ -42,6 +35,16 @@ class RequestRecord(BaseModel):
     finish_reason: str | None = None
     fault: FaultKind | None = None
     response_format: str | None = None  # the structured output asked for (json_schema, json_object), if any
+
+
+class RequestRecord(RequestFacts):
+    """One request the sim served (admin endpoints excluded); times are time.monotonic()."""
+
+    path: str
+    method: str
+    started: float
+    ended: float
+    status: int
 
 
 class SimStats(BaseModel):
@@ -60,18 +63,7 @@ class SimStats(BaseModel):
 # --- the simulator -------------------------------------------------------------------------------
 
 
-@dataclass
-class _Info:
-    """What a handler learned about its request, for the stats record."""
-
-    kind: RequestKind | None = None
-    messages: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_tokens: int = 0
-    finish_reason: str | None = None
-    fault: FaultKind | None = None
-    response_format: str | None = None
+Handler = Callable[[Request, RequestFacts], Awaitable[Response]]
 
 
 class EngineSim:
@@ -97,7 +89,7 @@ class EngineSim:
         self.api_key = api_key
         self.context_tokens = context_tokens
         self.context_engine: ServerKind = context_engine
-        # With a batching model, time comes from decode steps of the whole batch (DESIGN.md §4)
+        # With a batching model, time comes from decode steps of the whole batch (docs/design.md §4)
         # instead of latency_s / decode_tok_s.
         self.batcher = ContinuousBatcher(batching) if batching else None
         # Modelled completion lengths by request kind ("digest", "translate"): the answer stays the short
@@ -170,7 +162,7 @@ class EngineSim:
 
     # request plumbing
 
-    async def _tracked(self, handler: Callable[[Request, _Info], Awaitable[Response]], request: Request) -> Response:
+    async def _tracked(self, handler: Handler, request: Request) -> Response:
         path = request.url.path
         started = time.monotonic()
         with self._lock:
@@ -179,7 +171,7 @@ class EngineSim:
             stats.by_path[path] = stats.by_path.get(path, 0) + 1
             stats.in_flight += 1
             stats.max_in_flight = max(stats.max_in_flight, stats.in_flight)
-        info, status = _Info(), 500
+        info, status = RequestFacts(), 500
         try:
             response = await handler(request, info)
             status = response.status_code
@@ -191,7 +183,7 @@ class EngineSim:
                 started=started,
                 ended=time.monotonic(),
                 status=status,
-                **dataclasses.asdict(info),
+                **info.model_dump(),
             )
             with self._lock:
                 self._stats.in_flight -= 1
@@ -215,10 +207,10 @@ class EngineSim:
 
     # engine endpoints
 
-    async def _health(self, request: Request, info: _Info) -> Response:
+    async def _health(self, request: Request, info: RequestFacts) -> Response:
         return Response(status_code=200)
 
-    async def _tokenize(self, request: Request, info: _Info) -> Response:
+    async def _tokenize(self, request: Request, info: RequestFacts) -> Response:
         """vLLM's shape: {"prompt": …} or {"messages": […]} -> {"count", "max_model_len"}."""
         try:
             body = await request.json()
@@ -243,7 +235,7 @@ class EngineSim:
         ]
         return Response("\n".join(lines) + "\n", media_type="text/plain; version=0.0.4")
 
-    async def _models(self, request: Request, info: _Info) -> Response:
+    async def _models(self, request: Request, info: RequestFacts) -> Response:
         if not self._authorised(request):
             return _unauthorised()
         return JSONResponse(
@@ -253,7 +245,7 @@ class EngineSim:
             }
         )
 
-    async def _chat(self, request: Request, info: _Info) -> Response:
+    async def _chat(self, request: Request, info: RequestFacts) -> Response:
         if not self._authorised(request):
             return _unauthorised()
         try:

@@ -50,6 +50,7 @@ def doc_from_page(paper: Paper, page: ParsedPage, url: str) -> FulltextDoc:
         url=url,
         text=page.text,
         sections=page.sections,
+        unsectioned=page.unsectioned,
     )
 
 

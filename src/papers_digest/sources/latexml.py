@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from lxml import etree
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from papers_digest.core.models import Section
 from papers_digest.sources.latexml_text import (
@@ -44,6 +44,7 @@ class ParsedPage(BaseModel):
     version: int | None
     text: str
     sections: list[Section]
+    unsectioned: list[str] = Field(default_factory=list)  # lines outside every section (see _Walker)
 
 
 
@@ -58,7 +59,11 @@ class _Walker:
         # True right after a run-in prefix (paragraph title, list bullet): the next paragraph joins it.
         self.glue = False
         self.in_abstract = 0
+        self.in_sections = 0  # depth of <section> elements around the current position
         self.body_chars = 0  # characters of text outside the abstract, for the stub rule
+        # Lines LaTeXML placed outside every section and the abstract (floats before section 1, keywords):
+        # they stand in the text where they are, and belong to no section (docs/architecture.md).
+        self.unsectioned: list[str] = []
 
     # -- output ------------------------------------------------------------------------------
     def append(self, text: str) -> None:
@@ -81,6 +86,8 @@ class _Walker:
             self.lines.append(line)
             if not self.in_abstract:
                 self.body_chars += len(line)
+                if not self.in_sections and self.sections:
+                    self.unsectioned.append(line)
 
     def marker(self, tag: str, title: str, anchor: str | None, level: int) -> bool:
         """Emit a marker line; returns False for a duplicate tag (the first one keeps the tag)."""
@@ -206,6 +213,7 @@ class _Walker:
             # marker, with its heading as a plain line so nothing is lost.
             if not self.marker(tag, title, el.get("id"), level):
                 self.emit(title if title == tag else f"{tag} {title}")
+        self.in_sections += 1
         if el.text:
             self.append(el.text)
         for child in el:
@@ -213,6 +221,8 @@ class _Walker:
                 self.element(child, child.tag, class_set(child), chapter or "ltx_chapter" in classes)
             if child.tail:
                 self.append(child.tail)
+        self.flush()
+        self.in_sections -= 1
         self.flush()
 
     def equation(self, el: etree._Element) -> str:
@@ -321,4 +331,11 @@ def parse_latexml(html: str | bytes, url: str | None = None) -> ParsedPage:
     kind: ParsedKind = "content"
     if not body_sections and walker.body_chars < STUB_MAX_BODY_CHARS:
         kind = "stub"
-    return ParsedPage(kind=kind, title=title, version=version, text="\n".join(walker.lines), sections=walker.sections)
+    return ParsedPage(
+        kind=kind,
+        title=title,
+        version=version,
+        text="\n".join(walker.lines),
+        sections=walker.sections,
+        unsectioned=walker.unsectioned,
+    )

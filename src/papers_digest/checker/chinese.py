@@ -1,0 +1,182 @@
+"""The Chinese translation's rules: the English digest's shape, lists and numbers, in Chinese prose."""
+
+from __future__ import annotations
+
+import re
+
+from papers_digest.checker.english import Verdict, prose_fields
+from papers_digest.checker.numbers import Number, entry_numbers, numbers_in, values
+from papers_digest.checker.parse import parse_digest
+from papers_digest.checker.problems import Problem
+from papers_digest.core.models import Digest, MindMapNode
+
+_CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LATIN_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
+_LATIN_SPAN_RE = re.compile(r"[^\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]+")
+# A term that stays Latin in any Chinese text: a letter, an acronym, a name with capitals inside or digits
+# ("X", "KV", "GRPO", "DeepSeek", "vLLM", "Qwen2.5"); it is not counted as English.
+_TERM_RE = re.compile(r"^(?:.|[A-Z]{2,}s?|.*\d.*|[A-Za-z][a-z]*[A-Z].*)$")
+_TOKEN_RE = re.compile(r"[A-Za-z][A-Za-z0-9'’\-]*")  # a Latin word with its digits, for cjk_share
+# A field is Chinese when CJK characters make up at least this share of its "letters", counting each Latin
+# word as one, terms aside (technical terms and names may stay in Latin script: "KV cache", "Dr. GRPO").
+MIN_CJK_SHARE = 0.5
+# Runs of this many consecutive words of the English field, copied over and making up at least half of its
+# words, are English left untranslated behind Chinese ("译文：However, most existing methods …"); a name of
+# six words kept in Latin inside real Chinese is not.
+COPIED_RUN = 6
+COPIED_SHARE = 0.5
+MIN_SOURCE_WORDS = 4  # shorter English fields (names, labels like "Dr. GRPO") may stay as they are
+
+
+def check_digest_zh(reply: str, english: Digest) -> Verdict:
+    """Check a Chinese translation against the English digest it translates."""
+    digest, problems = parse_digest(reply)
+    if digest is None:
+        return Verdict(None, problems)
+    for key in ("results", "limitations", "takeaways"):
+        got, want = len(getattr(digest, key)), len(getattr(english, key))
+        if got != want:
+            problems.append(Problem("zh_shape", f"{key}: {got} items, the English digest has {want}"))
+    problems.extend(_mind_map_shape(digest.mind_map, english.mind_map, "mind_map"))
+    for i, (zh, en) in enumerate(zip(digest.results, english.results, strict=False)):
+        if zh.numbers != en.numbers:
+            problems.append(
+                Problem("zh_lists", f"results[{i}].numbers must stay exactly {en.numbers}, got {zh.numbers}")
+            )
+        if zh.sections != en.sections:
+            problems.append(
+                Problem("zh_lists", f"results[{i}].sections must stay exactly {en.sections}, got {zh.sections}")
+            )
+    source = dict(prose_fields(english))
+    # A translated finding may also spell out its result's own `numbers` (which the translation copies):
+    # that adds no figure the reader cannot check; a changed or dropped one is still missing.
+    listed = {
+        f"results[{i}].finding": {f"{n.sign}{n.value}" for entry in r.numbers for n in entry_numbers(entry)}
+        for i, r in enumerate(english.results)
+    }
+    for path, text in prose_fields(digest):
+        original = source.get(path)
+        if original is None:
+            continue  # a field the shape problems already name
+        problems.extend(_field_problems(path, text, original, listed.get(path, set())))
+    return Verdict(None if problems else digest, problems)
+
+
+def must_be_chinese(english: str) -> bool:
+    """Whether a translation of this English text must be Chinese prose (a name or a short label may stay)."""
+    return len(_LATIN_WORD_RE.findall(english)) >= MIN_SOURCE_WORDS
+
+
+def cjk_share(text: str) -> float:
+    """CJK characters / (CJK characters + English words, terms aside): 1.0 for pure Chinese, 0.0 for English."""
+    cjk = len(_CJK_RE.findall(text))
+    latin = sum(1 for word in _TOKEN_RE.findall(text) if not _TERM_RE.match(word))
+    return cjk / (cjk + latin) if cjk + latin else 1.0
+
+
+def copied_run(text: str, source: str, run: int = COPIED_RUN) -> str | None:
+    """The first `run` consecutive words of `source` that `text` carries over unchanged, if any."""
+    runs = _copied_runs(text, source, run)
+    return runs[0] if runs else None
+
+
+def _copied_runs(text: str, source: str, run: int) -> list[str]:
+    """Every maximal stretch of `run`+ consecutive words of `source` that `text` carries over unchanged."""
+    source_words = [w.casefold() for w in _LATIN_WORD_RE.findall(source)]
+    grams = {tuple(source_words[i : i + run]) for i in range(len(source_words) - run + 1)}
+    found = []
+    for span in _LATIN_SPAN_RE.findall(text):
+        words = _LATIN_WORD_RE.findall(span)
+        i = 0
+        while i <= len(words) - run:
+            if tuple(w.casefold() for w in words[i : i + run]) not in grams:
+                i += 1
+                continue
+            end = i + run
+            while end < len(words) and tuple(w.casefold() for w in words[end - run + 1 : end + 1]) in grams:
+                end += 1
+            found.append(" ".join(words[i:end]))
+            i = end
+    return found
+
+
+def _field_problems(path: str, text: str, original: str, listed: set[str]) -> list[Problem]:
+    problems = []
+    missing, extra = _number_difference(original, text)
+    extra = [x for x in extra if _value(x) not in listed]
+    if missing or extra:
+        wanted = ", ".join(n.text for n in _numbers(original) if n.counts_in_prose) or "no numbers"
+        wrong = [f"missing {', '.join(missing)}"] if missing else []
+        wrong += [f"{', '.join(extra)} not in the English"] if extra else []
+        problems.append(
+            Problem(
+                "zh_numbers",
+                f"{path}: the Chinese must carry exactly the English field's numbers ({wanted}), as printed: "
+                + "; ".join(wrong),
+            )
+        )
+    source_words = len(_LATIN_WORD_RE.findall(original))
+    if must_be_chinese(original):
+        runs = _copied_runs(text, original, COPIED_RUN)
+        copied = sum(len(r.split()) for r in runs)
+        untranslated = not _CJK_RE.search(text) or cjk_share(text) < MIN_CJK_SHARE
+        if untranslated or copied >= COPIED_SHARE * source_words:
+            shown = f" ({_clip(runs[0])!r})" if runs else f" ({_clip(text)!r})"
+            problems.append(
+                Problem(
+                    "zh_chinese",
+                    f"{path} is not translated: it is mostly English{shown}; write it in Chinese, keeping only "
+                    "names and technical terms in Latin script",
+                )
+            )
+    return problems
+
+
+def _numbers(text: str) -> list[Number]:
+    """The numbers of prose a translation must carry: labels ("Table 2", "第3节") and years aside."""
+    return [n for n in numbers_in(text) if not n.label and not n.is_year]
+
+
+def _number_difference(english: str, chinese: str) -> tuple[list[str], list[str]]:
+    """(the English field's numbers the Chinese lacks, the Chinese numbers the English lacks), compared as
+    multisets of signed values (units aside: `2.5×` is `2.5 倍`). A number counts as in Number.counts_in_prose;
+    a lone digit that counts on one side ("2×") may stand without its unit on the other ("2 倍", "8 块 A100"),
+    so for lone digits every occurrence is compared."""
+    en_all, zh_all = _numbers(english), _numbers(chinese)
+    en_counted = [n for n in en_all if n.counts_in_prose]
+    zh_counted = [n for n in zh_all if n.counts_in_prose]
+    en, zh, en_any, zh_any = values(en_counted), values(zh_counted), values(en_all), values(zh_all)
+    missing: list[str] = []
+    extra: list[str] = []
+    for value in dict.fromkeys([*en, *zh]):
+        lone = len(value.lstrip("-")) == 1
+        have_zh, have_en = (zh_any[value], en_any[value]) if lone else (zh[value], en[value])
+        if en[value] > have_zh:
+            missing += [_printed(value, en_counted)] * (en[value] - have_zh)
+        if zh[value] > have_en:
+            extra += [_printed(value, zh_counted)] * (zh[value] - have_en)
+    return missing, extra
+
+
+def _value(printed: str) -> str:
+    found = numbers_in(printed)
+    return f"{found[0].sign}{found[0].value}" if found else printed
+
+
+def _printed(value: str, numbers: list[Number]) -> str:
+    return next(n.text for n in numbers if f"{n.sign}{n.value}" == value)
+
+
+def _clip(text: str, most: int = 60) -> str:
+    return text if len(text) <= most else text[: most - 1] + "…"
+
+
+def _mind_map_shape(zh: MindMapNode, en: MindMapNode, path: str) -> list[Problem]:
+    if len(zh.children) != len(en.children):
+        return [
+            Problem("zh_shape", f"{path}.children: {len(zh.children)} items, the English digest has {len(en.children)}")
+        ]
+    problems: list[Problem] = []
+    for i, (a, b) in enumerate(zip(zh.children, en.children, strict=True)):
+        problems.extend(_mind_map_shape(a, b, f"{path}.children[{i}]"))
+    return problems

@@ -1,0 +1,58 @@
+"""What the checker reports: one problem per broken rule instance, each naming its rule, field and fix.
+
+The rule ids are what the run report counts (first answer vs the retry) and README "The checker" lists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+# rule id -> what it demands, in a few words (the report's legend).
+RULES: dict[str, str] = {
+    "json": "one JSON object",
+    "schema": "exactly the digest's keys, types and counts",
+    "length": "an answer that was not cut off at the token limit",
+    "english": "English prose in the English digest",
+    "number_form": "each `numbers` entry is one number",
+    "number_unknown": "each `numbers` entry appears in the paper",
+    "number_section": "each `numbers` entry appears in a cited section",
+    "section_unknown": "each cited section is a section of the paper",
+    "prose_number": "every figure written in prose appears in the paper",
+    "finding_number": "a finding's figures appear in its cited sections",
+    "result_empty": "a result carries a number when its sections hold any",
+    "finding_sentence": "a finding is a sentence that says what was found",
+    "title_restated": "one_sentence says more than the title",
+    "same_sections": "results do not all cite the same sections",
+    "zh_shape": "the translation keeps every array length and the mind map's shape",
+    "zh_lists": "the translation copies `numbers` and `sections` unchanged",
+    "zh_numbers": "each translated field carries exactly the numbers of its English field",
+    "zh_chinese": "each translated field is Chinese, not English behind a label",
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One broken rule: `message` names the field, the value and where it was expected, so a retry can fix it."""
+
+    rule: str
+    message: str
+
+    def __post_init__(self) -> None:
+        if self.rule not in RULES:
+            raise ValueError(f"unknown checker rule {self.rule!r}")
+
+
+def problem_texts(problems: Iterable[Problem]) -> list[str]:
+    return [p.message for p in problems]
+
+
+def rules_broken(problems: Iterable[Problem]) -> list[str]:
+    """The rule ids, each once, in the order they first broke."""
+    return list(dict.fromkeys(p.rule for p in problems))
+
+
+def retry_message(problems: Iterable[Problem]) -> str:
+    """The user message that asks the model to correct its JSON (docs/design.md §1)."""
+    listed = "; ".join(problem_texts(problems))
+    return f"Your JSON has these problems: {listed}. Return the corrected JSON object only."
