@@ -1,13 +1,12 @@
 """DVC stage `publish`: upsert the day into the SQLite database and write the run's metrics."""
 
-
 from papers_digest.core.artefacts import write_json, write_jsonl
 from papers_digest.day.files import load_day
 from papers_digest.day.metrics import run_record
 from papers_digest.db.writer import write_day
 from papers_digest.pipeline.runner import run_stage, stage_parser
 from papers_digest.site.feed import DEFAULT_BASE_URL
-from papers_digest.site.render import render_site
+from papers_digest.site.render import render_day
 
 
 def main() -> None:
@@ -19,7 +18,10 @@ def main() -> None:
     parser.add_argument("--db", required=True, help="SQLite database to upsert into")
     parser.add_argument("--metrics", required=True, help="run.json to write")
     parser.add_argument("--calls", required=True, help="calls.jsonl to write: every LLM call, by start time")
-    parser.add_argument("--site", help="folder to render the readers' site and Atom feed into, from the whole database")
+    parser.add_argument(
+        "--site",
+        help="folder of the readers' site and Atom feed: the day's pages, the index and the feed are rendered into it",
+    )
     parser.add_argument(
         "--base-url",
         default=DEFAULT_BASE_URL,
@@ -40,10 +42,12 @@ def main() -> None:
         )
         if args.site:
             # The site is a view of every day in the database, like the database itself: not a DVC output.
-            site = render_site(args.db, args.site, base_url=args.base_url)
+            # Only what this day changed is rendered (`papers site` rebuilds every day on demand).
+            site = render_day(args.db, args.site, args.date, base_url=args.base_url)
             print(
-                f"publish: site: {site.days} day(s), {site.papers} papers, {site.feed_entries} feed entries; "
-                f"{site.written} files written, {site.unchanged} unchanged -> {args.site}"
+                f"publish: site: {args.date} of {site.days} day(s), {site.papers} papers, "
+                f"{site.feed_entries} feed entries; {site.written} files written, {site.unchanged} unchanged, "
+                f"{site.removed} removed -> {args.site}"
             )
 
     run_stage("publish", body)

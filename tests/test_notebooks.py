@@ -10,6 +10,7 @@ import papermill
 import sqlite_utils
 from conftest import ROOT, SAMPLE_DATE, copy_project, make_params, run_dvc, sample_papers, write_params
 
+from papers_digest.checker.problems import RULES
 from papers_digest.day import metrics as day_metrics
 from papers_digest.report import tables
 from papers_digest.sim.faults import Fault
@@ -64,6 +65,21 @@ def test_the_report_stage_renders_a_code_free_report_whose_numbers_are_the_datab
     assert "HTTP 503" in page
     assert page.count("data:image/png") >= 4  # token histograms, context vs budget, timeline, planner
     assert "Capacity planner" in page and "Prefix cache" in page
+
+    # Checker outcomes by rule: the rules the rejected answers broke, as llm_calls holds them (JSON text).
+    broken: dict[tuple[str, str], list[int]] = {}
+    sql = (
+        "select stage, attempt > 1 as again, j.value as rule, count(*) as n"
+        " from llm_calls, json_each(llm_calls.checker_rules) as j where date = ? group by 1, 2, 3"
+    )
+    for row in db.query(sql, [SAMPLE_DATE]):
+        broken.setdefault((row["rule"], row["stage"]), [0, 0])[row["again"]] += row["n"]
+    outcomes = tables.checker_outcomes(tables.load_calls(day))
+    assert {(r.rule, r.stage): [r.first_attempt, r.retry] for r in outcomes.itertuples()} == broken
+    assert broken[("section_unknown", "digest_en")] == [1, 1]  # bad_section, on both of its answers
+    (shown,) = pd.read_html(StringIO(page), match="first_attempt")
+    assert {"section_unknown", "number_unknown"} <= set(shown.iloc[:, 0].astype(str))
+    assert all(html.escape(RULES[rule]) in page for rule, _ in broken)
 
     # Code-free: no input area, and no line of any code cell of the notebook.
     assert "hl-ipython3" not in page  # the class of highlighted code cells

@@ -7,6 +7,7 @@ import papermill
 import pytest
 from conftest import ROOT, SAMPLE_DATE
 
+from papers_digest.checker.problems import RULES
 from papers_digest.core.models import CallRecord
 from papers_digest.day import metrics as day_metrics
 from papers_digest.report import planner, tables
@@ -120,6 +121,46 @@ def test_retries_and_failures_give_the_reason_of_each_call():
     assert shares.loc[("digest_en", 2), "cached_share"] == pytest.approx(10000 / 11500)
 
 
+def test_checker_outcomes_count_each_rule_on_the_first_answer_and_the_retry_per_stage():
+    def rejected(start: float, rules: list[str], **changes: object) -> CallRecord:
+        return call(start, start + 1, status="rejected", error="; ".join(rules), checker_rules=rules, **changes)
+
+    calls = frame(
+        rejected(0, ["number_unknown", "number_section"]),
+        rejected(1, ["number_unknown"], attempt=2),  # the retry of the same paper broke it again
+        rejected(0, ["number_unknown"], arxiv_id="2504.00999"),
+        call(1, 2, arxiv_id="2504.00999", attempt=2),  # accepted on the retry: breaks nothing
+        rejected(0, ["length"], arxiv_id="2504.00883", finish_reason="length"),
+        rejected(0, ["zh_numbers", "zh_numbers"], stage="translate_zh"),  # counted once per answer
+        rejected(0, ["length"], stage="translate_zh", arxiv_id="2504.00999"),
+        rejected(1, ["length"], stage="translate_zh", arxiv_id="2504.00999", attempt=2),
+        rejected(0, ["length"], stage="translate_zh", arxiv_id="2504.01014"),
+        call(0, 1, arxiv_id="2504.01014", status="error", http_status=503, error="HTTP 503: busy"),
+    )
+    table = tables.checker_outcomes(calls)
+    assert list(table.columns) == ["rule", "description", "stage", "first_attempt", "retry", "answers"]
+    rows = list(zip(table["rule"], table["stage"], table["first_attempt"], table["retry"], strict=True))
+    assert rows == [
+        # 4 answers over both stages: the most broken rule first, its stages together, the larger first
+        ("length", "translate_zh", 2, 1),
+        ("length", "digest_en", 1, 0),
+        ("number_unknown", "digest_en", 2, 1),
+        ("number_section", "digest_en", 1, 0),  # ties: by rule id
+        ("zh_numbers", "translate_zh", 1, 0),
+    ]
+    assert list(table["answers"]) == [3, 1, 3, 1, 1]
+    descriptions = dict(zip(table["rule"], table["description"], strict=False))
+    assert descriptions["length"] == RULES["length"] == "an answer that was not cut off at the token limit"
+    assert descriptions["number_unknown"] == RULES["number_unknown"]
+
+    # A day without rejected answers, or without calls: an empty table with the same columns.
+    assert tables.checker_outcomes(frame(call(0, 1))).empty
+    assert list(tables.checker_outcomes(frame()).columns) == list(table.columns)
+    # A rule id a later checker dropped (calls.jsonl of an older day) still counts, described as unknown.
+    (old,) = tables.checker_outcomes(frame(rejected(0, ["retired_rule"]))).itertuples()
+    assert (old.rule, old.first_attempt) == ("retired_rule", 1) and "does not know" in old.description
+
+
 def test_without_cache_reports_the_share_is_absent_rather_than_zero():
     calls = frame(call(0, 1, cached_tokens=None), call(0, 1, cached_tokens=None, stage="translate_zh"))
     assert tables.cache_share(calls).empty
@@ -137,7 +178,7 @@ def test_longest_prompt_is_set_against_the_context_budget():
 
 
 def test_the_planner_reproduces_the_seeds_estimate_for_15000_token_contexts():
-    # DESIGN.md §4: Llama-3.1-8B bf16, 1 TB/s; B=1 18.0 ms ≤55 tok/s, B=2 20.0 ms ≤100, B=3 22.0 ms ≤137,
+    # docs/design.md §4: Llama-3.1-8B bf16, 1 TB/s; B=1 18.0 ms ≤55 tok/s, B=2 20.0 ms ≤100, B=3 22.0 ms ≤137,
     # 14 requests need 25.6 GiB of KV.
     calls = frame(*(call(i, i + 1, prompt_tokens=12000, completion_tokens=3000) for i in range(3)))
     plan = planner.capacity_plan(calls, ModelShape(), Gpu(memory_bytes=80 * GIB), max_concurrency=14)

@@ -24,13 +24,16 @@ from papers_digest.cli.main import main as papers_cli
 from papers_digest.core.models import GenerationResult
 from papers_digest.day.files import load_day
 from papers_digest.day.metrics import run_record
+from papers_digest.db.queries import site_days
 from papers_digest.db.writer import write_day
 from papers_digest.sim.replay import Replay
 from papers_digest.sim.routes import EngineSim
 from papers_digest.sim.serve import BackgroundServer
+from papers_digest.site import render as site_render
 from papers_digest.site.feed import DEFAULT_BASE_URL
-from papers_digest.site.render import render_site
-from papers_digest.site.views import build_days, paper_view, section_url
+from papers_digest.site.render import load_day as load_day_view
+from papers_digest.site.render import render_day, render_site
+from papers_digest.site.views import build_days, build_index, paper_view, section_url
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 HTML_PAPER = "2503.20783"  # the sample's one paper with an arXiv HTML page (v2)
@@ -47,6 +50,7 @@ CHROMIUM_FLAGS = (
     "--disable-component-update",
     "--disable-sync",
 )
+OLDER_DAYS = [f"2025-03-{d}" for d in range(26, 32)] + ["2025-04-01", "2025-04-02"]  # cloned from the sample day
 SCRIPT = "<script>alert(1)</script>"
 IMG = '"><img src=x onerror=alert(1)>'
 
@@ -177,7 +181,8 @@ def test_a_paper_page_shows_both_languages_who_wrote_it_and_what_the_model_saw(s
         [f"https://arxiv.org/html/{HTML_PAPER}v2#{anchors[tag]}" for tag in r["sections"]] for r in english["results"]
     ]
     all_cited = {href for hrefs in cited for href in hrefs}
-    assert "https://arxiv.org/html/2503.20783v2#S3.SS2" in all_cited  # §3.2, a subsection
+    # A subsection links to its own anchor (§3.2 is LaTeXML's S3.SS2; which ones the sim cites may change).
+    assert any(".SS" in href.partition("#")[2] for href in all_cited)
     assert "https://arxiv.org/html/2503.20783v2#A2" in all_cited  # appendix B is LaTeXML's A2
 
     # The mind map is a nested list of the digest's shape: readable with no script at all.
@@ -224,6 +229,155 @@ def test_a_failed_paper_is_listed_as_failed_with_its_reason_and_no_summary(proje
     assert "digest_en: the answer failed the checks 2 times" in texts(paper, "section.failure p")[0]
     feed = ET.parse(tmp_path / "site" / "feed.xml").getroot()
     assert failing not in "".join(e.findtext(f"{ATOM}id") for e in feed.iter(f"{ATOM}entry"))
+
+
+# ---------------------------------------------------------------- evidence: the database and the paper pages
+
+
+def test_english_digests_carry_their_evidence_and_calls_their_checker_rules_as_json_text(project, tmp_path):
+    day_dir = project / "data" / SAMPLE_DATE
+    files = load_day(day_dir / "list.json", day_dir / "fulltext", day_dir / "digest_en", day_dir / "translate_zh")
+    first = files.english[HTML_PAPER].calls[0]
+    files.english[HTML_PAPER].calls[0] = first.model_copy(
+        update={"status": "rejected", "checker_rules": ["number_unknown", "length"]}
+    )
+    db = tmp_path / "papers.db"
+    write_day(db, files, run_record(files))
+    with sqlite3.connect(db) as conn:
+        before = list(conn.iterdump())
+    write_day(db, files, run_record(files))  # publishing the same day again changes nothing
+    with sqlite3.connect(db) as conn:
+        assert list(conn.iterdump()) == before
+        conn.row_factory = sqlite3.Row
+        columns = {
+            t: {r["name"]: r["type"] for r in conn.execute(f"pragma table_info({t})")} for t in ("digests", "llm_calls")
+        }
+        digests = {(r["arxiv_id"], r["lang"]): r["evidence"] for r in conn.execute("select * from digests")}
+        rules = {
+            (r["arxiv_id"], r["stage"], r["attempt"]): r["checker_rules"]
+            for r in conn.execute("select * from llm_calls")
+        }
+        (typeof,) = conn.execute("select distinct typeof(checker_rules) from llm_calls").fetchone()
+    assert columns["digests"]["evidence"] == "TEXT" and columns["llm_calls"]["checker_rules"] == "TEXT"
+    assert typeof == "text"
+    assert rules[HTML_PAPER, "digest_en", first.attempt] == '["number_unknown", "length"]'
+    assert {v for k, v in rules.items() if k != (HTML_PAPER, "digest_en", first.attempt)} == {"[]"}
+    for arxiv_id, english in files.english.items():
+        assert json.loads(digests[arxiv_id, "en"]) == [[e.model_dump() for e in found] for found in english.evidence]
+        assert digests[arxiv_id, "zh"] is None
+    assert any(found for english in files.english.values() for found in english.evidence)  # not vacuous
+
+
+def test_each_finding_shows_where_its_numbers_stand_linked_to_the_cited_section(site, db_rows):
+    row = next(r for r in db_rows["papers"] if r["arxiv_id"] == HTML_PAPER)
+    (evidence,) = [
+        json.loads(d["evidence"]) for d in db_rows["digests"] if (d["arxiv_id"], d["lang"]) == (HTML_PAPER, "en")
+    ]
+    english = _digest(db_rows, HTML_PAPER, "en")
+    assert len(evidence) == len(english["results"]) and any(evidence)
+    anchors = {s["tag"]: s["anchor"] for s in json.loads(row["sections"])}
+    paper = page(site / SAMPLE_DATE / f"{HTML_PAPER}.html")
+    for li, result, found in zip(paper.cssselect("ol.results > li"), english["results"], evidence, strict=True):
+        (pair,) = li.cssselect(".pair")
+        shown = pair.cssselect("ul.evidence[lang=en] > li")
+        assert len(shown) == len(found)
+        if found:  # under the English finding: the pair's third child, after both findings
+            assert [c.tag for c in pair] == ["p", "p", "ul"] and pair[0].get("lang") == "en"
+        for item, e in zip(shown, found, strict=True):
+            assert texts(item, "code") == [e["number"]]
+            assert texts(item, "q") == [" ".join(e["sentence"].split())]
+            (a,) = item.cssselect("a")
+            if e["section"] == "*":
+                assert (a.get("href"), a.text_content()) == (
+                    f"https://arxiv.org/html/{HTML_PAPER}v2",
+                    "outside every section",
+                )
+            else:
+                assert e["section"] in result["sections"]
+                assert a.get("href") == f"https://arxiv.org/html/{HTML_PAPER}v2#{anchors[e['section']]}"
+                assert a.text_content().startswith(f"§{e['section']}")
+    # The Chinese column carries no evidence of its own.
+    assert paper.cssselect("ul.evidence[lang=zh-Hans]") == []
+
+
+def test_evidence_outside_every_section_links_to_the_page_or_the_abstract(db_rows):
+    row = next(r for r in db_rows["papers"] if r["arxiv_id"] == HTML_PAPER)
+    digests = {d["lang"]: d for d in db_rows["digests"] if d["arxiv_id"] == HTML_PAPER}
+    results = len(_digest(db_rows, HTML_PAPER, "en")["results"])
+    outside = {"number": "42.0%", "section": "*", "sentence": "Keywords: 42.0% of it."}
+    cited = {"number": "7", "section": "3.2", "sentence": "Seven."}
+    broken = [{"number": 1, "section": "3.2", "sentence": "not a string number"}, "junk"]
+    stored = json.dumps([[outside, cited, *broken]] + [[]] * (results - 1))
+    digests = digests | {"en": digests["en"] | {"evidence": stored}}
+
+    view = paper_view(row, digests)
+    first = view.en.results[0].evidence
+    assert [(e.number, e.section.tag, e.section.title, e.section.url) for e in first] == [
+        ("42.0%", "*", "outside every section", "https://arxiv.org/html/2503.20783v2"),
+        (
+            "7",
+            "3.2",
+            next(s["title"] for s in json.loads(row["sections"]) if s["tag"] == "3.2"),
+            "https://arxiv.org/html/2503.20783v2#S3.SS2",
+        ),
+    ]
+    assert all(r.evidence == () for r in view.en.results[1:]) and all(r.evidence == () for r in view.zh.results)
+    abstract = paper_view(row | {"fulltext_source": "abstract", "version": None}, digests)
+    assert {e.section.url for e in abstract.en.results[0].evidence} == {"https://arxiv.org/abs/2503.20783"}
+    # More lists than results, or not JSON at all: the page still renders, with what fits.
+    extra = paper_view(row, digests | {"en": digests["en"] | {"evidence": json.dumps([[cited]] * (results + 2))}})
+    assert [len(r.evidence) for r in extra.en.results] == [1] * results
+    unreadable = paper_view(row, digests | {"en": digests["en"] | {"evidence": stored[:-1]}})
+    assert unreadable.done and all(r.evidence == () for r in unreadable.en.results)
+
+
+def test_markup_in_an_evidence_sentence_is_shown_as_text(project, tmp_path):
+    db = tmp_path / "papers.db"
+    shutil.copy(project / "data" / "papers.db", db)
+    with sqlite3.connect(db) as conn:
+        (stored,) = conn.execute(
+            "select evidence from digests where arxiv_id = ? and lang = 'en'", [HTML_PAPER]
+        ).fetchone()
+        evidence = json.loads(stored)
+        evidence[0] = [{"number": "1", "section": "*", "sentence": f"It {SCRIPT} and {IMG} ran."}, *evidence[0]]
+        conn.execute(
+            "update digests set evidence = ? where arxiv_id = ? and lang = 'en'", [json.dumps(evidence), HTML_PAPER]
+        )
+    render_site(db, tmp_path / "site")
+
+    raw = (tmp_path / "site" / SAMPLE_DATE / f"{HTML_PAPER}.html").read_text(encoding="utf-8")
+    assert "<script" not in raw and "<img" not in raw
+    assert "It &lt;script&gt;alert(1)&lt;/script&gt; and &#34;&gt;&lt;img src=x onerror=alert(1)&gt; ran." in raw
+    paper = page(tmp_path / "site" / SAMPLE_DATE / f"{HTML_PAPER}.html")
+    first = paper.cssselect("ol.results > li")[0]
+    assert texts(first, "ul.evidence q")[0] == f"It {SCRIPT} and {IMG} ran."
+    assert paper.cssselect("script") == [] and paper.cssselect("img") == []
+
+
+def test_a_database_without_the_evidence_column_renders_as_before(project, tmp_path):
+    db = tmp_path / "papers.db"
+    shutil.copy(project / "data" / "papers.db", db)
+    with sqlite3.connect(db) as conn:
+        conn.execute("alter table digests drop column evidence")  # a database written before evidence
+    summary = render_site(db, tmp_path / "site")
+
+    assert (summary.papers, summary.feed_entries) == (4, 4)
+    paper = page(tmp_path / "site" / SAMPLE_DATE / f"{HTML_PAPER}.html")
+    assert paper.cssselect("ul.evidence") == []
+    assert len(paper.cssselect("ol.results > li")) == len(
+        _digest({"digests": _rows(db, "digests")}, HTML_PAPER, "en")["results"]
+    )
+    assert all(len(pair) == 2 for pair in paper.cssselect("ol.results .pair"))
+    assert "Digested in English and Chinese" in texts(paper, "dl.provenance dd")[0]
+
+    # Publishing a day into that database adds the column, typed as the schema declares it.
+    day_dir = project / "data" / SAMPLE_DATE
+    files = load_day(day_dir / "list.json", day_dir / "fulltext", day_dir / "digest_en", day_dir / "translate_zh")
+    write_day(db, files, run_record(files))
+    with sqlite3.connect(db) as conn:
+        types = {name: kind for _, name, kind, *_ in conn.execute("pragma table_info(digests)")}
+        (filled,) = conn.execute("select count(*) from digests where lang = 'en' and evidence is not null").fetchone()
+    assert types["evidence"] == "TEXT" and filled == 4
 
 
 # ---------------------------------------------------------------- view models (pure)
@@ -366,6 +520,148 @@ def test_papers_site_rebuilds_by_hand_with_a_base_url_and_rewrites_only_what_cha
     assert not stale.parent.exists() and not leftover.exists() and not_ours.read_text() == "kept"
 
 
+# ---------------------------------------------------------------- a publish renders only what its day changed
+
+
+@pytest.fixture
+def archive(project: Path, tmp_path: Path) -> Path:
+    """The sample day's database with eight earlier days, each a copy of the sample under other arXiv ids."""
+    db = tmp_path / "archive.db"
+    shutil.copy(project / "data" / "papers.db", db)
+    with sqlite3.connect(db) as conn:
+        for month, date in enumerate(OLDER_DAYS, 1):
+            for table in ("papers", "digests", "day_items", "runs"):
+                columns = [r[1] for r in conn.execute(f"pragma table_info({table})")]
+                values = [
+                    "?" if c == "date" else f"'24{month:02d}.' || substr(arxiv_id, 6)" if c == "arxiv_id" else f'"{c}"'
+                    for c in columns
+                ]
+                names = ", ".join(f'"{c}"' for c in columns)
+                conn.execute(
+                    f"insert into {table} ({names}) select {', '.join(values)} from {table} where date = ?",
+                    [date, SAMPLE_DATE],
+                )
+    return db
+
+
+def test_a_publish_writes_only_its_days_pages_the_index_and_the_feed(project, archive, tmp_path, monkeypatch):
+    out = tmp_path / "site"
+    render_site(archive, out)
+    stale = out / SAMPLE_DATE / "2501.00001.html"  # a page of a paper no longer listed for the day
+    stale.write_text("old")
+    elsewhere = out / OLDER_DAYS[0] / "2501.00002.html"  # one of another day: left to `papers site`
+    elsewhere.write_text("old")
+    leftover = out / SAMPLE_DATE / f".{RANKED[2]}.html.k2j4x.tmp"  # what a crash mid-write leaves
+    leftover.write_text("<html><bo")
+    before = _snapshot(out)
+
+    day_dir = project / "data" / SAMPLE_DATE
+    files = load_day(day_dir / "list.json", day_dir / "fulltext", day_dir / "digest_en", day_dir / "translate_zh")
+    top = RANKED[0]
+    retitled = [p.model_copy(update={"title": "A new title"}) if p.arxiv_id == top else p for p in files.day.papers]
+    files.day = files.day.model_copy(update={"papers": retitled})
+    loaded: list[str] = []
+    reads = site_render.site_day_rows
+    monkeypatch.setattr(site_render, "site_day_rows", lambda db, date: loaded.append(date) or reads(db, date))
+    write_day(archive, files, run_record(files))
+    summary = render_day(archive, out, SAMPLE_DATE)
+
+    after = _snapshot(out)
+    changed = {rel for rel in after if rel in before and after[rel] != before[rel]}
+    assert changed == {f"{SAMPLE_DATE}/index.html", f"{SAMPLE_DATE}/{top}.html", "index.html", "feed.xml"}
+    assert set(before) - set(after) == {f"{SAMPLE_DATE}/2501.00001.html", leftover.relative_to(out).as_posix()}
+    assert set(after) <= set(before)
+    assert (summary.written, summary.removed, summary.days, summary.papers) == (4, 1, 9, 36)
+    # Read: the day itself and the feed's seven latest days, each once; never the older days' rows.
+    all_days = [SAMPLE_DATE, *reversed(OLDER_DAYS)]
+    assert sorted(loaded, reverse=True) == all_days[:7]
+    assert elsewhere.read_text() == "old"
+
+    index = page(out / "index.html")
+    assert [a.get("href") for a in index.cssselect("ul.days a")] == [f"{d}/index.html" for d in all_days]
+    assert texts(index, "ul.days li .top")[0] == "Top: A new title"
+    feed = ET.parse(out / "feed.xml").getroot()
+    ids = [e.findtext(f"{ATOM}id") for e in feed.iter(f"{ATOM}entry")]
+    assert ids == [f"tag:papers-digest,{d}:{i}" for n, d in enumerate(all_days[:7]) for i in _archive_ids(n)]
+
+    # The same files, byte for byte, as rendering every day into an empty folder.
+    fresh = tmp_path / "fresh"
+    render_site(archive, fresh)
+    assert {rel: data for rel, (data, _) in _snapshot(fresh).items()} == {
+        rel: data for rel, (data, _) in after.items() if rel != elsewhere.relative_to(out).as_posix()
+    }
+    # The index's counts, from aggregate queries, are the day pages' own.
+    for listed in build_index(site_days(archive)):
+        day = load_day_view(archive, listed.date)
+        assert (listed.count, listed.done, listed.failed, listed.listed) == (
+            len(day.papers),
+            day.done,
+            day.failed,
+            day.listed,
+        )
+        assert listed.top.title == day.papers[0].title
+
+
+def test_a_paper_the_day_takes_over_leaves_the_earlier_days_pages(project, archive, tmp_path):
+    moved = RANKED[1]  # as if it had failed on the day before and the retry queue listed it again
+    with sqlite3.connect(archive) as conn:
+        conn.execute("update papers set date = ? where arxiv_id = ?", [OLDER_DAYS[-1], moved])
+    out = tmp_path / "site"
+    render_site(archive, out)
+    assert (out / OLDER_DAYS[-1] / f"{moved}.html").is_file() and not (out / SAMPLE_DATE / f"{moved}.html").exists()
+    before = _snapshot(out)
+
+    day_dir = project / "data" / SAMPLE_DATE
+    files = load_day(day_dir / "list.json", day_dir / "fulltext", day_dir / "digest_en", day_dir / "translate_zh")
+    write_day(archive, files, run_record(files))
+    summary = render_day(archive, out, SAMPLE_DATE)
+
+    after = _snapshot(out)
+    assert set(before) - set(after) == {f"{OLDER_DAYS[-1]}/{moved}.html"}
+    assert set(after) - set(before) == {f"{SAMPLE_DATE}/{moved}.html"} and summary.removed == 1
+    touched = {rel.split("/")[0] for rel in after if rel in before and after[rel] != before[rel]}
+    assert touched <= {SAMPLE_DATE, OLDER_DAYS[-1], "index.html", "feed.xml"}
+    earlier = page(out / OLDER_DAYS[-1] / "index.html")
+    assert moved not in {a.get("href").removesuffix(".html") for a in earlier.cssselect("ol.papers h2 a")}
+    fresh = tmp_path / "fresh"
+    render_site(archive, fresh)
+    assert {r: d for r, (d, _) in _snapshot(fresh).items()} == {r: d for r, (d, _) in after.items()}
+
+    # A day no longer in the database: publishing it removes its pages and its line in the index.
+    with sqlite3.connect(archive) as conn:
+        for table in ("papers", "digests", "day_items", "runs"):
+            conn.execute(f"delete from {table} where date = ?", [OLDER_DAYS[0]])
+    summary = render_day(archive, out, OLDER_DAYS[0])
+    assert not (out / OLDER_DAYS[0]).exists() and summary.removed == 1 + len(RANKED)
+    assert f"{OLDER_DAYS[0]}/index.html" not in [a.get("href") for a in page(out / "index.html").cssselect("ul.days a")]
+
+
+def test_papers_site_renders_every_day_one_day_at_a_time(archive, tmp_path, monkeypatch, capsys):
+    out = tmp_path / "site"
+    gone = out / "2024-12-31" / "index.html"  # a day no longer in the database
+    gone.parent.mkdir(parents=True)
+    gone.write_text("old")
+    loaded: list[str] = []
+    reads = site_render.site_day_rows
+    monkeypatch.setattr(site_render, "site_day_rows", lambda db, date: loaded.append(date) or reads(db, date))
+    with pytest.raises(SystemExit) as done:
+        papers_cli(["site", "--db", str(archive), "--out", str(out)])
+    assert done.value.code == 0
+    all_days = [SAMPLE_DATE, *reversed(OLDER_DAYS)]
+    assert loaded == all_days  # each day read once, newest first
+    pages = 3 + len(all_days) * (1 + len(RANKED))
+    assert (
+        f"9 day(s), 36 papers, 28 feed entries; {pages} files written, 0 unchanged, 1 removed"
+        in capsys.readouterr().out
+    )
+    for n, date in enumerate(all_days):
+        ids = _archive_ids(n)
+        day = page(out / date / "index.html")
+        assert [a.get("href") for a in day.cssselect("ol.papers h2 a")] == [f"{i}.html" for i in ids]
+        assert all((out / date / f"{i}.html").is_file() for i in ids)
+    assert not gone.parent.exists()
+
+
 # ---------------------------------------------------------------- in a real browser
 
 
@@ -467,6 +763,26 @@ def _poison(db: Path, arxiv_id: str, text: str) -> None:
                 [json.dumps(digest, ensure_ascii=False), arxiv_id, lang],
             )
         conn.execute("update papers set title = ? where arxiv_id = ?", [text, arxiv_id])
+
+
+def _archive_ids(n: int) -> list[str]:
+    """The ranked arXiv ids of the archive's `n`-th day, newest first: the sample's, then the copies'."""
+    return RANKED if n == 0 else [f"24{len(OLDER_DAYS) + 1 - n:02d}.{i[5:]}" for i in RANKED]
+
+
+def _snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file of a folder: its bytes and modification time, by path inside the folder."""
+    return {
+        p.relative_to(folder).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in folder.rglob("*")
+        if p.is_file()
+    }
+
+
+def _rows(db: Path, table: str) -> list[dict]:
+    with sqlite3.connect(db) as conn:
+        conn.row_factory = sqlite3.Row
+        return [dict(r) for r in conn.execute(f"select * from {table}")]
 
 
 def _digest(db_rows: dict[str, list[dict]], arxiv_id: str, lang: str) -> dict:

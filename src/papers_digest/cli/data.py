@@ -31,7 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     rebuild.add_argument("--db", default="data/papers.db")
     rebuild.set_defaults(func=cmd_rebuild_db)
 
-    site = sub.add_parser("site", help="render the readers' site and Atom feed from the database (every day)")
+    site = sub.add_parser(
+        "site", help="render the readers' site and Atom feed from the database: every day, one day at a time"
+    )
     site.add_argument("--db", default="data/papers.db")
     site.add_argument("--out", default="data/site")
     site.add_argument(
@@ -74,5 +76,3 @@ def cmd_site(args: argparse.Namespace) -> int:
         f"{site.written} files written, {site.unchanged} unchanged, {site.removed} removed -> {args.out}/index.html"
     )
     return 0
-
-

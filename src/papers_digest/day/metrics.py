@@ -73,8 +73,9 @@ def prefix_cache_totals(files: DayFiles) -> dict[str, float]:
 
 
 def calls_frame(calls: Iterable[CallRecord]) -> pd.DataFrame:
-    """Calls as a frame, by start time, plus `context_tokens` (prompt + completion: the KV a request holds
-    at its end), `start_s`/`end_s` (seconds since the day's first call) and `group` (stage and attempt)."""
+    """Calls as a frame, by start time, one column per CallRecord field (`checker_rules`: the list of rule
+    ids a rejected answer broke, [] otherwise), plus `context_tokens` (prompt + completion: the KV a request
+    holds at its end), `start_s`/`end_s` (seconds since the day's first call) and `group` (stage and attempt)."""
     frame = pd.DataFrame([c.model_dump() for c in calls], columns=CALL_COLUMNS)
     for column in ("prompt_tokens", "completion_tokens", "cached_tokens", "reasoning_tokens", "http_status"):
         frame[column] = frame[column].astype("Int64")  # nullable: engines do not always report these

@@ -83,7 +83,7 @@ def day_totals(db_path: str | Path, date: str) -> tuple[dict[str, Any] | None, d
 
 @dataclass
 class SiteRows:
-    """What the site is rendered from: every paper and digest row, papers listed per date, run dates."""
+    """What a day's pages are rendered from: its paper and digest rows, papers listed per date, run dates."""
 
     papers: list[dict[str, Any]] = field(default_factory=list)
     digests: list[dict[str, Any]] = field(default_factory=list)
@@ -91,17 +91,88 @@ class SiteRows:
     run_dates: list[str] = field(default_factory=list)
 
 
-def site_rows(db_path: str | Path) -> SiteRows:
-    """The rows the readers' site shows, from every day (tables that do not exist yet read as empty)."""
+def site_day_rows(db_path: str | Path, date: str) -> SiteRows:
+    """The rows of one date's pages: its papers, their digests (by arXiv id, whatever day wrote them), how
+    many papers Hugging Face listed, and whether it has a run record (tables not there yet read as empty)."""
     db = sqlite_utils.Database(Path(db_path))
     tables = set(db.table_names())
 
     def rows(sql: str, table: str) -> list[dict[str, Any]]:
-        return list(db.query(sql)) if table in tables else []
+        return list(db.query(sql, [date])) if table in tables else []
 
-    return SiteRows(
-        papers=rows("select * from papers", "papers"),
-        digests=rows("select * from digests", "digests"),
-        listed={r["date"]: r["n"] for r in rows("select date, count(*) as n from day_items group by 1", "day_items")},
-        run_dates=[r["date"] for r in rows("select date from runs", "runs")],
+    papers = rows("select * from papers where date = ?", "papers")
+    digests = (
+        rows("select * from digests where arxiv_id in (select arxiv_id from papers where date = ?)", "digests")
+        if papers
+        else []
     )
+    listed = rows("select count(*) as n from day_items where date = ?", "day_items")
+    return SiteRows(
+        papers=papers,
+        digests=digests,
+        listed={date: listed[0]["n"]} if listed and listed[0]["n"] else {},
+        run_dates=[r["date"] for r in rows("select date from runs where date = ?", "runs")],
+    )
+
+
+def site_days(db_path: str | Path) -> list[dict[str, Any]]:
+    """One row per date the site shows (a date with papers or a run record), newest first, from aggregate
+    queries: `papers`, `done` (status done with both digests stored), `listed`, and the top paper by upvotes
+    (then arXiv id) as `top_id`, `top_title`; no digest text is read."""
+    db = sqlite_utils.Database(Path(db_path))
+    tables = set(db.table_names())
+    days: dict[str, dict[str, Any]] = {}
+
+    def day(date: str) -> dict[str, Any]:
+        return days.setdefault(
+            date, {"date": date, "papers": 0, "done": 0, "listed": 0, "top_id": None, "top_title": None}
+        )
+
+    if "runs" in tables:
+        for row in db.query("select distinct date from runs"):
+            day(row["date"])
+    if "papers" in tables:
+        both = " and ".join(
+            f"exists (select 1 from digests d where d.arxiv_id = p.arxiv_id and d.lang = '{lang}')"
+            for lang in ("en", "zh")
+        )
+        done = f"p.status = 'done' and {both}" if "digests" in tables else "0"
+        # One pass over the papers: each date's counts, and its first paper by upvotes, then arXiv id.
+        per_date = (
+            f"select date, arxiv_id, title, count(*) over dates as papers, total({done}) over dates as done, "
+            "row_number() over (partition by date order by coalesce(upvotes, 0) desc, arxiv_id) as rank "
+            "from papers p window dates as (partition by date)"
+        )
+        for row in db.query(f"select * from ({per_date}) where rank = 1"):
+            day(row["date"]).update(
+                papers=row["papers"], done=int(row["done"]), top_id=row["arxiv_id"], top_title=row["title"]
+            )
+    if "day_items" in tables:
+        for row in db.query("select date, count(*) as n from day_items group by date"):
+            if row["date"] in days:
+                days[row["date"]]["listed"] = row["n"]
+    return [days[d] for d in sorted(days, reverse=True)]
+
+
+def last_run_date(db_path: str | Path, before: str) -> str | None:
+    """The latest date before or on `before` whose pipeline ran to the end (it has a run record)."""
+    path = Path(db_path)
+    if not path.exists():
+        return None
+    db = sqlite_utils.Database(path)
+    if "runs" not in db.table_names():
+        return None
+    rows = list(db.query("select max(date) as last from runs where date <= ?", [before]))
+    return rows[0]["last"] if rows else None
+
+
+def run_summary(db_path: str | Path, date: str) -> tuple[int, int] | None:
+    """(papers done, papers failed) of a date's run record, or None when there is none."""
+    path = Path(db_path)
+    if not path.exists():
+        return None
+    db = sqlite_utils.Database(path)
+    if "runs" not in db.table_names():
+        return None
+    rows = list(db.query("select papers_done, papers_failed from runs where date = ?", [date]))
+    return (rows[0]["papers_done"], rows[0]["papers_failed"]) if rows else None

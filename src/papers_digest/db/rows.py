@@ -70,11 +70,25 @@ def digest_rows(files: DayFiles) -> list[dict[str, Any]]:
                         "lang": LANG_OF_STAGE[stage],
                         "date": files.day.date,
                         "digest": json.dumps(result.digest, ensure_ascii=False),
+                        "evidence": evidence_json(result),
                         "model": result.model,
                         "prompt_version": result.prompt_version,
                     }
                 )
     return rows
+
+
+def evidence_json(result: GenerationResult) -> str | None:
+    """An English result's evidence as JSON text, one list per digest result (db/schema.py `evidence`);
+    None for a Chinese result or one written before evidence was recorded."""
+    if result.stage != "digest_en" or not result.evidence:
+        return None
+    return json.dumps([[e.model_dump() for e in found] for found in result.evidence], ensure_ascii=False)
+
+
+def call_rows(files: DayFiles) -> list[dict[str, Any]]:
+    """The day's LLM calls as `llm_calls` rows: `checker_rules` as JSON text (`[]` when none broke)."""
+    return [c.model_dump() | {"checker_rules": json.dumps(c.checker_rules)} for c in files.calls]
 
 
 def day_item_rows(files: DayFiles) -> list[dict[str, Any]]:

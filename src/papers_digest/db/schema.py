@@ -10,22 +10,49 @@ from papers_digest.core.models import CallRecord
 
 TABLES = ("papers", "digests", "llm_calls", "runs", "day_items")
 CALL_KEY = ("date", "arxiv_id", "stage", "attempt", "retry")
+# JSON text columns: sqlite-utils would write a list as JSON itself, but the rows spell it out (db/rows.py).
+DIGEST_COLUMNS: dict[str, type] = {
+    "arxiv_id": str,
+    "lang": str,
+    "date": str,
+    "digest": str,  # the digest's JSON object
+    # English rows: for each result, where each of its numbers stands in a cited section, as JSON
+    # `[[{"number", "section", "sentence"}, …], …]` (core/models.py Evidence); null for Chinese rows.
+    "evidence": str,
+}
+
+
+# Every column of `papers` typed up front: the list stage queries them (the retry queue) also on a database
+# whose days so far had no paper, where sqlite-utils would not have added them yet.
+PAPER_COLUMNS: dict[str, type] = {
+    "arxiv_id": str,
+    "date": str,
+    "title": str,
+    "upvotes": int,
+    "status": str,  # done | failed
+    "error": str,
+    "authors": str,  # JSON list
+    "summary": str,
+    "version": int,
+    "fulltext_source": str,  # html | trimmed | abstract
+    "fulltext_dropped": str,  # JSON list of section tags
+    "fulltext_tokens": int,
+    "fulltext_reason": str,
+    "model": str,
+    "prompt_version": str,
+    "sections": str,  # JSON list of {tag, title, anchor}
+    "generated_at": str,
+    "backfilled_from": str,
+}
 
 
 def ensure_schema(db: sqlite_utils.Database) -> None:
-    """Create the tables other tools read, with their key columns, if they do not exist yet."""
-    db["papers"].create(
-        {"arxiv_id": str, "date": str, "title": str, "upvotes": int, "status": str, "error": str},
-        pk="arxiv_id",
-        if_not_exists=True,
-    )
-    db["digests"].create(
-        {"arxiv_id": str, "lang": str, "date": str, "digest": str},
-        pk=("arxiv_id", "lang"),
-        if_not_exists=True,
-    )
+    """Create the tables other tools read, with their key columns, if they do not exist yet, and add the
+    typed columns a database written by an older version lacks."""
+    db["papers"].create(PAPER_COLUMNS, pk="arxiv_id", if_not_exists=True)
+    db["digests"].create(DIGEST_COLUMNS, pk=("arxiv_id", "lang"), if_not_exists=True)
     # Every column typed up front: sqlite-utils would guess TEXT for a column that is null in the first rows.
-    db["llm_calls"].create(_column_types(CallRecord), pk=CALL_KEY, if_not_exists=True)
+    db["llm_calls"].create(call_columns(), pk=CALL_KEY, if_not_exists=True)
     db["runs"].create(
         {"date": str, "papers": int, "prompt_tokens": int, "completion_tokens": int, "elapsed_s": float},
         pk="date",
@@ -36,16 +63,34 @@ def ensure_schema(db: sqlite_utils.Database) -> None:
         pk=("date", "arxiv_id"),
         if_not_exists=True,
     )
+    _add_missing_columns(db, "papers", PAPER_COLUMNS)
+    _add_missing_columns(db, "digests", DIGEST_COLUMNS)
+    _add_missing_columns(db, "llm_calls", call_columns())
     db["llm_calls"].create_index(["arxiv_id"], if_not_exists=True)
     db["papers"].create_index(["date"], if_not_exists=True)
 
 
+def call_columns() -> dict[str, type]:
+    """The `llm_calls` columns and types, from CallRecord's fields."""
+    return _column_types(CallRecord)
+
+
 def _column_types(model: type[CallRecord]) -> dict[str, type]:
-    """Column types from the model's fields (`int | None` -> int; Literal and str -> str)."""
+    """Column types from the model's fields (`int | None` -> int; Literal and str -> str; a list or a dict,
+    such as `checker_rules`, -> str: it is stored as JSON text)."""
     types: dict[str, type] = {}
     for name, info in model.model_fields.items():
         options = typing.get_args(info.annotation) or (info.annotation,)
-        types[name] = next((t for t in (bool, int, float) if t in options), str)
+        if any(typing.get_origin(t) in (list, dict) for t in (info.annotation, *options)):
+            types[name] = str
+        else:
+            types[name] = next((t for t in (bool, int, float) if t in options), str)
     return types
 
 
+def _add_missing_columns(db: sqlite_utils.Database, table: str, columns: dict[str, type]) -> None:
+    """Add the declared columns a table made by an older version lacks, with their declared types."""
+    have = db[table].columns_dict
+    for name, kind in columns.items():
+        if name not in have:
+            db[table].add_column(name, kind)

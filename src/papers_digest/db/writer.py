@@ -9,7 +9,7 @@ import sqlite_utils
 
 from papers_digest.core.models import RunRecord
 from papers_digest.day.files import DayFiles
-from papers_digest.db.rows import day_item_rows, digest_rows, paper_rows
+from papers_digest.db.rows import call_rows, day_item_rows, digest_rows, paper_rows
 from papers_digest.db.schema import CALL_KEY, ensure_schema
 
 
@@ -34,7 +34,7 @@ def write_day(db_path: str | Path, files: DayFiles, run: RunRecord) -> None:
             [r for r in digest_rows(files) if r["arxiv_id"] not in newer], pk=("arxiv_id", "lang"), alter=True
         )
         db.execute("delete from llm_calls where date = ?", [date])
-        db["llm_calls"].insert_all([c.model_dump() for c in files.calls], pk=CALL_KEY, alter=True, replace=True)
+        db["llm_calls"].insert_all(call_rows(files), pk=CALL_KEY, alter=True, replace=True)
         db.execute("delete from day_items where date = ?", [date])
         db["day_items"].insert_all(day_item_rows(files), pk=("date", "arxiv_id"), alter=True)
         db["runs"].upsert(run.model_dump(), pk="date", alter=True)

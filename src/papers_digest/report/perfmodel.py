@@ -1,4 +1,4 @@
-"""The seed's serving model (DESIGN.md §4): decode is memory-bound, one step reads all weights plus every KV cache.
+"""The seed's serving model (docs/design.md §4): decode is memory-bound, one step reads all weights plus every KV cache.
 
 Used by the engine simulator (its timing), the capacity planner in the run report, and the benchmark.
 """

@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from papers_digest.checker.problems import RULES
 from papers_digest.core.artefacts import read_jsonl, read_model
 from papers_digest.core.models import CallRecord, RunRecord
 from papers_digest.core.params import EngineParams
@@ -180,6 +181,39 @@ def failure_reasons(calls: pd.DataFrame) -> pd.DataFrame:
     table = table[table["status"] != "ok"]
     counts = table.groupby(["stage", "status", "reason"], sort=True).size().rename("calls")
     return counts.reset_index().sort_values("calls", ascending=False, kind="stable").reset_index(drop=True)
+
+
+CHECKER_COLUMNS = ["rule", "description", "stage", "first_attempt", "retry", "answers"]
+
+
+def checker_outcomes(calls: pd.DataFrame) -> pd.DataFrame:
+    """Which checker rules the rejected answers broke: for each rule and stage, how many first answers
+    (attempt 1) and retries (attempt ≥ 2) broke it, with the rule's description (`RULES`), the rule most
+    broken over both stages first. An answer counts once per rule it broke; accepted answers and calls
+    without an answer break none."""
+    counts: dict[tuple[str, str], list[int]] = {}
+    for stage, attempt, rules in zip(calls["stage"], calls["attempt"], calls["checker_rules"], strict=True):
+        for rule in dict.fromkeys(rules if isinstance(rules, list | tuple) else ()):
+            counts.setdefault((rule, stage), [0, 0])[0 if attempt <= 1 else 1] += 1
+    rows = [
+        {
+            "rule": rule,
+            "description": RULES.get(rule, "(a rule this version of the checker does not know)"),
+            "stage": stage,
+            "first_attempt": first,
+            "retry": retry,
+            "answers": first + retry,
+        }
+        for (rule, stage), (first, retry) in counts.items()
+    ]
+    table = pd.DataFrame(rows, columns=CHECKER_COLUMNS)
+    # The most broken rule first (over both stages), its stages together, the stage it broke most in first.
+    rule_total = table.groupby("rule")["answers"].transform("sum")
+    order = sorted(
+        range(len(table)),
+        key=lambda i: (-rule_total.iloc[i], table["rule"].iloc[i], -table["answers"].iloc[i], table["stage"].iloc[i]),
+    )
+    return table.iloc[order].reset_index(drop=True)
 
 
 def call_reason(status: str, http_status: Any, error: str | None) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import islice
 from urllib.parse import urljoin, urlsplit
 
 from papers_digest.site.views import DayView, SiteError
@@ -33,29 +34,40 @@ class Feed:
 
 
 def build_feed(days: Iterable[DayView], base_url: str, limit_days: int = FEED_DAYS) -> Feed:
-    """The Atom feed of the latest `limit_days` days: one entry per done paper, newest day first (pure)."""
+    """The Atom feed of the latest `limit_days` days: one entry per done paper, newest day first (pure).
+
+    `days` is read lazily, newest first, and only its first `limit_days` days: it may load them one by one."""
     base = normalise_base_url(base_url)
-    entries = []
-    for day in list(days)[:limit_days]:
-        for paper in day.papers:
-            if paper.done and paper.en is not None:
-                entries.append(
-                    FeedEntry(
-                        # Stable across re-renders and base URLs: a reader never sees an entry twice.
-                        id=f"tag:papers-digest,{paper.date}:{paper.arxiv_id}",
-                        title=paper.title,
-                        url=urljoin(base, paper.path),
-                        updated=paper.generated_at or f"{paper.date}T00:00:00Z",
-                        summary=paper.en.one_sentence,
-                    )
-                )
-    updated = max((e.updated for e in entries), default="1970-01-01T00:00:00Z")
+    return make_feed([entry for day in islice(days, limit_days) for entry in feed_entries(day, base)], base)
+
+
+def feed_entries(day: DayView, base_url: str) -> list[FeedEntry]:
+    """A day's entries: one per done paper, in the day's order (pure)."""
+    base = normalise_base_url(base_url)
+    return [
+        FeedEntry(
+            # Stable across re-renders and base URLs: a reader never sees an entry twice.
+            id=f"tag:papers-digest,{paper.date}:{paper.arxiv_id}",
+            title=paper.title,
+            url=urljoin(base, paper.path),
+            updated=paper.generated_at or f"{paper.date}T00:00:00Z",
+            summary=paper.en.one_sentence,
+        )
+        for paper in day.papers
+        if paper.done and paper.en is not None
+    ]
+
+
+def make_feed(entries: Iterable[FeedEntry], base_url: str) -> Feed:
+    """The feed around its entries, updated when the newest of them was (pure)."""
+    base = normalise_base_url(base_url)
+    entries = tuple(entries)
     return Feed(
         id=FEED_ID,
-        updated=updated,
+        updated=max((e.updated for e in entries), default="1970-01-01T00:00:00Z"),
         self_url=urljoin(base, FEED_FILE),
         site_url=urljoin(base, "index.html"),
-        entries=tuple(entries),
+        entries=entries,
     )
 
 
@@ -65,5 +77,3 @@ def normalise_base_url(base_url: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise SiteError(f"--base-url must be an absolute http(s) URL, got {base_url!r}")
     return base_url if base_url.endswith("/") else base_url + "/"
-
-

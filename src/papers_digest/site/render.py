@@ -1,4 +1,4 @@
-"""Rendering the site: every page and the feed into a folder, written only when changed, via Jinja2."""
+"""Rendering the site, day by day: a day's pages, the index and the feed, written only when changed, via Jinja2."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import datetime as dt
 import os
 import re
 import tempfile
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -16,9 +16,18 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from markupsafe import Markup
 
 from papers_digest.core.models import ARXIV_ID_RE
-from papers_digest.db.queries import site_rows
-from papers_digest.site.feed import DEFAULT_BASE_URL, FEED_FILE, Feed, build_feed, normalise_base_url
-from papers_digest.site.views import DATE_RE, DayView, SiteError, build_days
+from papers_digest.db.queries import site_day_rows, site_days
+from papers_digest.site.feed import (
+    DEFAULT_BASE_URL,
+    FEED_DAYS,
+    FEED_FILE,
+    Feed,
+    build_feed,
+    feed_entries,
+    make_feed,
+    normalise_base_url,
+)
+from papers_digest.site.views import DATE_RE, DaySummary, DayView, SiteError, build_days, build_index
 
 # XML 1.0 forbids C0 controls other than tab/LF/CR, surrogates and U+FFFE/U+FFFF; one of them in model
 # output would make the feed unparseable, so they are dropped from every rendered value.
@@ -27,7 +36,7 @@ _XML_INVALID_RE = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U001
 
 @dataclass(frozen=True)
 class SiteSummary:
-    """What render_site did."""
+    """What render_site or render_day did."""
 
     out_dir: Path
     days: int
@@ -39,41 +48,117 @@ class SiteSummary:
 
 
 def render_site(db_path: str | Path, out_dir: str | Path, *, base_url: str = DEFAULT_BASE_URL) -> SiteSummary:
-    """Render every day of the database into `out_dir`: index, day pages, paper pages, style.css, feed.xml.
+    """Render every day of the database into `out_dir`: index, day pages, paper pages, style.css, feed.xml;
+    remove the pages of days and papers no longer in it.
 
+    Day by day: one day's rows and pages are in memory at a time, the index comes from aggregate queries.
     Each file is written via a temporary file and a rename, and only when its content changed, so a
     crash never leaves a half-written page and a static server or rsync sees only real changes.
     """
     base = normalise_base_url(base_url)
-    days = load_days(db_path)
-    out = Path(out_dir)
-    env = make_environment()
-    counts = {"written": 0, "unchanged": 0}
-    kept: set[Path] = set()
-    feed = build_feed(days, base)
-    for rel, text in _site_files(env, days, feed):
-        target = out / rel
-        kept.add(target)
-        counts["written" if _write_if_changed(target, text) else "unchanged"] += 1
-    removed = _remove_stale(out, kept)
-    return SiteSummary(
-        out_dir=out,
-        days=len(days),
-        papers=sum(len(d.papers) for d in days),
-        feed_entries=len(feed.entries),
-        written=counts["written"],
-        unchanged=counts["unchanged"],
-        removed=removed,
-    )
+    db = _database(db_path)
+    index = build_index(site_days(db))
+    site = _Site(Path(out_dir), make_environment())
+    entries = []
+    for i, summary in enumerate(index):
+        day = load_day(db, summary.date)
+        if day is not None:
+            site.write_day(day)
+            if i < FEED_DAYS:  # the index is newest first: these are the feed's days
+                entries.extend(feed_entries(day, base))
+    feed = make_feed(entries, base)
+    site.write_common(index, feed)
+    return site.summary(index, feed, _remove_stale(site.out, site.kept))
 
 
-def load_days(db_path: str | Path) -> list[DayView]:
-    """Every day of the database, newest first."""
+def render_day(db_path: str | Path, out_dir: str | Path, date: str, *, base_url: str = DEFAULT_BASE_URL) -> SiteSummary:
+    """Render what publishing `date` changed: its day page and paper pages, the index, the feed and
+    style.css; remove that day's pages of papers no longer listed for it. Other days' pages are left as
+    they are, and only the rows needed are read: aggregates for the index, the latest days for the feed.
+
+    One exception: a paper the day took over from an earlier day (the retry queue lists a failed paper
+    again; the later day's row wins) leaves that day, so a day with a page of one of its papers is
+    rendered again too.
+    """
+    if not DATE_RE.match(date):
+        raise SiteError(f"not a date (YYYY-MM-DD): {date!r}")
+    base = normalise_base_url(base_url)
+    db = _database(db_path)
+    index = build_index(site_days(db))
+    site = _Site(Path(out_dir), make_environment())
+    loaded = {date: load_day(db, date)}
+    ids = [p.arxiv_id for p in loaded[date].papers] if loaded[date] else []
+    for other in _days_with_pages_of(site.out, ids, besides=date):
+        loaded[other] = load_day(db, other)
+    for day in loaded.values():
+        if day is not None:
+            site.write_day(day)
+    latest = (loaded[s.date] if s.date in loaded else load_day(db, s.date) for s in index[:FEED_DAYS])
+    feed = build_feed((d for d in latest if d is not None), base, FEED_DAYS)
+    site.write_common(index, feed)
+    return site.summary(index, feed, _remove_stale(site.out, site.kept, only=set(loaded)))
+
+
+def load_day(db_path: str | Path, date: str) -> DayView | None:
+    """One day of the database as its pages show it; None when the database has no paper or run of it."""
+    rows = site_day_rows(db_path, date)
+    days = build_days(papers=rows.papers, digests=rows.digests, listed=rows.listed, run_dates=rows.run_dates)
+    return days[0] if days else None
+
+
+@dataclass
+class _Site:
+    """The site folder being written: what was kept, written and left unchanged."""
+
+    out: Path
+    env: Environment
+    kept: set[Path] = field(default_factory=set)
+    written: int = 0
+    unchanged: int = 0
+
+    def write_day(self, day: DayView) -> None:
+        self._write_all(_day_files(self.env, day))
+
+    def write_common(self, index: list[DaySummary], feed: Feed) -> None:
+        """After the day pages, so the index and the feed never link to a page not written yet."""
+        self._write_all(_common_files(self.env, index, feed))
+
+    def summary(self, index: list[DaySummary], feed: Feed, removed: int) -> SiteSummary:
+        return SiteSummary(
+            out_dir=self.out,
+            days=len(index),
+            papers=sum(d.count for d in index),
+            feed_entries=len(feed.entries),
+            written=self.written,
+            unchanged=self.unchanged,
+            removed=removed,
+        )
+
+    def _write_all(self, files: Iterable[tuple[str, str]]) -> None:
+        for rel, text in files:
+            target = self.out / rel
+            self.kept.add(target)
+            if _write_if_changed(target, text):
+                self.written += 1
+            else:
+                self.unchanged += 1
+
+
+def _days_with_pages_of(out: Path, arxiv_ids: list[str], besides: str) -> list[str]:
+    """The dates, other than `besides`, whose folder holds a page of one of these papers."""
+    if not arxiv_ids or not out.is_dir():
+        return []
+    pages = {f"{i}.html" for i in arxiv_ids}
+    with os.scandir(out) as entries:  # one listing per folder, not a stat per page: a year has 7,000 pages
+        folders = [f for f in entries if f.is_dir() and DATE_RE.match(f.name) and f.name != besides]
+    return sorted(f.name for f in folders if not pages.isdisjoint(os.listdir(f.path)))
+
+
+def _database(db_path: str | Path) -> Path:
     path = Path(db_path)
     if not path.is_file():
         raise SiteError(f"{path}: no database (run the pipeline or `papers rebuild-db` first)")
-    rows = site_rows(path)
-    return build_days(papers=rows.papers, digests=rows.digests, listed=rows.listed, run_dates=rows.run_dates)
+    return path
 
 
 def make_environment() -> Environment:
@@ -102,14 +187,16 @@ def format_when(iso: str | None) -> str:
     return moment.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _site_files(env: Environment, days: list[DayView], feed: Feed) -> Iterator[tuple[str, str]]:
+def _day_files(env: Environment, day: DayView) -> Iterator[tuple[str, str]]:
+    yield day.path, env.get_template("day.html").render(day=day, root="../")
+    paper_page = env.get_template("paper.html")
+    for paper in day.papers:
+        yield paper.path, paper_page.render(paper=paper, day=day, root="../")
+
+
+def _common_files(env: Environment, index: list[DaySummary], feed: Feed) -> Iterator[tuple[str, str]]:
     yield "style.css", (resources.files("papers_digest.site") / "templates" / "style.css").read_text(encoding="utf-8")
-    yield "index.html", env.get_template("index.html").render(days=days, root="")
-    day_page, paper_page = env.get_template("day.html"), env.get_template("paper.html")
-    for day in days:
-        yield day.path, day_page.render(day=day, root="../")
-        for paper in day.papers:
-            yield paper.path, paper_page.render(paper=paper, day=day, root="../")
+    yield "index.html", env.get_template("index.html").render(days=index, root="")
     yield FEED_FILE, env.get_template("feed.xml").render(feed=feed)
 
 
@@ -130,18 +217,25 @@ def _write_if_changed(path: Path, text: str) -> bool:
     return True
 
 
-def _remove_stale(out: Path, kept: set[Path]) -> int:
-    """Remove pages of days or papers no longer in the database, and temporary files of a crashed run.
+def _remove_stale(out: Path, kept: set[Path], only: set[str] | None = None) -> int:
+    """Remove pages of days or papers no longer in the database, and temporary files of a crashed run;
+    with `only`, just in those dates' folders (and temporary files at the top).
 
     Only paths of the site's own shape (`<date>/index.html`, `<date>/<arxiv id>.html`) are candidates,
     so a mistaken `--out` never deletes someone else's HTML.
     """
     if not out.is_dir():
         return 0
+    if only is None:
+        folders = [f for f in out.iterdir() if f.is_dir() and DATE_RE.match(f.name)]
+        leftovers = [*out.glob(".*.tmp"), *out.glob("*/.*.tmp")]
+    else:
+        folders = [out / d for d in sorted(only) if DATE_RE.match(d) and (out / d).is_dir()]
+        leftovers = [*out.glob(".*.tmp"), *(t for f in folders for t in f.glob(".*.tmp"))]
+    for leftover in leftovers:
+        leftover.unlink(missing_ok=True)
     removed = 0
-    for leftover in [*out.glob(".*.tmp"), *out.glob("*/.*.tmp")]:
-        leftover.unlink()
-    for folder in (f for f in out.iterdir() if f.is_dir() and DATE_RE.match(f.name)):
+    for folder in folders:
         for page in folder.glob("*.html"):
             if page not in kept and (page.stem == "index" or ARXIV_ID_RE.match(page.stem)):
                 page.unlink()

@@ -19,6 +19,7 @@ ARXIV = "https://arxiv.org"
 HTML_SOURCES = ("html", "trimmed")  # the model saw arXiv's HTML, so section anchors exist there
 HTML_LANG = {"en": "en", "zh": "zh-Hans"}
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+OUTSIDE = "*"  # Evidence.section of text LaTeXML placed outside every section (checker/paper.py OUTSIDE)
 
 
 class SiteError(ArtefactError):
@@ -48,10 +49,20 @@ class Source:
 
 
 @dataclass(frozen=True)
+class EvidenceView:
+    """Where one of a result's numbers stands: the sentence of the paper (untrusted text) and its section."""
+
+    number: str
+    sentence: str
+    section: SectionLink  # tag OUTSIDE: text outside every section, linked to the paper's page
+
+
+@dataclass(frozen=True)
 class ResultView:
     finding: str
     numbers: tuple[str, ...]
     sections: tuple[SectionLink, ...]
+    evidence: tuple[EvidenceView, ...] = ()  # English results only, when the database holds it
 
 
 @dataclass(frozen=True)
@@ -133,6 +144,59 @@ class DayView:
         return len(self.papers) - self.done
 
 
+@dataclass(frozen=True)
+class TopPaper:
+    """The paper a day's index entry names: the day's first by upvotes."""
+
+    arxiv_id: str
+    title: str
+
+
+@dataclass(frozen=True)
+class DaySummary:
+    """A day as the index lists it: its counts and its top paper, not the papers themselves."""
+
+    date: str
+    count: int  # papers picked
+    done: int
+    listed: int  # papers Hugging Face listed that day (0 when unknown)
+    top: TopPaper | None = None
+
+    @property
+    def path(self) -> str:
+        return f"{self.date}/index.html"
+
+    @property
+    def failed(self) -> int:
+        return self.count - self.done
+
+    @property
+    def papers(self) -> tuple[TopPaper, ...]:
+        """What index.html reads of a day's papers: the first one (`day.papers[0].title`)."""
+        return (self.top,) if self.top else ()
+
+
+def build_index(rows: Iterable[Mapping[str, Any]]) -> list[DaySummary]:
+    """Aggregate rows (db/queries.py site_days) -> the index's days, newest first (pure)."""
+    days = []
+    for row in rows:
+        date = row["date"]
+        if not DATE_RE.match(date or ""):
+            raise SiteError(f"papers.db: not a date (YYYY-MM-DD): {date!r}")
+        top_id = row.get("top_id")
+        top = TopPaper(arxiv_id=top_id, title=row.get("top_title") or top_id) if top_id else None
+        days.append(
+            DaySummary(
+                date=date,
+                count=row.get("papers") or 0,
+                done=row.get("done") or 0,
+                listed=row.get("listed") or 0,
+                top=top,
+            )
+        )
+    return sorted(days, key=lambda d: d.date, reverse=True)
+
+
 def build_days(
     papers: Iterable[Mapping[str, Any]],
     digests: Iterable[Mapping[str, Any]],
@@ -167,6 +231,9 @@ def paper_view(row: Mapping[str, Any], digests: Mapping[str, Mapping[str, Any]],
     sections = {s["tag"]: s for s in _json_list(row.get("sections")) if isinstance(s, dict) and "tag" in s}
 
     def link(tag: str) -> SectionLink:
+        if tag == OUTSIDE:
+            page = section_url(arxiv_id, version, source_kind, None)
+            return SectionLink(tag=OUTSIDE, title="outside every section", url=page)
         section = sections.get(tag, {})
         url = section_url(arxiv_id, version, source_kind, section.get("anchor"))
         return SectionLink(tag=tag, title=section.get("title") or "", url=url)
@@ -243,14 +310,20 @@ def source_view(
 def digest_view(row: Mapping[str, Any], link: Linker) -> DigestView:
     """A `digests` row -> one language of the digest; raises ValidationError when it is not a digest."""
     digest = Digest.model_validate_json(row["digest"])
+    evidence = evidence_views(row.get("evidence"), link)
     return DigestView(
         lang=HTML_LANG.get(row["lang"], row["lang"]),
         one_sentence=digest.one_sentence,
         problem=digest.problem,
         method=digest.method,
         results=tuple(
-            ResultView(finding=r.finding, numbers=tuple(r.numbers), sections=tuple(link(t) for t in r.sections))
-            for r in digest.results
+            ResultView(
+                finding=r.finding,
+                numbers=tuple(r.numbers),
+                sections=tuple(link(t) for t in r.sections),
+                evidence=evidence[i] if i < len(evidence) else (),
+            )
+            for i, r in enumerate(digest.results)
         ),
         limitations=tuple(digest.limitations),
         takeaways=tuple(digest.takeaways),
@@ -258,6 +331,23 @@ def digest_view(row: Mapping[str, Any], link: Linker) -> DigestView:
         model=row.get("model"),
         prompt_version=row.get("prompt_version"),
     )
+
+
+def evidence_views(text: str | None, link: Linker) -> list[tuple[EvidenceView, ...]]:
+    """A `digests.evidence` value (JSON, one list per result) -> each result's evidence; [] when absent (a
+    Chinese row, a row of an older database). Entries that are not {number, section, sentence} strings
+    are left out rather than failing the page: the evidence is a reader's aid, the digest is the content."""
+    views = []
+    for found in _json_list(text):
+        entries = found if isinstance(found, list) else []
+        views.append(
+            tuple(
+                EvidenceView(number=e["number"], sentence=e["sentence"], section=link(e["section"]))
+                for e in entries
+                if isinstance(e, dict) and all(isinstance(e.get(k), str) for k in ("number", "section", "sentence"))
+            )
+        )
+    return views
 
 
 def _mind_map(node: MindMapNode) -> MindMap:
@@ -272,5 +362,3 @@ def _json_list(text: str | None) -> list[Any]:
     except (TypeError, json.JSONDecodeError):
         return []
     return value if isinstance(value, list) else []
-
-
