@@ -1,31 +1,7 @@
 """DVC stage `digest_en`: a checked English JSON digest of each paper, papers generated concurrently."""
 
-from papers_digest.core.artefacts import read_folder
 from papers_digest.core.models import FulltextDoc
-from papers_digest.pipeline.generating import run_generation_stage
-from papers_digest.pipeline.runner import run_stage, stage_parser
-
-
-def main() -> None:
-    parser = stage_parser("digest_en", __doc__)
-    parser.add_argument("--fulltext", required=True, help="folder written by the fulltext stage")
-    parser.add_argument("--prompt", required=True, help="system prompt file")
-    parser.add_argument("--out", required=True, help="folder for one <arxiv_id>.json per paper")
-    parser.add_argument("--store", required=True, help="store of finished LLM calls (reused across runs)")
-    args = parser.parse_args()
-    run_stage(
-        "digest_en",
-        lambda: run_generation_stage(
-            "digest_en",
-            date=args.date,
-            params_path=args.params,
-            prompt_path=args.prompt,
-            out=args.out,
-            store_path=args.store,
-            load_inputs=lambda: read_folder(args.fulltext, FulltextDoc).values(),
-        ),
-    )
-
+from papers_digest.pipeline.generating import stage_main
 
 if __name__ == "__main__":
-    main()
+    stage_main("digest_en", __doc__, "--fulltext", "folder written by the fulltext stage", FulltextDoc)

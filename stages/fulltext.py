@@ -28,12 +28,16 @@ def main() -> None:
             write_json(Path(out) / f"{doc.arxiv_id}.json", doc)
 
         docs = asyncio.run(fetch_fulltexts(params, day.picked_papers(), save, Store(args.store)))
-        html = sum(d.source == "html" for d in docs)
+        html = sum(d.source != "abstract" for d in docs)
+        trimmed = sum(d.source == "trimmed" for d in docs)
         clock.write(out, papers=len(docs))
-        print(f"fulltext: {len(docs)} papers, {html} from arXiv HTML, {len(docs) - html} abstract only")
+        cut = f" ({trimmed} trimmed to llm.max_input_tokens)" if trimmed else ""
+        print(f"fulltext: {len(docs)} papers, {html} from arXiv HTML{cut}, {len(docs) - html} abstract only")
         for doc in docs:
             if doc.source == "abstract":
                 print(f"fulltext:   {doc.arxiv_id}: abstract only: {doc.reason}")
+            elif doc.source == "trimmed":
+                print(f"fulltext:   {doc.arxiv_id}: {doc.tokens} tokens after dropping {', '.join(doc.dropped)}")
 
     run_stage("fulltext", body)
 

@@ -37,7 +37,7 @@ def test_each_stage_lists_exactly_the_package_modules_its_code_imports(name):
 def test_the_closure_follows_imports_through_packages():
     closure = stage_closure(ROOT, ROOT / "stages" / "digest_en.py")
     # the stage imports the pipeline; the pipeline the checked generation; that one the checker
-    assert "src/papers_digest/checker/rules.py" in closure and "src/papers_digest/llm/client.py" in closure
+    assert "src/papers_digest/checker/english.py" in closure and "src/papers_digest/llm/client.py" in closure
     assert not any(path.startswith("src/papers_digest/site/") for path in closure)
 
 

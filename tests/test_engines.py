@@ -43,10 +43,11 @@ from papers_digest.engines.localmodel import (
     join_chunks,
     verify_model,
 )
-from papers_digest.engines.process import ManagedEngine, group_processes
+from papers_digest.engines.process import ManagedEngine, describe_exit, group_processes
 from papers_digest.llm.endpoint import prefix_cache_delta, scrape_prefix_cache
 from papers_digest.llm.prompting import load_prompt
 from papers_digest.pipeline.generating import generate
+from papers_digest.testing.fake_engine import install_as_sglang
 
 PY = sys.executable
 
@@ -184,7 +185,7 @@ def test_a_missing_or_foreign_gguf_fails_before_anything_starts(tmp_path):
 # like llama-cpp-python), starts a worker process in its group (like vLLM), and can ignore SIGTERM.
 FAKE_ENGINE = textwrap.dedent(
     """
-    import http.server, json, signal, subprocess, sys, time
+    import http.server, json, os, signal, subprocess, sys, time
     port, mode, delay = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
     if "ignore-term" in sys.argv:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -206,13 +207,25 @@ FAKE_ENGINE = textwrap.dedent(
             self.end_headers()
             self.wfile.write(body)
 
+        def do_POST(self):  # a chat completion: one token, or a crash like a build for another CPU
+            if "sigill-on-completion" in sys.argv:
+                print("computing the first token", flush=True)
+                os.kill(os.getpid(), signal.SIGILL)
+            body = json.dumps({"choices": [{"message": {"content": "OK"}, "finish_reason": "length"}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
     print("listening", flush=True)
     http.server.HTTPServer(("127.0.0.1", port), Handler).serve_forever()
     """
 )
 
 
-def _fake_engine(tmp_path: Path, *args: str, timeout_s: float = 60, grace_s: float = 15) -> ManagedEngine:
+def _fake_engine(
+    tmp_path: Path, *args: str, timeout_s: float = 60, grace_s: float = 15, served_name: str | None = None
+) -> ManagedEngine:
     script = tmp_path / "fake_engine.py"
     script.write_text(FAKE_ENGINE, encoding="utf-8")
     port = free_port()
@@ -226,6 +239,7 @@ def _fake_engine(tmp_path: Path, *args: str, timeout_s: float = 60, grace_s: flo
         model="fake.gguf",
         stop_grace_s=grace_s,
         poll_interval_s=0.1,
+        served_name=served_name,
     )
 
 
@@ -300,6 +314,33 @@ def test_an_engine_that_never_answers_times_out_and_is_stopped(tmp_path):
     assert engine.pid is not None and group_processes(engine.pid) == []
 
 
+def test_readiness_includes_one_real_completion(tmp_path):
+    with _fake_engine(tmp_path, "health", "0", served_name="fake") as engine:
+        assert engine.startup_s is not None
+    crashing = _fake_engine(tmp_path, "health", "0", "sigill-on-completion", served_name="fake")
+    with pytest.raises(EngineError) as caught:
+        crashing.start()  # it loads, answers /health, and dies computing its first token
+    message = str(caught.value)
+    assert "killed by SIGILL (an illegal instruction: a build for another CPU" in message
+    assert "on its first completion" in message and "computing the first token" in message
+    assert crashing.pid is not None and group_processes(crashing.pid) == []
+
+
+@pytest.mark.parametrize(
+    ("code", "words"),
+    [
+        (-signal.SIGILL, "killed by SIGILL (an illegal instruction: a build for another CPU"),
+        (128 + signal.SIGILL, "exited with code 132 (128 + 4: SIGILL) (an illegal instruction"),
+        (-signal.SIGKILL, "killed by SIGKILL (killed, often by the kernel's out-of-memory killer"),
+        (-signal.SIGSEGV, "killed by SIGSEGV (a segmentation fault"),
+        (1, "exited with code 1"),
+        (-signal.SIGUSR1, "killed by SIGUSR1"),
+    ],
+)
+def test_an_exit_is_described_with_what_it_usually_means(code, words):
+    assert describe_exit(code).startswith(words)
+
+
 def test_a_busy_port_is_refused_before_starting(tmp_path):
     with socket.socket() as other:
         other.bind(("127.0.0.1", 0))
@@ -315,31 +356,8 @@ def test_a_busy_port_is_refused_before_starting(tmp_path):
 
 # --- `papers run`: the engine of params.yaml around dvc repro ---------------------------------------
 
-# A stand-in for SGLang: `python -m sglang.launch_server …` (the generated command line, unchanged)
-# finds this module first on PYTHONPATH and serves the engine simulator under the served model name.
-FAKE_SGLANG = textwrap.dedent(
-    """
-    import argparse, os, sys, time
-    from pathlib import Path
-    parser = argparse.ArgumentParser()
-    for flag in ("--model-path", "--served-model-name", "--host", "--port", "--context-length"):
-        parser.add_argument(flag)
-    parser.add_argument("--mem-fraction-static")
-    parser.add_argument("--enable-cache-report", action="store_true")
-    parser.add_argument("--enable-metrics", action="store_true")
-    args, _ = parser.parse_known_args()
-    Path(os.environ["FAKE_ENGINE_PID_FILE"]).write_text(str(os.getpid()))
-    if os.environ.get("FAKE_ENGINE_HANG"):
-        time.sleep(600)
-    print("sglang (fake): serving", args.model_path, "as", args.served_model_name, flush=True)
-    from papers_digest.sim.routes import EngineSim
-    from papers_digest.sim.serve import serve_forever
-    serve_forever(EngineSim(model=args.served_model_name).app, int(args.port))
-    """
-)
-
-
 def _papers_run_project(tmp_path: Path, replay_url: str) -> tuple[Path, dict[str, str]]:
+    """A project whose engine is SGLang's command line, run by the stand-in (papers_digest.testing.fake_engine)."""
     project = copy_project(tmp_path / "project")
     params = make_params(
         source={"hf_url": replay_url, "arxiv_url": replay_url},
@@ -347,13 +365,9 @@ def _papers_run_project(tmp_path: Path, replay_url: str) -> tuple[Path, dict[str
         engine={"kind": "sglang", "model": "Qwen/Qwen2.5-7B-Instruct", "port": free_port(), "startup_timeout_s": 120},
     )
     write_params(project, params)
-    fake = tmp_path / "fake_engines" / "sglang"
-    fake.mkdir(parents=True)
-    (fake / "__init__.py").write_text("")
-    (fake / "launch_server.py").write_text(FAKE_SGLANG, encoding="utf-8")
     env = {
         **os.environ,
-        "PYTHONPATH": str(fake.parent),
+        "PYTHONPATH": str(install_as_sglang(tmp_path / "fake_engines")),
         "FAKE_ENGINE_PID_FILE": str(tmp_path / "engine.pid"),
         "DVC_NO_ANALYTICS": "1",
     }

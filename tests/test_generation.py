@@ -49,7 +49,8 @@ def test_a_rejected_answer_is_retried_once_with_the_whole_conversation(engine):
     result = by_id(run_digests(base_url))[FIRST.arxiv_id]
     assert result.status == "done"
     assert [(c.attempt, c.status) for c in result.calls] == [(1, "rejected"), (2, "ok")]
-    assert "does not appear verbatim in the paper" in result.calls[0].error
+    assert "appears nowhere in the paper" in result.calls[0].error
+    assert result.calls[0].checker_rules == ["number_unknown"]
     retry_request = [r for r in sim.stats.records if r.messages == 4]
     assert len(retry_request) == 1  # system, paper, the rejected answer, the list of problems
     # The retry resends the first request as its prefix: the simulated prefix cache serves most of it.

@@ -1,93 +1,223 @@
-"""`papers daily` and `papers run`: the pipeline for a date, on an endpoint or on an engine started for it."""
+"""`papers daily` (and its alias `papers run`): the pipeline for one date or many, on an endpoint or on a managed
+engine started once for all of them and always stopped after."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from papers_digest.cli.project import DB_PATH, dvc_repro, project_lock, set_params, sigterm_as_interrupt
+from papers_digest.cli.project import (
+    DB_PATH,
+    EngineDied,
+    Watch,
+    dvc_repro,
+    project_lock,
+    set_params,
+    sigterm_as_interrupt,
+)
 from papers_digest.core.artefacts import write_json
 from papers_digest.core.params import Params, ParamsError, load_params
+from papers_digest.db.queries import last_run_date, run_summary
 from papers_digest.db.writer import record_engine_start
 from papers_digest.engines.process import ManagedEngine
 from papers_digest.llm.endpoint import check_llm_endpoint
 
+MAX_RANGE_DAYS = 366
+
 
 def register(sub: argparse._SubParsersAction) -> None:
-    daily = sub.add_parser("daily", help="set `date` in params.yaml (default: yesterday, UTC) and run `dvc repro`")
-    daily.add_argument("--date", help="the day to process, YYYY-MM-DD (default: yesterday in UTC)")
+    daily = sub.add_parser(
+        "daily",
+        help="run the pipeline for yesterday (UTC) and the missed days before it, or for the dates given; "
+        "starts and stops the managed engine when engine.kind is set",
+    )
+    which = daily.add_mutually_exclusive_group()
+    which.add_argument("--date", help="one day, YYYY-MM-DD")
+    which.add_argument("--from", dest="start", metavar="DATE", help="the first day of a range (with --to)")
+    daily.add_argument("--to", dest="end", metavar="DATE", help="the last day of a range (default: yesterday)")
+    daily.add_argument(
+        "--no-catch-up", action="store_true", help="only yesterday, not the missed days before it (catch_up_days)"
+    )
     daily.add_argument("--params", default="params.yaml")
     daily.add_argument("--force", action="store_true", help="pass --force to dvc repro (rerun every stage)")
-    daily.set_defaults(func=cmd_daily)
+    daily.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="ask again for the failed papers of each date only (done answers come from data/store)",
+    )
+    daily.set_defaults(func=cmd_daily, targets=[])
 
     run = sub.add_parser(
-        "run",
-        help="start the engine of params.yaml (engine.kind), wait until it answers, run `dvc repro`, stop it",
+        "run", help="the date already in params.yaml, as `papers daily --date <it>` (engine included)"
     )
     run.add_argument("--params", default="params.yaml")
     run.add_argument("--force", action="store_true", help="pass --force to dvc repro (rerun every stage)")
     run.add_argument("targets", nargs="*", help="stages for dvc repro (default: all)")
-    run.set_defaults(func=cmd_run)
+    run.set_defaults(func=cmd_daily, date=None, start=None, end=None, no_catch_up=True, retry_failed=False, here=True)
+
+
+@dataclass
+class Outcome:
+    date: str
+    code: int | None  # dvc repro's exit code; None: not run
+    note: str = ""
 
 
 def cmd_daily(args: argparse.Namespace) -> int:
-    date = args.date or (dt.datetime.now(dt.UTC).date() - dt.timedelta(days=1)).isoformat()
     params_path = Path(args.params)
-    with project_lock("papers daily"):
+    command = "papers run" if getattr(args, "here", False) else "papers daily"
+    with project_lock(command), sigterm_as_interrupt():
         params = load_params(params_path)
-        asyncio.run(check_llm_endpoint(params.llm))  # before anything is changed or fetched
-        set_params(params_path, {"date": date})
-        print(f"papers daily: date = {date}")
-        return dvc_repro(force=args.force)
-
-
-def cmd_run(args: argparse.Namespace) -> int:
-    params_path = Path(args.params)
-    with project_lock("papers run"):
-        params = load_params(params_path)
-        if params.engine.kind == "none":
-            # Nothing to manage: the same as `papers daily` for the date already in params.yaml.
-            print(f"papers run: engine.kind is none: dvc repro for {params.date} against llm.base_url")
-            asyncio.run(check_llm_endpoint(params.llm))
-            return dvc_repro(*args.targets, force=args.force)
-        if not params.llm.model:
+        dates = [params.date] if getattr(args, "here", False) else plan_dates(args, params, utc_yesterday())
+        if args.retry_failed and not params.llm.reuse:
+            raise ParamsError(
+                f"{params_path}: llm.reuse is false: --retry-failed would ask again for every paper, not only "
+                "the failed ones (it relies on data/store for the done answers)"
+            )
+        if params.engine.kind != "none" and not params.llm.model:
             raise ParamsError(
                 f"{params_path}: llm.model is empty: set it to the name the {params.engine.kind} engine should "
                 "serve the model under (the stages send it with every request)"
             )
-        return repro_with_engine(params, *args.targets, force=args.force)
+        return run_batch(
+            command, params_path, params, dates, force=args.force, retry=args.retry_failed, targets=args.targets
+        )
 
 
-def repro_with_engine(params: Params, *targets: str, force: bool = False) -> int:
-    """Start params' engine, wait until it answers, `dvc repro`, stop it (also on errors and Ctrl-C).
+def run_batch(
+    command: str,
+    params_path: Path,
+    params: Params,
+    dates: list[str],
+    *,
+    force: bool = False,
+    retry: bool = False,
+    targets: list[str] | None = None,
+) -> int:
+    """`dvc repro` for each date in turn (one date's failure does not stop the others), on the batch's
+    endpoint; then one line per date. A dead engine stops the batch: EngineDied after the summary."""
+    print(f"{command}: {len(dates)} date(s): {', '.join(dates)}", flush=True)
+    outcomes: list[Outcome] = []
+    engine: ManagedEngine | None = None
+    try:
+        with endpoint_for_the_batch(params) as (watch, engine):
+            for date in dates:
+                if date != load_params(params_path).date:
+                    set_params(params_path, {"date": date})
+                print(f"{command}: {date}", flush=True)
+                try:
+                    code = retry_failed(watch) if retry else dvc_repro(*(targets or ()), force=force, watch=watch)
+                    died = watch() if watch is not None else None
+                    if code != 0 and died is not None:  # the stage saw the outage first; the death is the cause
+                        raise EngineDied(died)
+                except EngineDied:
+                    outcomes.append(Outcome(date, 1, "the engine died"))
+                    outcomes += [Outcome(d, None, "not run: the engine died") for d in dates[len(outcomes) :]]
+                    _summary(command, outcomes)
+                    raise
+                outcomes.append(Outcome(date, code))
+                if engine is not None and code == 0:
+                    # the day's run record: the engine that served it, and what starting it cost the batch
+                    record_engine_start(DB_PATH, date, engine.kind, engine.startup_s if len(outcomes) == 1 else 0.0)
+    finally:
+        if engine is not None and engine.startup_s is not None:
+            _write_engine_records(engine, [o.date for o in outcomes if o.code is not None])
+    return _summary(command, outcomes)
 
-    `data/<date>/engine.json` records the engine (kind, model, startup_s, started_at, stopped_at) for the
-    run record: written once the engine is ready (stopped_at null while the stages run) and again after
-    it stopped. It is not a DVC output.
-    """
+
+def plan_dates(args: argparse.Namespace, params: Params, yesterday: dt.date, db_path: Path = DB_PATH) -> list[str]:
+    """The dates to run, oldest first: --date; --from/--to; else the days since the last one that ran to the
+    end (its run record in the database), at most catch_up_days before yesterday, and yesterday itself, so
+    a machine that was off for a few days catches up on its next run."""
+    if args.date:
+        return [_day(args.date, "--date").isoformat()]
+    if args.start or args.end:
+        if not args.start:
+            raise ParamsError("--to needs --from")
+        start, end = _day(args.start, "--from"), _day(args.end, "--to") if args.end else yesterday
+        if end < start:
+            raise ParamsError(f"--from {start} is after --to {end}")
+        if (end - start).days >= MAX_RANGE_DAYS:
+            raise ParamsError(f"--from {start} --to {end} spans more than {MAX_RANGE_DAYS} days")
+        return _days(start, end)
+    last = last_run_date(db_path, before=yesterday.isoformat())
+    if args.no_catch_up or last is None:
+        return [yesterday.isoformat()]
+    start = max(dt.date.fromisoformat(last) + dt.timedelta(days=1), yesterday - dt.timedelta(days=params.catch_up_days))
+    return _days(min(start, yesterday), yesterday)
+
+
+def _days(start: dt.date, end: dt.date) -> list[str]:
+    return [(start + dt.timedelta(days=n)).isoformat() for n in range((end - start).days + 1)]
+
+
+def utc_yesterday() -> dt.date:
+    return dt.datetime.now(dt.UTC).date() - dt.timedelta(days=1)
+
+
+@contextlib.contextmanager
+def endpoint_for_the_batch(params: Params) -> Iterator[tuple[Watch | None, ManagedEngine | None]]:
+    """The endpoint every date of the batch uses: llm.base_url, checked once; or the managed engine, started
+    once, watched while the stages run, and stopped on the way out (success, failure, Ctrl-C, SIGTERM)."""
+    if params.engine.kind == "none":
+        asyncio.run(check_llm_endpoint(params.llm))  # before anything is changed or fetched
+        yield None, None
+        return
     engine = ManagedEngine.from_params(params)
-    record = Path("data") / params.date / "engine.json"
     print(f"papers: starting the {engine.kind} engine: {' '.join(engine.command)}", flush=True)
     print(f"papers: its log: {engine.log_path}; waiting up to {engine.startup_timeout_s:g} s for it", flush=True)
+    with engine:
+        print(f"papers: engine ready on {engine.url} after {engine.startup_s:.1f} s", flush=True)
+        asyncio.run(check_llm_endpoint(params.llm))
+        yield engine.death_report, engine
+    print(f"papers: the {engine.kind} engine stopped", flush=True)
+
+
+def retry_failed(watch: Watch | None = None) -> int:
+    """The date's failed papers asked again, nothing else: the day is brought up to date, then both
+    generation stages rerun on their own (a done paper's requests are answered from data/store, a failed
+    one's are not there: rejected answers and errors are never stored), then publish and the report."""
+    for step in ((), ("--force", "--single-item", "digest_en"), ("--force", "--single-item", "translate_zh"), ()):
+        code = dvc_repro(*step, watch=watch)
+        if code != 0:
+            return code
+    return 0
+
+
+def _write_engine_records(engine: ManagedEngine, dates: list[str]) -> None:
+    """data/<date>/engine.json (not a DVC output) for each date the engine served: kind, model, start-up
+    seconds (on the first date, the one that paid for them), when it started and stopped."""
+    for n, date in enumerate(dates):
+        record = {**engine.record(), "startup_s": engine.startup_s if n == 0 else 0.0, "dates_in_batch": len(dates)}
+        write_json(Path("data") / date / "engine.json", record)
+    if dates:
+        print(f"papers: engine record written to data/<date>/engine.json for {len(dates)} date(s)")
+
+
+def _summary(command: str, outcomes: list[Outcome]) -> int:
+    """One line per date; exit 0 only when every date ran to the end."""
+    failed = 0
+    for outcome in outcomes:
+        if outcome.code == 0:
+            counts = run_summary(DB_PATH, outcome.date)
+            shown = f"{counts[0]} papers done, {counts[1]} failed" if counts else "done"
+            print(f"{command}: {outcome.date}: ok ({shown})")
+        else:
+            failed += 1
+            why = outcome.note or f"dvc repro exited with {outcome.code}; see above"
+            print(f"{command}: {outcome.date}: FAILED ({why})")
+    if len(outcomes) > 1:
+        print(f"{command}: {len(outcomes) - failed} of {len(outcomes)} dates ok")
+    return 1 if failed else 0
+
+
+def _day(value: str, flag: str) -> dt.date:
     try:
-        with sigterm_as_interrupt(), engine:
-            print(f"papers: engine ready on {engine.url} after {engine.startup_s:.1f} s", flush=True)
-            write_engine_record(record, engine.record())
-            asyncio.run(check_llm_endpoint(params.llm))
-            code = dvc_repro(*targets, force=force, watch=engine.death_report)
-    finally:
-        if engine.startup_s is not None:
-            write_engine_record(record, engine.record())
-            print(f"papers: engine stopped; {record} written")
-    if code == 0 and engine.startup_s is not None:
-        # The run record of the day (the database's runs row) gets the engine's start-up time too.
-        record_engine_start(DB_PATH, params.date, engine.kind, engine.startup_s)
-    return code
-
-
-def write_engine_record(path: Path, record: Mapping[str, Any]) -> None:
-    write_json(path, dict(record))
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise ParamsError(f"{flag} must be a date written YYYY-MM-DD, got {value!r}") from None

@@ -116,6 +116,8 @@ class Params(_Section):
     limit: int = Field(20, ge=1, le=1000)
     # Papers that failed on one of the previous `backfill_days` dates are tried again (0: never).
     backfill_days: int = Field(3, ge=0, le=60)
+    # `papers daily` with no date also runs the days before yesterday, this many back, that never finished.
+    catch_up_days: int = Field(7, ge=0, le=366)
     source: SourceParams = Field(default_factory=SourceParams)
     llm: LlmParams = Field(default_factory=LlmParams)
     engine: EngineParams = Field(default_factory=EngineParams)

@@ -38,14 +38,14 @@ def engine_command(
 # of the logical batch, and the slots that are decoding meanwhile get one token per chunk: a smaller
 # chunk keeps them moving while a 13,000-token paper is read, at little cost to prefill on a CPU
 # (measured in bench/real_engine.py; README, "Performance").
-LLAMA_BATCH_TOKENS = 512
-LLAMA_UBATCH_TOKENS = 512
+LLAMA_BATCH_TOKENS = 256
+LLAMA_UBATCH_TOKENS = 256
 
 
 def llama_server_command(
     engine: EngineParams, served_name: str, *, binary: Path, slots: int, threads: int
 ) -> list[str]:
-    # llama.cpp's own server (DESIGN.md §3 in docs/architecture.md): `--parallel` slots with continuous
+    # llama.cpp's own server (docs/design.md §3): `--parallel` slots with continuous
     # batching; without --kv-unified the KV cache of --ctx-size is split evenly across the slots, so each
     # slot gets engine.context_tokens; /metrics needs --metrics; the alias is the name /v1/models lists.
     command = [
@@ -80,17 +80,12 @@ def llama_server_command(
 def vllm_command(engine: EngineParams, served_name: str) -> list[str]:
     # `vllm serve`: prefix caching is a boolean flag (`--no-enable-prefix-caching` turns it off); cached
     # prompt tokens reach `usage.prompt_tokens_details` only with --enable-prompt-tokens-details; the
-    # prefix-cache counters are on /metrics without any flag (DESIGN.md §3).
+    # prefix-cache counters are on /metrics without any flag (docs/design.md §3).
     return [
         "vllm",
         "serve",
         engine.model,
-        "--served-model-name",
-        served_name,
-        "--host",
-        engine.host,
-        "--port",
-        str(engine.port),
+        *_serving(engine, served_name),
         "--max-model-len",
         str(engine.context_tokens),
         "--gpu-memory-utilization",
@@ -109,12 +104,7 @@ def sglang_command(engine: EngineParams, served_name: str) -> list[str]:
         "sglang.launch_server",
         "--model-path",
         engine.model,
-        "--served-model-name",
-        served_name,
-        "--host",
-        engine.host,
-        "--port",
-        str(engine.port),
+        *_serving(engine, served_name),
         "--context-length",
         str(engine.context_tokens),
         "--mem-fraction-static",
@@ -125,6 +115,11 @@ def sglang_command(engine: EngineParams, served_name: str) -> list[str]:
     if not engine.prefix_caching:
         command.append("--disable-radix-cache")
     return command
+
+
+def _serving(engine: EngineParams, served_name: str) -> list[str]:
+    """The flags vLLM and SGLang share: the name the model is served under, and where they listen."""
+    return ["--served-model-name", served_name, "--host", engine.host, "--port", str(engine.port)]
 
 
 def check_engine_model(engine: EngineParams) -> None:

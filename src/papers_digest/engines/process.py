@@ -205,6 +205,8 @@ class ManagedEngine:
                     last_problem = tiny_completion(client, self.url, self.served_name) or ""
                     if not last_problem:
                         return
+                    with contextlib.suppress(subprocess.TimeoutExpired):  # a crash takes a moment to reap
+                        self.process.wait(timeout=1.0)
                     died = self.exit_description()
                     if died is not None:
                         raise EngineError(self._failure(f"{died} on its first completion"))

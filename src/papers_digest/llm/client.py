@@ -27,7 +27,7 @@ ERROR_BODY_CHARS = 500
 
 ErrorKind = Literal["http", "transport", "context_length", "bad_response"]
 
-# How engines say "the prompt is too long" in a 400 (DESIGN.md §3): vLLM, SGLang, llama.cpp, hosted APIs.
+# How engines say "the prompt is too long" in a 400 (docs/design.md §3): vLLM, SGLang, llama.cpp, hosted APIs.
 _CONTEXT_PHRASES = (
     "maximum context length",
     "context length is",
@@ -133,6 +133,11 @@ class LlmClient:
         self.store = store or disabled_store()
         # Structured output until the engine refuses it once; then prompt-only for the rest of the run.
         self.structured = structured
+        self._halted: str | None = None  # set once the endpoint stopped answering: nothing more is asked
+
+    def halt(self, reason: str) -> None:
+        """Ask nothing more (the endpoint stopped answering): later calls fail at once as transport errors."""
+        self._halted = reason
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -162,10 +167,14 @@ class LlmClient:
         stored = self.store.get("llm", key)
         if stored is not None:
             return _stored_reply(stored, context, records, key)
+        if self._halted is not None:
+            raise LlmError(f"not asked: {self._halted}", kind="transport")
         outcome: dict[str, Any] = {}
 
         async def send(try_number: int) -> httpx.Response:
             async with self._slots:
+                if self._halted is not None:  # halted while this call waited for a slot
+                    raise LlmError(f"not asked: {self._halted}", kind="transport")
                 started_wall, started = time.time(), time.monotonic()
                 try:
                     response = await self._http.post(self.url, json=payload)
@@ -275,7 +284,7 @@ class LlmClient:
 
 
 def response_format(schema: dict[str, Any]) -> dict[str, Any]:
-    """The schema as vLLM, SGLang, llama-server and hosted APIs take it (DESIGN.md §3): nested under
+    """The schema as vLLM, SGLang, llama-server and hosted APIs take it (docs/design.md §3): nested under
     `json_schema` (llama-server silently ignores a top-level `schema`)."""
     return {"type": "json_schema", "json_schema": {"name": "digest", "schema": schema}}
 
@@ -326,7 +335,7 @@ def _parse_completion(response: httpx.Response) -> tuple[str, str | None, Usage]
 
 
 def parse_usage(raw: Any) -> Usage:
-    """usage -> Usage, reading cached and reasoning tokens wherever an engine puts them (DESIGN.md §3)."""
+    """usage -> Usage, reading cached and reasoning tokens wherever an engine puts them (docs/design.md §3)."""
     if not isinstance(raw, dict):
         return Usage()
     prompt_details = raw.get("prompt_tokens_details") or {}

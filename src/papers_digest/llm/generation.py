@@ -8,15 +8,18 @@ from typing import TypeVar
 
 from tqdm import tqdm
 
-from papers_digest.checker.rules import check_digest_en, check_digest_zh, retry_message
-from papers_digest.checker.schema import generation_schema, paper_numbers
+from papers_digest.checker.chinese import check_digest_zh
+from papers_digest.checker.english import Verdict, check_digest_en
+from papers_digest.checker.paper import read_paper
+from papers_digest.checker.problems import Problem, problem_texts, retry_message, rules_broken
+from papers_digest.checker.schema import digest_schema, translation_schema
 from papers_digest.core.errors import PipelineError
 from papers_digest.core.models import CallRecord, Digest, FulltextDoc, GenerationResult
 from papers_digest.llm.budget import estimate_tokens
 from papers_digest.llm.client import CallContext, LlmClient, LlmError
 from papers_digest.llm.prompting import Message, digest_messages, paper_message, translate_messages
 
-Check = Callable[[str], tuple[Digest | None, list[str]]]
+Check = Callable[[str], Verdict]
 T = TypeVar("T")
 
 MAX_ATTEMPTS = 2  # the first answer and one retry that carries the whole conversation and the problems
@@ -52,7 +55,7 @@ async def converse(
     """Ask, check, and on failure ask once more with the problems; never raises for a paper's failure.
     Attempts are numbered from `first_attempt` (a conversation started over continues the count)."""
     calls: list[CallRecord] = []
-    problems: list[str] = []
+    problems: list[Problem] = []
 
     def result(**fields: object) -> GenerationResult:
         return GenerationResult(
@@ -71,16 +74,19 @@ async def converse(
         except LlmError as exc:
             if exc.outage:  # the endpoint's state, not this paper's result: the stage stops
                 raise EndpointDown(str(exc)) from exc
-            return result(status="failed", error=str(exc), error_kind=exc.kind, problems=problems)
-        digest, problems = check(reply.content)
-        if digest is not None:
+            return result(status="failed", error=str(exc), error_kind=exc.kind, problems=problem_texts(problems))
+        verdict = check(reply.content)
+        if verdict.digest is not None:
             client.keep(reply)
-            return result(status="done", digest=digest.model_dump(mode="json"))
+            return result(status="done", digest=verdict.digest.model_dump(mode="json"), evidence=verdict.evidence)
+        problems = verdict.problems
         if reply.finish_reason == "length":
-            problems = ["the answer was cut off at the token limit (finish_reason: length)", *problems]
+            cut = Problem("length", "the answer was cut off at the token limit (finish_reason: length)")
+            problems = [cut, *problems]
         reply.record.status = "rejected"
         reply.record.error_kind = "checker"
-        reply.record.error = "; ".join(problems)[:1000]
+        reply.record.error = "; ".join(problem_texts(problems))[:1000]
+        reply.record.checker_rules = rules_broken(problems)
         messages = [
             *messages,
             {"role": "assistant", "content": reply.content},
@@ -89,8 +95,8 @@ async def converse(
     return result(
         status="failed",
         error_kind="checker",
-        error=f"the answer failed the checks {MAX_ATTEMPTS} times: {'; '.join(problems)}"[:2000],
-        problems=problems,
+        error=f"the answer failed the checks {MAX_ATTEMPTS} times: {'; '.join(problem_texts(problems))}"[:2000],
+        problems=problem_texts(problems),
     )
 
 
@@ -131,10 +137,10 @@ async def digest_paper(
 async def _digest(
     client: LlmClient, doc: FulltextDoc, system_prompt: str, prompt_version: str, date: str, first_attempt: int
 ) -> GenerationResult:
-    tags = doc.tags
+    facts = read_paper(doc)  # once per paper: the checker and the schema read the same facts
 
-    def check(reply: str) -> tuple[Digest | None, list[str]]:
-        return check_digest_en(reply, doc.text, tags)
+    def check(reply: str) -> Verdict:
+        return check_digest_en(reply, facts)
 
     return await converse(
         client,
@@ -145,7 +151,7 @@ async def _digest(
         stage="digest_en",
         prompt_version=prompt_version,
         first_attempt=first_attempt,
-        schema=generation_schema(tags, paper_numbers(doc.text)),
+        schema=digest_schema(facts),
     )
 
 
@@ -157,15 +163,9 @@ async def translate_paper(
         raise ValueError(f"{english.arxiv_id}: no English digest to translate")
     source = Digest.model_validate(english.digest)
 
-    def check(reply: str) -> tuple[Digest | None, list[str]]:
+    def check(reply: str) -> Verdict:
         return check_digest_zh(reply, source)
 
-    # A translation keeps every tag, number and array length: the grammar can hold it to that.
-    schema = generation_schema(
-        [tag for r in source.results for tag in r.sections],
-        [number for r in source.results for number in r.numbers],
-        like=source,
-    )
     return await converse(
         client,
         translate_messages(system_prompt, english.digest),
@@ -174,7 +174,7 @@ async def translate_paper(
         arxiv_id=english.arxiv_id,
         stage="translate_zh",
         prompt_version=prompt_version,
-        schema=schema,
+        schema=translation_schema(source),  # the English shape, numbers and sections, held by the grammar
     )
 
 
@@ -184,28 +184,38 @@ async def run_all(
     on_result: Callable[[GenerationResult], None],
     *,
     description: str,
+    on_down: Callable[[str], None] | None = None,
 ) -> list[GenerationResult]:
     """Start every paper at once (the client's semaphore bounds calls in flight); hand each result over
     as soon as it is ready, so a crash loses only the papers still in progress.
 
-    When the endpoint stops answering (EndpointDown from any paper), the papers still in progress are
-    cancelled and EndpointDown is raised with how many papers had finished: their answers are in the store.
+    When the endpoint stops answering (EndpointDown from any paper), `on_down` is told (the client then
+    asks nothing more), the papers already answered still finish and are handed over, and EndpointDown is
+    raised with how many papers had finished: their answers are in the store.
     """
     items = list(items)
     results: list[GenerationResult] = []
+    down: EndpointDown | None = None
     tasks = [asyncio.ensure_future(work(item)) for item in items]
     try:
         with tqdm(total=len(items), desc=description, unit="paper", dynamic_ncols=True) as bar:
             for next_done in asyncio.as_completed(tasks):
-                outcome = await next_done
+                try:
+                    outcome = await next_done
+                except EndpointDown as exc:
+                    if down is None:
+                        down = exc
+                        if on_down is not None:
+                            on_down(exc.reason)
+                    continue
                 on_result(outcome)
                 results.append(outcome)
                 bar.set_postfix_str(f"{sum(r.status == 'failed' for r in results)} failed", refresh=False)
                 bar.update()
-    except EndpointDown as down:
-        raise EndpointDown(down.reason, stage=description, done=len(results), total=len(items)) from down
     finally:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+    if down is not None:
+        raise EndpointDown(down.reason, stage=description, done=len(results), total=len(items)) from down
     return results

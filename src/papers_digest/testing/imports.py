@@ -1,7 +1,8 @@
 """The package's import graph, read from the source (ast): each stage's import closure, cycles, layers.
 
 `python -m papers_digest.testing.imports` prints, per stage of dvc.yaml, the source files its script or
-notebook imports (directly or not): what its `deps` must list (docs/architecture.md, "Dependencies").
+notebook imports (directly or not): what its `deps` must list (docs/architecture.md, "Rules"); `--write`
+puts those lists into dvc.yaml.
 """
 
 from __future__ import annotations
@@ -153,18 +154,58 @@ def upward_imports(src: Path) -> list[str]:
     return problems
 
 
-def main() -> None:
+def stage_closures(root: Path) -> dict[str, list[str]]:
+    """For each stage of dvc.yaml, the package files its script or notebook imports (what its deps must list)."""
     import yaml
 
-    root = Path.cwd()
     stages = yaml.safe_load((root / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
+    closures = {}
     for stage, spec in stages.items():
         entries = [root / d for d in spec.get("deps", []) if d.endswith((".py", ".ipynb")) and not d.startswith("src/")]
-        files = sorted({f for entry in entries for f in stage_closure(root, entry)})
+        closures[stage] = sorted({f for entry in entries for f in stage_closure(root, entry)})
+    return closures
+
+
+def write_deps(root: Path) -> str:
+    """dvc.yaml with each stage's `src/…py` deps replaced by its import closure; everything else as it was."""
+    closures = stage_closures(root)
+    lines = (root / "dvc.yaml").read_text(encoding="utf-8").splitlines()
+    out: list[str] = []
+    stage = None
+    in_deps = False
+    for line in lines:
+        if line.startswith("  ") and not line.startswith("   ") and line.rstrip().endswith(":"):
+            stage, in_deps = line.strip().rstrip(":"), False
+        elif line.strip() == "deps:":
+            in_deps = True
+            out.append(line)
+            continue
+        elif in_deps and not line.lstrip().startswith("- "):
+            in_deps = False
+        if in_deps:
+            item = line.strip()[2:].split("#")[0].strip()
+            if item.startswith("src/") and item.endswith(".py"):
+                continue
+            out.append(line)
+            if item.startswith(("stages/", "notebooks/")) and stage in closures:
+                indent = line[: len(line) - len(line.lstrip())]
+                out.extend(f"{indent}- {f}" for f in closures[stage])
+            continue
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def main() -> None:
+    """Print each stage's import closure; with --write, put it into dvc.yaml's deps."""
+    root = Path.cwd()
+    if "--write" in sys.argv[1:]:
+        (root / "dvc.yaml").write_text(write_deps(root), encoding="utf-8")
+        print("dvc.yaml: each stage's deps list its import closure")
+        return
+    for stage, files in stage_closures(root).items():
         print(f"{stage}:")
         for f in files:
             print(f"  - {f}")
-    sys.exit(0)
 
 
 if __name__ == "__main__":

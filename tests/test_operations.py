@@ -1,0 +1,164 @@
+"""Daily operations: ranges and catch-up in one `papers daily`, and every day DVC restores reaching the views.
+
+Real DVC runs of project copies, over real HTTP to the HF/arXiv replay and the engine simulator on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import sqlite_utils
+from conftest import SAMPLE_DATE, chat_calls, copy_project, dvc_env, make_params, run_dvc, write_params
+
+from papers_digest.cli.runs import plan_dates
+from papers_digest.sim.replay import ReplayFault
+
+PAPERS = str(Path(sys.executable).parent / "papers")
+
+
+def _papers(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([PAPERS, *args], cwd=project, env=dvc_env(), capture_output=True, text=True, timeout=600)
+
+
+def _project(tmp_path: Path, replay_url: str, engine_url: str, name: str = "project") -> Path:
+    project = copy_project(tmp_path / name)
+    write_params(
+        project,
+        make_params(
+            source={"hf_url": replay_url, "arxiv_url": replay_url},
+            llm={"base_url": engine_url, "model": "sim-digest"},
+        ),
+    )
+    return project
+
+
+def _runs(project: Path) -> dict[str, int]:
+    db = sqlite_utils.Database(project / "data" / "papers.db")
+    return {r["date"]: r["papers_done"] for r in db.query("select date, papers_done from runs")}
+
+
+def _args(**given: object) -> argparse.Namespace:
+    fields = {"date": None, "start": None, "end": None, "no_catch_up": False, **given}
+    return argparse.Namespace(**fields)
+
+
+# --- which dates a `papers daily` runs -----------------------------------------------------------------
+
+
+def _db_with_runs(path: Path, dates: list[str]) -> Path:
+    sqlite_utils.Database(path)["runs"].insert_all([{"date": d, "papers": 1} for d in dates], pk="date")
+    return path
+
+
+def test_plain_daily_runs_yesterday_and_the_days_missed_since_the_last_finished_one(tmp_path):
+    yesterday = dt.date(2026, 11, 30)
+    params = make_params(catch_up_days=7)
+    db = _db_with_runs(tmp_path / "papers.db", ["2026-11-20", "2026-11-26"])  # then the machine was off
+    assert plan_dates(_args(), params, yesterday, db) == ["2026-11-27", "2026-11-28", "2026-11-29", "2026-11-30"]
+    assert plan_dates(_args(no_catch_up=True), params, yesterday, db) == ["2026-11-30"]
+    far = _db_with_runs(tmp_path / "far.db", ["2026-10-01"])  # off for two months: at most catch_up_days back
+    two_back = ["2026-11-28", "2026-11-29", "2026-11-30"]
+    assert plan_dates(_args(), make_params(catch_up_days=2), yesterday, far) == two_back
+    assert plan_dates(_args(), params, yesterday, tmp_path / "none.db") == ["2026-11-30"]  # a new install
+    done = _db_with_runs(tmp_path / "done.db", ["2026-11-30"])
+    assert plan_dates(_args(), params, yesterday, done) == ["2026-11-30"]  # a rerun restores it, no work
+
+
+def test_a_range_is_every_date_in_order_and_bad_ranges_say_why(tmp_path):
+    params = make_params()
+    yesterday = dt.date(2026, 11, 30)
+    assert plan_dates(_args(start="2026-11-28"), params, yesterday) == ["2026-11-28", "2026-11-29", "2026-11-30"]
+    assert plan_dates(_args(start="2024-02-28", end="2024-03-01"), params, yesterday) == [
+        "2024-02-28",
+        "2024-02-29",
+        "2024-03-01",
+    ]
+    from papers_digest.core.params import ParamsError
+
+    with pytest.raises(ParamsError, match="--from 2026-11-29 is after --to 2026-11-28"):
+        plan_dates(_args(start="2026-11-29", end="2026-11-28"), params, yesterday)
+    with pytest.raises(ParamsError, match="--to needs --from"):
+        plan_dates(_args(end="2026-11-28"), params, yesterday)
+    with pytest.raises(ParamsError, match="--from must be a date written YYYY-MM-DD"):
+        plan_dates(_args(start="28.11.2026"), params, yesterday)
+
+
+# --- a range through the whole pipeline --------------------------------------------------------------
+
+
+def test_a_range_runs_each_date_and_one_dates_failure_does_not_stop_the_others(tmp_path, start_replay, engine):
+    sim, engine_url = engine
+    replay, replay_url = start_replay()
+    project = _project(tmp_path, replay_url, engine_url)
+    replay.add_fault(ReplayFault(target="hf", kind="http_error", status=503, match="2025-07-06", times=-1))
+    done = _papers(project, "daily", "--from", "2025-07-05", "--to", "2025-07-07")
+    assert done.returncode == 1, done.stdout + done.stderr
+    lines = [x for x in done.stdout.splitlines() if x.startswith("papers daily: 2025-07-0")][-3:]
+    assert lines[0] == "papers daily: 2025-07-05: ok (0 papers done, 0 failed)"
+    assert lines[1].startswith("papers daily: 2025-07-06: FAILED (dvc repro exited with ")
+    assert lines[2] == "papers daily: 2025-07-07: ok (1 papers done, 0 failed)", done.stdout + done.stderr
+    assert "papers daily: 2 of 3 dates ok" in done.stdout
+    assert _runs(project) == {"2025-07-05": 0, "2025-07-07": 1}
+    assert chat_calls(sim) == 2  # the one paper of 2025-07-07: digest and translation
+
+
+# --- restored days reach the database and the site -------------------------------------------------------
+
+
+def test_a_date_switched_back_is_restored_into_the_database_and_the_site(tmp_path, sample_replay, engine):
+    sim, engine_url = engine
+    _, replay_url = sample_replay
+    project = _project(tmp_path, replay_url, engine_url)
+    assert _papers(project, "daily", "--date", SAMPLE_DATE).returncode == 0
+    assert _papers(project, "daily", "--date", "2025-04-04").returncode == 0  # an empty day after it
+    (project / "data" / "papers.db").unlink()  # the views lost, e.g. a fresh checkout of the files
+    shutil.rmtree(project / "data" / "site")
+    calls = chat_calls(sim)
+    switched = _papers(project, "daily", "--date", SAMPLE_DATE)
+    assert switched.returncode == 0, switched.stdout + switched.stderr
+    assert "Stage 'digest_en' is cached - skipping run, checking out outputs" in switched.stdout
+    assert chat_calls(sim) == calls  # restored, not regenerated
+    assert _runs(project)[SAMPLE_DATE] == 4
+    assert len(list((project / "data" / "site" / SAMPLE_DATE).glob("*.html"))) == 5  # the day page and 4 papers
+
+
+def test_another_machine_restores_a_day_from_a_dvc_remote_with_no_request_and_sees_it(
+    tmp_path, start_replay, start_engine
+):
+    replay, replay_url = start_replay(*_sample_dirs())
+    sim, engine_url = start_engine()
+    origin = _project(tmp_path, replay_url, engine_url, "origin")
+    remote = tmp_path / "dvc-remote"
+    run_dvc(origin, "remote", "add", "-d", "shared", str(remote))
+    _git(origin, "add", "-A")
+    _git(origin, "commit", "-q", "-m", "the project")
+    machine_a = tmp_path / "a"
+    _git(tmp_path, "clone", "-q", str(origin), str(machine_a))
+    assert _papers(machine_a, "daily", "--date", SAMPLE_DATE).returncode == 0
+    run_dvc(machine_a, "push", "--run-cache")
+    machine_b = tmp_path / "b"  # the same commit, so the same params as machine A's run of the day
+    _git(tmp_path, "clone", "-q", str(origin), str(machine_b))
+    before = (replay.total_requests, sim.stats.requests)
+    restored = run_dvc(machine_b, "repro", "--pull")
+    assert (replay.total_requests, sim.stats.requests) == before  # nothing asked of HF, arXiv or the LLM
+    assert "Stage 'translate_zh' is cached - skipping run, checking out outputs" in restored.stdout
+    assert _runs(machine_b) == {SAMPLE_DATE: 4}
+    assert (machine_b / "data" / "site" / SAMPLE_DATE / "index.html").is_file()
+
+
+def _sample_dirs() -> tuple[Path, Path]:
+    from conftest import SAMPLE_DIR
+
+    return SAMPLE_DIR / "hf", SAMPLE_DIR / "arxiv"
+
+
+def _git(where: Path, *args: str) -> None:
+    who = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    env = {**dvc_env(), **who}
+    subprocess.run(["git", *args], cwd=where, env=env, check=True)
