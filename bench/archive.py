@@ -1,0 +1,178 @@
+"""Publishing one day into a year-long archive: time and peak memory against a one-day archive."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from common import DATE, PAGES, ROOT, peak_rss_mb, synthetic_day
+
+from papers_digest.core.models import FulltextDoc
+
+# --- archive: publishing a day into a year of days -----------------------------------------------
+
+
+def archive_publish(days: int, papers: int = 20) -> None:
+    """`stages/publish.py`, as DVC runs it, publishing one day into a 1-day and a `days`-day archive, and
+    `papers site` rebuilding the latter: wall seconds and peak RSS of each process, side by side."""
+    import datetime as dt
+
+    from papers_digest.day.metrics import run_record
+    from papers_digest.db.writer import write_day
+
+    work = Path(tempfile.mkdtemp(prefix="papers-bench-archive-"))
+    try:
+        kinds = _archive_kinds()
+        last = dt.date.fromisoformat(DATE)
+        dates = [(last - dt.timedelta(days=days - 1 - n)).isoformat() for n in range(days)]  # DATE is the last
+        year, one = work / "year", work / "one"
+        year.mkdir()
+        one.mkdir()
+        started = time.perf_counter()
+        for n, date in enumerate(dates[:-1]):
+            files = _archive_day(date, n, papers, kinds)
+            write_day(year / "papers.db", files, run_record(files))
+        build_s = time.perf_counter() - started
+        _archive_day(DATE, days - 1, papers, kinds, folder=work / DATE)
+        papers_bin = str(Path(sys.executable).parent / "papers")
+
+        def site(out: Path) -> list[str]:  # `papers site` of the year's database
+            return [papers_bin, "site", "--db", str(year / "papers.db"), "--out", str(out)]
+
+        peak_rss_mb(site(year / "site"), work)  # the site of the days before, as served
+        backup = work / "backup"
+        backup.mkdir()
+        for name in ("papers.db", "site/index.html", "site/feed.xml"):
+            shutil.copy(year / name, backup / Path(name).name)
+
+        def new_day_in_one() -> None:  # an empty database and site
+            shutil.rmtree(one)
+            one.mkdir()
+
+        def new_day_in_year() -> None:  # the archive before the day: its database, site and index and feed
+            for name in ("papers.db", "site/index.html", "site/feed.xml"):
+                shutil.copy(backup / Path(name).name, year / name)
+            shutil.rmtree(year / "site" / DATE, ignore_errors=True)
+
+        def empty_folder() -> None:
+            shutil.rmtree(work / "new", ignore_errors=True)
+
+        one_db, year_db = _publish_command(work, one), _publish_command(work, year)
+        runs = [
+            ("publish a new day", "1 day", _timed(one_db, work, new_day_in_one)),
+            ("publish a new day", f"{days} days", _timed(year_db, work, new_day_in_year)),
+            ("publish it again, nothing changed", "1 day", _timed(one_db, work)),
+            ("publish it again, nothing changed", f"{days} days", _timed(year_db, work)),
+            ("`papers site` into an empty folder", f"{days} days", _timed(site(work / "new"), work, empty_folder)),
+            ("`papers site`, nothing changed", f"{days} days", _timed(site(year / "site"), work)),
+        ]
+        size_mb = (year / "papers.db").stat().st_size / 1e6
+        pages = sum(1 for _ in (year / "site").rglob("*.html"))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(
+        f"\n### Publishing one day into an archive: {days} days x {papers} papers ({days * papers:,} papers, "
+        f"papers.db {size_mb:.0f} MB, {pages:,} pages; built in {build_s:.0f} s)\n"
+    )
+    print("| run | archive | wall s | peak RSS MB |")
+    print("|---|---|---:|---:|")
+    for label, archive, (seconds, mb) in runs:
+        print(f"| {label} | {archive} | {seconds:.2f} | {mb:.0f} |")
+    (new_one, _), (new_year, _) = runs[0][2], runs[1][2]
+    (again_one, _), (again_year, _) = runs[2][2], runs[3][2]
+    peak = max(mb for label, _, (_, mb) in runs if label.startswith("publish"))
+    print(
+        f"\nPublish into {days} days vs 1 day: {new_year / new_one:.2f}x (new day), {again_year / again_one:.2f}x "
+        f"(nothing changed); target <= 1.5x. Peak RSS of a publish: {peak:.0f} MB; target < 200 MB."
+    )
+
+
+def _archive_kinds() -> list[tuple[FulltextDoc, dict, dict, list]]:
+    """Per recorded page: the document, and the simulator's English digest (as the checker accepted it, with
+    its evidence), and Chinese translation of it: real digests of realistic size."""
+
+    from papers_digest.checker.english import check_digest_en
+    from papers_digest.checker.paper import read_paper
+    from papers_digest.llm.prompting import digest_messages
+    from papers_digest.sim.answers import build_digest, translate
+
+    kinds = []
+    for doc in synthetic_day(len(PAGES)):
+        english = build_digest(digest_messages("system", doc)[1]["content"])
+        verdict = check_digest_en(json.dumps(english), read_paper(doc))
+        evidence = verdict.evidence if verdict.digest else []
+        english = verdict.digest.model_dump() if verdict.digest else english
+        kinds.append((doc, english, translate(english), evidence))
+    return kinds
+
+
+def _archive_day(date: str, n: int, papers: int, kinds: list, folder: Path | None = None) -> Any:
+    """Day `n` of the archive as DayFiles; with `folder`, also written there as the stages leave a day."""
+    import datetime as dt
+
+    from papers_digest.core.artefacts import write_json
+    from papers_digest.core.models import CallRecord, DayList, GenerationResult, Paper
+    from papers_digest.day.files import DayFiles
+
+    at = dt.datetime.fromisoformat(f"{date}T06:00:00+00:00").timestamp()
+    listed, docs, results = [], {}, {"digest_en": {}, "translate_zh": {}}
+    for j in range(papers):
+        doc, english, chinese, evidence = kinds[(n + j) % len(kinds)]
+        arxiv_id = f"2501.{10000 + n * papers + j}"
+        title = f"Paper {j + 1} of {date}: {doc.title}"
+        listed.append(
+            Paper(
+                arxiv_id=arxiv_id,
+                title=title,
+                summary=doc.text[:1200],
+                upvotes=100 - j,
+                authors=["A. Author", "B. Author"],
+            )
+        )
+        docs[arxiv_id] = doc.model_copy(update={"arxiv_id": arxiv_id, "title": title})
+        for stage, digest in (("digest_en", english), ("translate_zh", chinese)):
+            call = CallRecord(
+                date=date, arxiv_id=arxiv_id, stage=stage, attempt=1, status="ok", prompt_tokens=9_000,
+                completion_tokens=6_200, started_at=at + j, ended_at=at + j + 30, latency_s=30.0,
+            )  # fmt: skip
+            results[stage][arxiv_id] = GenerationResult(
+                arxiv_id=arxiv_id, stage=stage, status="done", digest=digest, model="sim-digest",
+                prompt_version="bench", evidence=evidence if stage == "digest_en" else [], calls=[call],
+            )  # fmt: skip
+    day = DayList(date=date, limit=papers, papers=listed, picked=list(docs))
+    if folder is not None:
+        write_json(folder / "list.json", day)
+        for arxiv_id, doc in docs.items():
+            write_json(folder / "fulltext" / f"{arxiv_id}.json", doc)
+            for stage in results:
+                write_json(folder / stage / f"{arxiv_id}.json", results[stage][arxiv_id])
+    return DayFiles(day=day, fulltext=docs, english=results["digest_en"], chinese=results["translate_zh"])
+
+
+def _publish_command(work: Path, archive: Path) -> list[str]:
+    """The publish stage's command line, as dvc.yaml has it, for the day in `work/DATE`, into `archive`."""
+    day = work / DATE
+    return [
+        sys.executable, str(ROOT / "stages" / "publish.py"), "--date", DATE, "--list", str(day / "list.json"),
+        "--fulltext", str(day / "fulltext"), "--digest-en", str(day / "digest_en"),
+        "--translate-zh", str(day / "translate_zh"), "--db", str(archive / "papers.db"),
+        "--metrics", str(day / "run.json"), "--calls", str(day / "calls.jsonl"), "--site", str(archive / "site"),
+    ]  # fmt: skip
+
+
+def _timed(command: list[str], cwd: Path, before: Any = None, repeats: int = 3) -> tuple[float, float]:
+    """(median wall seconds, highest peak RSS MB) of a command run `repeats` times, `before()` before each."""
+    seconds, peaks = [], []
+    for _ in range(repeats):
+        if before is not None:
+            before()
+        started = time.perf_counter()
+        peaks.append(peak_rss_mb(command, cwd))
+        seconds.append(time.perf_counter() - started)
+    return statistics.median(seconds), max(peaks)

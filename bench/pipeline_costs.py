@@ -1,0 +1,144 @@
+"""The pipeline's own costs: a no-op `dvc repro`, the LaTeXML parser's speed, peak memory per stage."""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from common import COMPLETION_MEANS, DATE, PAGES, ROOT, peak_rss_mb, synthetic_day
+
+from papers_digest.sources.latexml import parse_latexml
+from papers_digest.testing.harness import copy_project, run_dvc, write_params
+
+# --- no-op dvc repro -----------------------------------------------------------------------------
+
+
+def noop_repro(runs: int = 5) -> None:
+    """Run the sample day once in a project copy, then time `dvc repro` when nothing changed."""
+    from papers_digest.sim.replay import Replay
+    from papers_digest.sim.routes import EngineSim
+    from papers_digest.sim.serve import BackgroundServer
+
+    work = Path(tempfile.mkdtemp(prefix="papers-bench-"))
+    try:
+        project = copy_project(work / "project")
+        replay = Replay(ROOT / "sample" / "hf", ROOT / "sample" / "arxiv")
+        engine = EngineSim()
+        with BackgroundServer(replay.app) as replay_server, BackgroundServer(engine.app) as engine_server:
+            write_params(
+                project,
+                {
+                    "date": "2025-04-03",
+                    "limit": 4,
+                    "source": {"hf_url": replay_server.url, "arxiv_url": replay_server.url, "arxiv_interval_s": 0},
+                    "llm": {"base_url": f"{engine_server.url}/v1", "model": "sim-digest"},
+                },
+            )
+            run_dvc(project, "repro")
+            before = replay.total_requests + engine.stats.requests
+            times = []
+            for _ in range(runs):
+                started = time.perf_counter()
+                run_dvc(project, "repro")
+                times.append(time.perf_counter() - started)
+            requests = replay.total_requests + engine.stats.requests - before
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print("\n### No-op `dvc repro` of a finished day (the sample day)\n")
+    print("| runs | median s | min s | max s | HTTP requests made |")
+    print("|---:|---:|---:|---:|---:|")
+    print(f"| {runs} | {statistics.median(times):.2f} | {min(times):.2f} | {max(times):.2f} | {requests} |")
+
+
+# --- parser --------------------------------------------------------------------------------------
+
+
+def parser_speed(rounds: int = 5) -> None:
+    pages = [p.read_bytes() for p in PAGES]
+    size = sum(len(p) for p in pages)
+    started = time.perf_counter()
+    for _ in range(rounds):
+        for page in pages:
+            parse_latexml(page)
+    seconds = time.perf_counter() - started
+    print("\n### LaTeXML parser over the recorded pages\n")
+    print("| pages | MB per round | rounds | s | MB/s |")
+    print("|---:|---:|---:|---:|---:|")
+    print(f"| {len(pages)} | {size / 1e6:.2f} | {rounds} | {seconds:.2f} | {size * rounds / 1e6 / seconds:.1f} |")
+
+
+# --- memory --------------------------------------------------------------------------------------
+
+
+def peak_memory(papers: int) -> None:
+    """Peak RSS of the fulltext-to-publish stage processes for a day of `papers` papers."""
+    from papers_digest.core.artefacts import write_json
+    from papers_digest.core.models import DayList, Paper
+    from papers_digest.sim.routes import EngineSim
+    from papers_digest.sim.serve import BackgroundServer
+
+    work = Path(tempfile.mkdtemp(prefix="papers-bench-mem-"))
+    try:
+        project = copy_project(work / "project")
+        day = project / "data" / DATE
+        docs = synthetic_day(papers)
+        for doc in docs:
+            write_json(day / "fulltext" / f"{doc.arxiv_id}.json", doc)
+        write_json(
+            day / "list.json",
+            DayList(
+                date=DATE,
+                limit=papers,
+                papers=[Paper(arxiv_id=d.arxiv_id, title=d.title, summary="") for d in docs],
+                picked=[d.arxiv_id for d in docs],
+            ),
+        )
+        engine = EngineSim(completion_tokens=COMPLETION_MEANS)
+        peaks = {}
+        with BackgroundServer(engine.app) as server:
+            write_params(
+                project,
+                {"date": DATE, "llm": {"base_url": f"{server.url}/v1", "model": "sim-digest", "concurrency": 8}},
+            )
+            stage_args = {
+                "digest_en": [
+                    "--fulltext",
+                    f"data/{DATE}/fulltext",
+                    "--prompt",
+                    "prompts/digest_en.md",
+                    "--out",
+                    f"data/{DATE}/digest_en",
+                ],
+                "translate_zh": [
+                    "--digests",
+                    f"data/{DATE}/digest_en",
+                    "--prompt",
+                    "prompts/translate_zh.md",
+                    "--out",
+                    f"data/{DATE}/translate_zh",
+                ],
+            }
+            for stage, extra in stage_args.items():
+                peaks[stage] = peak_rss_mb(
+                    [sys.executable, f"stages/{stage}.py", "--date", DATE, "--store", "data/store", *extra], project
+                )
+            peaks["publish"] = peak_rss_mb(
+                [
+                    sys.executable, "stages/publish.py", "--date", DATE, "--list", f"data/{DATE}/list.json",
+                    "--fulltext", f"data/{DATE}/fulltext", "--digest-en", f"data/{DATE}/digest_en",
+                    "--translate-zh", f"data/{DATE}/translate_zh", "--db", "data/papers.db",
+                    "--metrics", f"data/{DATE}/run.json", "--calls", f"data/{DATE}/calls.jsonl",
+                ],
+                project,
+            )  # fmt: skip
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"\n### Peak memory of a {papers}-paper day (each stage is its own process)\n")
+    print("| stage | peak RSS MB |")
+    print("|---|---:|")
+    for stage, mb in peaks.items():
+        print(f"| {stage} | {mb:.0f} |")
