@@ -28,9 +28,7 @@ from conftest import (
 )
 
 from papers_digest.sim.faults import Fault
-from papers_digest.sim.replay import Replay
-from papers_digest.sim.routes import EngineSim
-from papers_digest.sim.serve import BackgroundServer
+from papers_digest.testing.servers import engine_server, recorded_dirs, sample_replay_server
 
 DAY = SAMPLE_DATE
 SLOW_CALL_S = 0.3
@@ -63,11 +61,10 @@ def db_state(project: Path) -> dict[str, list]:
 
 
 @pytest.fixture
-def servers():
-    replay = Replay(SAMPLE_DIR / "hf", SAMPLE_DIR / "arxiv")
-    sim = EngineSim(latency_s=SLOW_CALL_S)
-    with BackgroundServer(replay.app) as replay_server, BackgroundServer(sim.app) as sim_server:
-        yield replay, replay_server.url, sim, f"{sim_server.url}/v1"
+def servers(start_replay, start_engine):
+    replay, replay_url = start_replay(*recorded_dirs("sample"))
+    sim, llm_url = start_engine(latency_s=SLOW_CALL_S)
+    return replay, replay_url, sim, llm_url
 
 
 def _papers_in(folder: Path) -> int:
@@ -85,11 +82,9 @@ KILL_POINTS: dict[str, Callable[[Path], bool]] = {
 @pytest.fixture(scope="module")
 def reference_state(tmp_path_factory) -> dict[str, list]:
     """The database after one uninterrupted run of the sample day (up to publish)."""
-    replay = Replay(SAMPLE_DIR / "hf", SAMPLE_DIR / "arxiv")
-    sim = EngineSim(latency_s=SLOW_CALL_S)
-    with BackgroundServer(replay.app) as replay_server, BackgroundServer(sim.app) as sim_server:
+    with sample_replay_server() as (_, replay_url), engine_server(latency_s=SLOW_CALL_S) as (_, llm_url):
         project = copy_project(tmp_path_factory.mktemp("reference"))
-        write_params(project, _params(replay_server.url, f"{sim_server.url}/v1"))
+        write_params(project, _params(replay_url, llm_url))
         run_dvc(project, "repro", "publish")
     return db_state(project)
 
@@ -159,24 +154,22 @@ def test_papers_daily_refuses_to_start_while_another_run_holds_the_project(tmp_p
     assert (project / "params.yaml").read_bytes() == params_before
 
 
-def test_a_failed_paper_is_retried_on_a_later_day_and_marked_backfilled(tmp_path):
+def test_a_failed_paper_is_retried_on_a_later_day_and_marked_backfilled(tmp_path, start_replay, start_engine):
     hf = tmp_path / "hf"
     hf.mkdir()
     (hf / f"{DAY}.json").write_bytes((SAMPLE_DIR / "hf" / f"{DAY}.json").read_bytes())
     (hf / "2025-04-04.json").write_bytes((HF_DIR / "2025-07-07.json").read_bytes())  # a real one-paper day
-    replay = Replay(hf, SAMPLE_DIR / "arxiv")
-    sim = EngineSim()
+    _, replay_url = start_replay(hf, SAMPLE_DIR / "arxiv")
+    sim, llm_url = start_engine()
     failing = "AnimeGamer"  # 2504.01014: its answers are wrong twice on the first day
     sim.add_fault(Fault(kind="wrong_numbers", match=failing, times=2))
     project = copy_project(tmp_path / "project")
-    with BackgroundServer(replay.app) as replay_server, BackgroundServer(sim.app) as sim_server:
-        llm_url = f"{sim_server.url}/v1"
-        write_params(project, _params(replay_server.url, llm_url, source={"arxiv_interval_s": 0}))
-        run_dvc(project, "repro", "publish")
-        db = sqlite_utils.Database(project / "data" / "papers.db")
-        assert db["papers"].get("2504.01014")["status"] == "failed"
-        write_params(project, _params(replay_server.url, llm_url, date="2025-04-04", source={"arxiv_interval_s": 0}))
-        run_dvc(project, "repro")
+    write_params(project, _params(replay_url, llm_url, source={"arxiv_interval_s": 0}))
+    run_dvc(project, "repro", "publish")
+    db = sqlite_utils.Database(project / "data" / "papers.db")
+    assert db["papers"].get("2504.01014")["status"] == "failed"
+    write_params(project, _params(replay_url, llm_url, date="2025-04-04", source={"arxiv_interval_s": 0}))
+    run_dvc(project, "repro")
     later = json.loads((project / "data" / "2025-04-04" / "list.json").read_text())
     assert later["backfill_from"] == {"2504.01014": DAY}
     assert "2504.01014" in later["picked"]
@@ -208,33 +201,33 @@ def test_bad_params_stop_the_run_at_once_with_one_line(tmp_path, line, bad, mess
     assert not list((project / "data").glob("*/list.json"))
 
 
-def test_an_unreachable_endpoint_or_a_missing_key_stops_the_run_before_any_paper(tmp_path):
-    replay = Replay(SAMPLE_DIR / "hf", SAMPLE_DIR / "arxiv")
-    sim = EngineSim(api_key="sk-needed-1234")
-    with BackgroundServer(replay.app) as replay_server, BackgroundServer(sim.app) as sim_server:
-        project = copy_project(tmp_path)
-        write_params(project, _params(replay_server.url, "http://127.0.0.1:9/v1"))
-        done = run_dvc(project, "repro", check=False)
-        assert done.returncode != 0
-        assert "list: llm.base_url is unreachable: cannot connect to http://127.0.0.1:9/v1/models" in done.stderr
-        write_params(project, _params(replay_server.url, f"{sim_server.url}/v1"))
-        done = run_dvc(project, "repro", check=False, env=dvc_env(OPENAI_LLM_API_KEY=""))
-        assert done.returncode != 0
-        assert "wants an API key (HTTP 401): set the environment variable OPENAI_LLM_API_KEY" in done.stderr
-        assert replay.total_requests == 0  # no paper was touched
-        assert sim.stats.by_path.get("/v1/chat/completions", 0) == 0
+def test_an_unreachable_endpoint_or_a_missing_key_stops_the_run_before_any_paper(
+    tmp_path, start_replay, start_engine
+):
+    replay, replay_url = start_replay(*recorded_dirs("sample"))
+    sim, llm_url = start_engine(api_key="sk-needed-1234")
+    project = copy_project(tmp_path)
+    write_params(project, _params(replay_url, "http://127.0.0.1:9/v1"))
+    done = run_dvc(project, "repro", check=False)
+    assert done.returncode != 0
+    assert "list: llm.base_url is unreachable: cannot connect to http://127.0.0.1:9/v1/models" in done.stderr
+    write_params(project, _params(replay_url, llm_url))
+    done = run_dvc(project, "repro", check=False, env=dvc_env(OPENAI_LLM_API_KEY=""))
+    assert done.returncode != 0
+    assert "wants an API key (HTTP 401): set the environment variable OPENAI_LLM_API_KEY" in done.stderr
+    assert replay.total_requests == 0  # no paper was touched
+    assert sim.stats.by_path.get("/v1/chat/completions", 0) == 0
 
 
-def test_the_api_key_never_reaches_a_file(tmp_path):
+def test_the_api_key_never_reaches_a_file(tmp_path, start_replay, start_engine):
     key = "sk-papers-digest-secret-7f3a9c21b4e8"
-    replay = Replay(SAMPLE_DIR / "hf", SAMPLE_DIR / "arxiv")
-    sim = EngineSim(api_key=key)
+    _, replay_url = start_replay(*recorded_dirs("sample"))
+    sim, llm_url = start_engine(api_key=key)
     # An engine that echoes the key in an error body (some do, in 401/403 messages).
     sim.add_fault(Fault(kind="http_error", status=400, body=f"bad request from {key}", match="MergeVQ", times=-1))
-    with BackgroundServer(replay.app) as replay_server, BackgroundServer(sim.app) as sim_server:
-        project = copy_project(tmp_path)
-        write_params(project, _params(replay_server.url, f"{sim_server.url}/v1", source={"arxiv_interval_s": 0}))
-        run_dvc(project, "repro", env=dvc_env(OPENAI_LLM_API_KEY=key))
+    project = copy_project(tmp_path)
+    write_params(project, _params(replay_url, llm_url, source={"arxiv_interval_s": 0}))
+    run_dvc(project, "repro", env=dvc_env(OPENAI_LLM_API_KEY=key))
     db = sqlite_utils.Database(project / "data" / "papers.db")
     assert db["papers"].get("2504.00999")["error"].endswith("HTTP 400: bad request from ***")
     assert {r["status"] for r in db.query("select status from papers")} == {"done", "failed"}

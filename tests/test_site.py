@@ -11,14 +11,13 @@ import tempfile
 import threading
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
-from contextlib import ExitStack
 from pathlib import Path
 from urllib.parse import urldefrag
 from urllib.request import urlopen
 
 import lxml.html
 import pytest
-from conftest import ROOT, SAMPLE_DATE, SAMPLE_DIR, copy_project, make_params, run_dvc, write_params
+from conftest import ROOT, SAMPLE_DATE, copy_project, make_params, run_dvc, write_params
 
 from papers_digest.cli.main import main as papers_cli
 from papers_digest.core.models import GenerationResult
@@ -26,14 +25,12 @@ from papers_digest.day.files import load_day
 from papers_digest.day.metrics import run_record
 from papers_digest.db.queries import site_days
 from papers_digest.db.writer import write_day
-from papers_digest.sim.replay import Replay
-from papers_digest.sim.routes import EngineSim
-from papers_digest.sim.serve import BackgroundServer
 from papers_digest.site import render as site_render
 from papers_digest.site.feed import DEFAULT_BASE_URL
 from papers_digest.site.render import load_day as load_day_view
 from papers_digest.site.render import render_day, render_site
 from papers_digest.site.views import build_days, build_index, paper_view, section_url
+from papers_digest.testing.servers import engine_server, sample_replay_server
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 HTML_PAPER = "2503.20783"  # the sample's one paper with an arXiv HTML page (v2)
@@ -62,12 +59,10 @@ IMG = '"><img src=x onerror=alert(1)>'
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sample day run by `dvc repro` in a project copy: the publish stage renders data/site."""
     project = copy_project(tmp_path_factory.mktemp("site-project"))
-    with ExitStack() as stack:
-        replay = stack.enter_context(BackgroundServer(Replay(SAMPLE_DIR / "hf", SAMPLE_DIR / "arxiv").app))
-        engine = stack.enter_context(BackgroundServer(EngineSim(model="sim-digest").app))
+    with sample_replay_server() as (_, replay_url), engine_server() as (_, engine_url):
         params = make_params(
-            source={"hf_url": replay.url, "arxiv_url": replay.url, "arxiv_interval_s": 0},
-            llm={"base_url": f"{engine.url}/v1", "model": "sim-digest"},
+            source={"hf_url": replay_url, "arxiv_url": replay_url, "arxiv_interval_s": 0},
+            llm={"base_url": engine_url, "model": "sim-digest"},
         )
         write_params(project, params)
         run_dvc(project, "repro")

@@ -26,6 +26,9 @@ MIN_CJK_SHARE = 0.5
 COPIED_RUN = 6
 COPIED_SHARE = 0.5
 MIN_SOURCE_WORDS = 4  # shorter English fields (names, labels like "Dr. GRPO") may stay as they are
+# A mind-map label names an idea, often a technical term kept in Latin script ("Multi-modal Large Language
+# Models"): only a label of a sentence's length must be Chinese.
+MIN_LABEL_WORDS = 6
 
 
 def check_digest_zh(reply: str, english: Digest) -> Verdict:
@@ -62,9 +65,10 @@ def check_digest_zh(reply: str, english: Digest) -> Verdict:
     return Verdict(None if problems else digest, problems)
 
 
-def must_be_chinese(english: str) -> bool:
-    """Whether a translation of this English text must be Chinese prose (a name or a short label may stay)."""
-    return len(_LATIN_WORD_RE.findall(english)) >= MIN_SOURCE_WORDS
+def must_be_chinese(english: str, *, label: bool = False) -> bool:
+    """Whether a translation of this English text must be Chinese prose (a name, a term or a short label may
+    stay as it is)."""
+    return len(_LATIN_WORD_RE.findall(english)) >= (MIN_LABEL_WORDS if label else MIN_SOURCE_WORDS)
 
 
 def cjk_share(text: str) -> float:
@@ -116,7 +120,7 @@ def _field_problems(path: str, text: str, original: str, listed: set[str]) -> li
             )
         )
     source_words = len(_LATIN_WORD_RE.findall(original))
-    if must_be_chinese(original):
+    if must_be_chinese(original, label=path.endswith(".label")):
         runs = _copied_runs(text, original, COPIED_RUN)
         copied = sum(len(r.split()) for r in runs)
         untranslated = not _CJK_RE.search(text) or cjk_share(text) < MIN_CJK_SHARE

@@ -140,7 +140,7 @@ def _mind_map_schema(shape: MindMapNode | None, depth: int) -> dict[str, Any]:
     else:
         children = no_children
     # A translated label starts in Chinese when its English is a phrase (the checker's rule); a name stays.
-    label = _chinese("label") if shape is not None and must_be_chinese(shape.label) else _capped("label")
+    label = _chinese("label") if shape is not None and must_be_chinese(shape.label, label=True) else _capped("label")
     return {
         "type": "object",
         "properties": {"label": label, "children": children},
