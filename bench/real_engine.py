@@ -33,6 +33,7 @@ from papers_digest.cli.sample import (
     SAMPLE_INPUT_TOKENS,
     SAMPLE_LIMIT,
     SAMPLE_MAX_TOKENS,
+    SAMPLE_TEMPERATURE,
 )
 from papers_digest.core.models import CallRecord, FulltextDoc, GenerationResult
 from papers_digest.core.params import Params
@@ -100,6 +101,7 @@ def bench_params(model: str, concurrency: int) -> Params:
             "max_tokens": SAMPLE_MAX_TOKENS,
             "max_input_tokens": SAMPLE_INPUT_TOKENS,
             "structured_output": True,
+            "temperature": SAMPLE_TEMPERATURE,
             "reuse": False,
         },
         engine={

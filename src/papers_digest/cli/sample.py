@@ -31,6 +31,7 @@ SAMPLE_CONTEXT_TOKENS = 10240
 SAMPLE_MAX_TOKENS = 1500
 SAMPLE_LLM_TIMEOUT_S = 1800
 SAMPLE_CONCURRENCY = 4
+SAMPLE_TEMPERATURE = 0  # greedy decoding: the same day gives the same answers, a rerun of the sample too
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -120,6 +121,7 @@ def _sample_endpoint(
         "timeout_s": SAMPLE_LLM_TIMEOUT_S,
         "max_tokens": args.max_tokens,
         "max_input_tokens": SAMPLE_INPUT_TOKENS,
+        "temperature": SAMPLE_TEMPERATURE,
         # A 0.5B model rarely gets the digest's JSON shape right on its own: the schema constrains it.
         "structured_output": True,
     }
