@@ -1,12 +1,11 @@
 """DVC stage `publish`: upsert the day into the SQLite database and write the run's metrics."""
 
-from papers_digest.core.artefacts import write_json, write_jsonl
-from papers_digest.day.files import load_day
-from papers_digest.day.metrics import run_record
-from papers_digest.db.writer import write_day
+from argparse import Namespace
+from pathlib import Path
+
+from papers_digest.day.fingerprint import PACKAGE, publish_fingerprint
+from papers_digest.db.published import published_fingerprint
 from papers_digest.pipeline.runner import run_stage, stage_parser
-from papers_digest.site.feed import DEFAULT_BASE_URL
-from papers_digest.site.render import render_day
 
 
 def main() -> None:
@@ -24,33 +23,66 @@ def main() -> None:
     )
     parser.add_argument(
         "--base-url",
-        default=DEFAULT_BASE_URL,
-        help=f"the site's public address, for the feed's links ({DEFAULT_BASE_URL})",
+        help="the site's public address, for the feed's links (default: papers_digest.site.feed.DEFAULT_BASE_URL)",
     )
     args = parser.parse_args()
 
     def body() -> None:
-        files = load_day(args.list, args.fulltext, args.digest_en, args.translate_zh)
-        run = run_record(files)
-        write_day(args.db, files, run)
-        write_json(args.metrics, run)
-        write_jsonl(args.calls, sorted(files.calls, key=lambda c: c.started_at))
-        print(
-            f"publish: {args.date}: {run.papers_done} done, {run.papers_failed} failed; "
-            f"{run.llm_calls} LLM calls, {run.prompt_tokens} prompt + "
-            f"{run.completion_tokens} completion tokens -> {args.db}"
+        inputs = [args.list, args.fulltext, args.digest_en, args.translate_zh]
+        fingerprint = publish_fingerprint(
+            inputs, code=(PACKAGE, Path(__file__)), options=f"{args.site} {args.base_url or ''}"
         )
-        if args.site:
-            # The site is a view of every day in the database, like the database itself: not a DVC output.
-            # Only what this day changed is rendered (`papers site` rebuilds every day on demand).
-            site = render_day(args.db, args.site, args.date, base_url=args.base_url)
+        if _published(args, fingerprint):
             print(
-                f"publish: site: {args.date} of {site.days} day(s), {site.papers} papers, "
-                f"{site.feed_entries} feed entries; {site.written} files written, {site.unchanged} unchanged, "
-                f"{site.removed} removed -> {args.site}"
+                f"publish: {args.date}: already published from these files -> {args.db}"
+                + (f", {args.site}" if args.site else "")
             )
+            return
+        _publish(args, fingerprint)
 
     run_stage("publish", body)
+
+
+def _published(args: Namespace, fingerprint: str) -> bool:
+    # publish runs on every `dvc repro` (always_changed); when the database already holds the day from the
+    # same files and code, and the outputs and the day's pages are in place, there is nothing to do, and
+    # checking that costs a fraction of loading the library (README, "Performance").
+    outputs = [Path(args.metrics), Path(args.calls)]
+    if args.site:
+        outputs += [Path(args.site) / "index.html", Path(args.site) / args.date / "index.html"]
+    return published_fingerprint(args.db, args.date) == fingerprint and all(p.is_file() for p in outputs)
+
+
+def _publish(args: Namespace, fingerprint: str) -> None:
+    # imported here: they are most of the cost of a publish that has nothing to do (see _published)
+    from papers_digest.core.artefacts import write_json, write_jsonl
+    from papers_digest.day.files import load_day
+    from papers_digest.day.metrics import run_record
+    from papers_digest.db.writer import record_published, write_day
+    from papers_digest.site.feed import DEFAULT_BASE_URL
+    from papers_digest.site.render import render_day
+
+    files = load_day(args.list, args.fulltext, args.digest_en, args.translate_zh)
+    run = run_record(files)
+    write_day(args.db, files, run)
+    write_json(args.metrics, run)
+    write_jsonl(args.calls, sorted(files.calls, key=lambda c: c.started_at))
+    print(
+        f"publish: {args.date}: {run.papers_done} done, {run.papers_failed} failed; "
+        f"{run.llm_calls} LLM calls, {run.prompt_tokens} prompt + "
+        f"{run.completion_tokens} completion tokens -> {args.db}"
+    )
+    if args.site:
+        # The site is a view of every day in the database, like the database itself: not a DVC output.
+        # Only what this day changed is rendered (`papers site` rebuilds every day on demand).
+        site = render_day(args.db, args.site, args.date, base_url=args.base_url or DEFAULT_BASE_URL)
+        print(
+            f"publish: site: {args.date} of {site.days} day(s), {site.papers} papers, "
+            f"{site.feed_entries} feed entries; {site.written} files written, {site.unchanged} unchanged, "
+            f"{site.removed} removed -> {args.site}"
+        )
+    # last, after the database, the outputs and the site: a publish killed before it is done again in full
+    record_published(args.db, args.date, fingerprint)
 
 
 if __name__ == "__main__":

@@ -794,3 +794,29 @@ def _shape_of_item(li: lxml.html.HtmlElement) -> tuple:
     children = li.find("ul")
     items = children.findall("li") if children is not None else []
     return (li.find("span").text_content(), tuple(_shape_of_item(c) for c in items))
+
+
+def test_a_publish_with_nothing_to_do_writes_nothing_and_a_missing_page_is_rendered_again(project, tmp_path):
+    """publish runs on every `dvc repro` (always_changed). From the same files and code it only compares the
+    day's fingerprint in the database, so the database, run.json and the site stay as they were, byte for
+    byte, and the site's files not even rewritten; a day page that went missing is rendered again."""
+    copy = tmp_path / "copy"
+    shutil.copytree(project, copy, symlinks=True)
+    db, day, out = copy / "data" / "papers.db", copy / "data" / SAMPLE_DATE, copy / "data" / "site"
+
+    def state() -> tuple:
+        return (
+            db.read_bytes(),
+            (day / "run.json").read_bytes(),  # DVC itself re-links its outputs: bytes, not times
+            (day / "calls.jsonl").read_bytes(),
+            _snapshot(out),
+        )
+
+    before = state()
+    done = run_dvc(copy, "repro")
+    assert f"publish: {SAMPLE_DATE}: already published from these files" in done.stdout
+    assert state() == before
+    (out / SAMPLE_DATE / "index.html").unlink()
+    done = run_dvc(copy, "repro")
+    assert "publish: site:" in done.stdout and (out / SAMPLE_DATE / "index.html").is_file()
+    assert _snapshot(out)[f"{SAMPLE_DATE}/index.html"][0] == before[3][f"{SAMPLE_DATE}/index.html"][0]

@@ -102,3 +102,29 @@ def test_a_bigger_limit_or_a_forced_rerun_repeats_no_finished_work(tmp_path, sam
     write_params(project, _params(replay_url, llm_url, limit=4, llm={"reuse": False}))
     run_dvc(project, "repro", "--force", "digest_en", "--single-item")
     assert chat_calls(sim) == 12
+
+
+def test_the_publish_fingerprint_changes_with_any_input_byte_the_code_or_the_options(tmp_path):
+    """What decides whether a publish has anything to do (stages/publish.py): the day's files, the code, the
+    site options; not where the project lies."""
+    from papers_digest.day.fingerprint import publish_fingerprint
+
+    def project(root: Path) -> tuple[list[Path], list[Path]]:
+        (root / "digest_en").mkdir(parents=True)
+        (root / "list.json").write_text('{"date": "2025-04-03"}')
+        (root / "digest_en" / "2503.20783.json").write_text('{"status": "done"}')
+        (root / "code.py").write_text("X = 1\n")
+        return [root / "list.json", root / "digest_en", root / "translate_zh"], [root / "code.py"]
+
+    inputs, code = project(tmp_path / "a")
+    first = publish_fingerprint(inputs, code, "data/site")
+    assert publish_fingerprint(*project(tmp_path / "b"), "data/site") == first  # another folder, same files
+    assert publish_fingerprint(inputs, code, "data/other-site") != first
+    (tmp_path / "a" / "digest_en" / "2503.20783.json").write_text('{"status": "failed"}')
+    second = publish_fingerprint(inputs, code, "data/site")
+    assert second != first
+    (tmp_path / "a" / "code.py").write_text("X = 2\n")
+    third = publish_fingerprint(inputs, code, "data/site")
+    assert third != second
+    (tmp_path / "a" / "translate_zh").mkdir()  # a missing input is not an empty one
+    assert publish_fingerprint(inputs, code, "data/site") != third

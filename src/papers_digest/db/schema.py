@@ -7,6 +7,7 @@ import typing
 import sqlite_utils
 
 from papers_digest.core.models import CallRecord
+from papers_digest.db.published import PUBLISHED_COLUMNS, PUBLISHED_TABLE
 
 TABLES = ("papers", "digests", "llm_calls", "runs", "day_items")
 CALL_KEY = ("date", "arxiv_id", "stage", "attempt", "retry")
@@ -63,6 +64,7 @@ def ensure_schema(db: sqlite_utils.Database) -> None:
         pk=("date", "arxiv_id"),
         if_not_exists=True,
     )
+    db[PUBLISHED_TABLE].create(PUBLISHED_COLUMNS, pk="date", if_not_exists=True)
     _add_missing_columns(db, "papers", PAPER_COLUMNS)
     _add_missing_columns(db, "digests", DIGEST_COLUMNS)
     _add_missing_columns(db, "llm_calls", call_columns())

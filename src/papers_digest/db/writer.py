@@ -9,6 +9,7 @@ import sqlite_utils
 
 from papers_digest.core.models import RunRecord
 from papers_digest.day.files import DayFiles
+from papers_digest.db.published import PUBLISHED_TABLE
 from papers_digest.db.rows import call_rows, day_item_rows, digest_rows, paper_rows
 from papers_digest.db.schema import CALL_KEY, ensure_schema
 
@@ -40,6 +41,15 @@ def write_day(db_path: str | Path, files: DayFiles, run: RunRecord) -> None:
         db["runs"].upsert(run.model_dump(), pk="date", alter=True)
 
 
+def record_published(db_path: str | Path, date: str, fingerprint: str) -> None:
+    """Record that `date` is in the database and on the site from the files of this fingerprint
+    (day/fingerprint.py); written after both, so a publish killed before it is done again."""
+    db = sqlite_utils.Database(db_path)
+    ensure_schema(db)
+    with db.conn:
+        db[PUBLISHED_TABLE].upsert({"date": date, "fingerprint": fingerprint}, pk="date")
+
+
 def record_engine_start(db_path: str | Path, date: str, kind: str, startup_s: float) -> None:
     """Add a managed engine's start-up time to the day's run record (the batch paid for it)."""
     db = sqlite_utils.Database(db_path)
@@ -47,5 +57,3 @@ def record_engine_start(db_path: str | Path, date: str, kind: str, startup_s: fl
         return
     with db.conn:
         db["runs"].update(date, {"engine_kind": kind, "engine_startup_s": round(startup_s, 3)}, alter=True)
-
-
