@@ -13,15 +13,21 @@ import sqlite_utils
 from papers_digest.core.models import Paper
 
 
+def _with_table(db_path: str | Path, table: str) -> sqlite_utils.Database | None:
+    """The database when its file exists and holds `table`; None for a first run or an older database."""
+    path = Path(db_path)
+    if not path.exists():
+        return None
+    db = sqlite_utils.Database(path)
+    return db if table in db.table_names() else None
+
+
 def failed_recently(db_path: str | Path, date: str, days: int) -> list[tuple[Paper, str]]:
     """The retry queue: papers whose latest attempt failed before `date` and that first failed at most
     `days` dates earlier (a paper that keeps failing is not carried along for ever), oldest first, with
     that first date."""
-    path = Path(db_path)
-    if days <= 0 or not path.exists():
-        return []
-    db = sqlite_utils.Database(path)
-    if "papers" not in db.table_names():
+    db = _with_table(db_path, "papers") if days > 0 else None
+    if db is None:
         return []
     since = (dt.date.fromisoformat(date) - dt.timedelta(days=days)).isoformat()
     first = "coalesce(backfilled_from, date)" if "backfilled_from" in db["papers"].columns_dict else "date"
@@ -47,11 +53,8 @@ def failed_recently(db_path: str | Path, date: str, days: int) -> list[tuple[Pap
 
 def digested_before(db_path: str | Path, date: str) -> dict[str, str]:
     """arXiv ids digested (status done) on a date before `date` -> that date; {} without a database."""
-    path = Path(db_path)
-    if not path.exists():
-        return {}
-    db = sqlite_utils.Database(path)
-    if "papers" not in db.table_names():
+    db = _with_table(db_path, "papers")
+    if db is None:
         return {}
     return {
         row["arxiv_id"]: row["date"]
@@ -156,11 +159,8 @@ def site_days(db_path: str | Path) -> list[dict[str, Any]]:
 
 def last_run_date(db_path: str | Path, before: str) -> str | None:
     """The latest date before or on `before` whose pipeline ran to the end (it has a run record)."""
-    path = Path(db_path)
-    if not path.exists():
-        return None
-    db = sqlite_utils.Database(path)
-    if "runs" not in db.table_names():
+    db = _with_table(db_path, "runs")
+    if db is None:
         return None
     rows = list(db.query("select max(date) as last from runs where date <= ?", [before]))
     return rows[0]["last"] if rows else None
@@ -168,11 +168,8 @@ def last_run_date(db_path: str | Path, before: str) -> str | None:
 
 def run_summary(db_path: str | Path, date: str) -> tuple[int, int] | None:
     """(papers done, papers failed) of a date's run record, or None when there is none."""
-    path = Path(db_path)
-    if not path.exists():
-        return None
-    db = sqlite_utils.Database(path)
-    if "runs" not in db.table_names():
+    db = _with_table(db_path, "runs")
+    if db is None:
         return None
     rows = list(db.query("select papers_done, papers_failed from runs where date = ?", [date]))
     return (rows[0]["papers_done"], rows[0]["papers_failed"]) if rows else None
