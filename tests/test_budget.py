@@ -275,3 +275,100 @@ def test_the_translation_schema_takes_the_english_shape():
     pruned = {**chinese, "mind_map": {**chinese["mind_map"], "children": chinese["mind_map"]["children"][:-1]}}
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(pruned, schema)
+
+
+def test_the_digest_is_written_results_first_and_one_sentence_after_them():
+    """Asked first, the 0.5B model restated the title as one_sentence; after the findings it sums them up."""
+    from conftest import abstract_docs, sample_papers
+
+    from papers_digest.checker.paper import read_paper
+    from papers_digest.checker.schema import DIGEST_ORDER, digest_schema
+
+    schema = digest_schema(read_paper(abstract_docs(sample_papers())[0]))
+    assert tuple(schema["properties"]) == DIGEST_ORDER
+    assert DIGEST_ORDER.index("one_sentence") > DIGEST_ORDER.index("results")
+    assert set(schema["required"]) == set(DIGEST_ORDER)
+    prompt = Path(ROOT / "prompts" / "digest_en.md").read_text(encoding="utf-8")
+    where = [prompt.index(f'- "{key}"') for key in DIGEST_ORDER]
+    assert where == sorted(where)  # the prompt lists the keys in the order the schema asks for them
+
+
+@pytest.mark.parametrize("arxiv_id", sorted(PAGES))
+def test_after_a_figure_rule_breaks_the_retry_can_write_only_the_papers_figures_there(arxiv_id):
+    """The retry's schema binds the prose where a figure broke a rule: a finding to its section's figures,
+    a prose field to the paper's; digits that are no figure ("GPT-4", "3 stages") stay writable."""
+    import jsonschema
+
+    from papers_digest.checker.paper import read_paper
+    from papers_digest.checker.problems import Problem
+    from papers_digest.checker.schema import digest_schema, retry_digest_schema
+
+    facts = read_paper(real_doc(arxiv_id))
+    first = digest_schema(facts)
+    assert retry_digest_schema(facts, [Problem("number_unknown", "results[0].numbers: '1.5' appears nowhere")]) == first
+    problems = [
+        Problem("finding_number", "results[2].finding: '7B' is not in the cited sections 1"),
+        Problem("prose_number", "limitations[1]: '12' appears nowhere in the paper"),
+    ]
+    retry = retry_digest_schema(facts, problems)
+    props = retry["properties"]
+    assert props["one_sentence"] == first["properties"]["one_sentence"]  # not named: as before
+    item = props["limitations"]["items"]
+    options = props["results"]["items"].get("anyOf") or [props["results"]["items"]]
+    own = {
+        o["properties"]["sections"]["const"][0]: o["properties"]["numbers"].get("items", {}).get("enum", [])
+        for o in options
+    }
+    tag, figures = next((t, f) for t, f in own.items() if f)
+    other = next(
+        n.text
+        for n in facts.everywhere
+        if n.counts_in_prose and not facts.holds(tag, n) and not any(n.matches(u) for u in facts.unsectioned)
+    )
+    finding = next(o for o in options if o["properties"]["sections"]["const"] == [tag])["properties"]["finding"]
+
+    def accepts(schema: dict, text: str) -> bool:
+        try:
+            jsonschema.validate(text, schema)
+        except jsonschema.ValidationError:
+            return False
+        return True
+
+    assert accepts(finding, f"The method reaches {figures[0]} with GPT-4 as judge in 3 stages.")
+    assert not accepts(finding, f"The method reaches {other} with GPT-4 as judge.")  # another section's
+    assert not accepts(finding, "The method reaches 987654.321 with GPT-4 as judge.")  # nowhere
+    assert not accepts(finding, "Aha moment")  # the checker's minimum length
+    assert accepts(item, f"Only tested up to {other}.") and not accepts(item, "Only tested up to 987654.321.")
+    assert accepts(first["properties"]["limitations"]["items"], "Only tested up to 987654.321.")  # the first is free
+
+
+def test_a_translated_field_is_held_to_its_english_figures_in_order():
+    """The translation schema lets a field write its English figures, each once, and no other: the 0.5B
+    model dropped "7B" from a method and added "12.1%" to fields that had none."""
+    import jsonschema
+
+    from papers_digest.checker.chinese import carried_figures
+    from papers_digest.checker.schema import translation_schema
+    from papers_digest.core.models import Digest
+    from papers_digest.llm.prompting import digest_messages
+    from papers_digest.sim.answers import build_digest, translate
+
+    doc = real_doc("2503.20783")
+    english = Digest.model_validate(build_digest(digest_messages("system", doc)[1]["content"]))
+    schema = translation_schema(english)
+    chinese = translate(english.model_dump())
+    jsonschema.validate(chinese, schema)
+    i, with_figures = next((i, r) for i, r in enumerate(english.results) if carried_figures(r.finding))
+    finding = schema["properties"]["results"]["prefixItems"][i]["properties"]["finding"]
+    figures = carried_figures(with_figures.finding)
+    faithful = "结果显示" + "，以及".join(figures) + "。"
+    assert jsonschema.Draft202012Validator(finding).is_valid(faithful)
+    dropped = "结果显示" + "，以及".join(figures[1:]) + "。"
+    assert not jsonschema.Draft202012Validator(finding).is_valid(dropped)
+    added = faithful + "另有987654.321。"
+    assert not jsonschema.Draft202012Validator(finding).is_valid(added)
+    texts = [*english.limitations, *english.takeaways]
+    items = [*schema["properties"]["limitations"]["prefixItems"], *schema["properties"]["takeaways"]["prefixItems"]]
+    bare = next(item for text, item in zip(texts, items, strict=True) if not carried_figures(text))
+    assert jsonschema.Draft202012Validator(bare).is_valid("仅在Qwen2.5上分3个阶段测试。")  # no figure: writable
+    assert not jsonschema.Draft202012Validator(bare).is_valid("仅测试了12.1%的数据。")

@@ -1193,3 +1193,18 @@ def test_prose_fields_cover_every_free_text_value():
     assert paths[:3] == ["one_sentence", "problem", "method"]
     assert "results[3].finding" in paths and "takeaways[1]" in paths
     assert "mind_map.children[1].children[0].label" in paths
+
+
+def test_a_web_address_kept_in_a_translation_is_a_name_not_english_left_over():
+    """Measured on the sample day: "The code will be available at https://github.com/TencentARC/AnimeGamer."
+    translated with its address kept was rejected as English copied over; the address is a name."""
+    english, chinese = en(R1), zh(R1)
+    url = "https://github.com/TencentARC/AnimeGamer"
+    english["takeaways"][0] = f"The code is available at {url}"
+    chinese["takeaways"][0] = f"代码已公开，见 at {url}"  # as the 0.5B model wrote it, "at" and all
+    digest = Digest.model_validate(english)
+    accepted, problems = check_zh(json.dumps(chinese, ensure_ascii=False), digest)
+    assert accepted is not None, problems
+    chinese["takeaways"][0] = f"译文：The code is available at {url}"
+    rejected, problems = check_zh(json.dumps(chinese, ensure_ascii=False), digest)
+    assert rejected is None and any(p.startswith("takeaways[0] is not translated") for p in problems), problems

@@ -57,6 +57,26 @@ def test_a_rejected_answer_is_retried_once_with_the_whole_conversation(engine):
     assert result.calls[1].cached_tokens >= result.calls[0].prompt_tokens * 0.8
 
 
+def test_a_figure_invented_in_a_finding_binds_the_retrys_findings_to_their_sections_figures(engine):
+    """The retry asks with a tighter schema: the 0.5B model repeats its first answer on a retry whatever the
+    problems say, so the grammar must keep it from writing the invented figure again."""
+    from papers_digest.checker.paper import read_paper
+    from papers_digest.checker.problems import Problem
+    from papers_digest.checker.schema import digest_schema, retry_digest_schema
+    from papers_digest.sim.routes import schema_fingerprint
+
+    sim, base_url = engine
+    sim.add_fault(Fault(kind="prose_number", match=FIRST.title, on="first", times=1))
+    result = run_digests(base_url, docs=[FIRST], structured_output=True)[0]
+    assert result.status == "done"
+    assert result.calls[0].checker_rules == ["prose_number"] and "'987654.321'" in result.calls[0].error
+    first, retry = [r.schema_sha for r in sim.stats.records if r.path.endswith("/completions")]
+    facts = read_paper(FIRST)
+    bound = retry_digest_schema(facts, [Problem("prose_number", "results[0].finding: '987654.321' appears nowhere")])
+    assert first == schema_fingerprint({"json_schema": {"schema": digest_schema(facts)}})
+    assert retry == schema_fingerprint({"json_schema": {"schema": bound}}) != first
+
+
 def test_a_second_failure_marks_the_paper_failed_with_the_problems(engine):
     sim, base_url = engine
     sim.add_fault(Fault(kind="bad_section", match=FIRST.title, times=2))

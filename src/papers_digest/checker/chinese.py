@@ -17,6 +17,9 @@ _LATIN_SPAN_RE = re.compile(r"[^\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3000-\u
 # ("X", "KV", "GRPO", "DeepSeek", "vLLM", "Qwen2.5"); it is not counted as English.
 _TERM_RE = re.compile(r"^(?:.|[A-Z]{2,}s?|.*\d.*|[A-Za-z][a-z]*[A-Z].*)$")
 _TOKEN_RE = re.compile(r"[A-Za-z][A-Za-z0-9'’\-]*")  # a Latin word with its digits, for cjk_share
+# A web address is a name, kept as it is in any language: the language rules read the text without it
+# (a real translation of "The code is at https://github.com/TencentARC/AnimeGamer" keeps its six "words").
+_URL_RE = re.compile(r"(?:https?://|www\.)[A-Za-z0-9._~:/?#@!$&'()*+,;=%\-]+")
 # A field is Chinese when CJK characters make up at least this share of its "letters", counting each Latin
 # word as one, terms aside (technical terms and names may stay in Latin script: "KV cache", "Dr. GRPO").
 MIN_CJK_SHARE = 0.5
@@ -119,6 +122,7 @@ def _field_problems(path: str, text: str, original: str, listed: set[str]) -> li
                 + "; ".join(wrong),
             )
         )
+    text, original = _URL_RE.sub(" ", text), _URL_RE.sub(" ", original)
     source_words = len(_LATIN_WORD_RE.findall(original))
     if must_be_chinese(original, label=path.endswith(".label")):
         runs = _copied_runs(text, original, COPIED_RUN)
@@ -139,6 +143,12 @@ def _field_problems(path: str, text: str, original: str, listed: set[str]) -> li
 def _numbers(text: str) -> list[Number]:
     """The numbers of prose a translation must carry: labels ("Table 2", "第3节") and years aside."""
     return [n for n in numbers_in(text) if not n.label and not n.is_year]
+
+
+def carried_figures(english: str) -> list[str]:
+    """The figures of an English field its translation must carry, as printed and in order (the schema holds
+    a translated field to them)."""
+    return [n.text for n in _numbers(english) if n.counts_in_prose]
 
 
 def _number_difference(english: str, chinese: str) -> tuple[list[str], list[str]]:

@@ -5,6 +5,7 @@ The rule ids are what the run report counts (first answer vs the retry) and READ
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -41,6 +42,15 @@ class Problem:
     def __post_init__(self) -> None:
         if self.rule not in RULES:
             raise ValueError(f"unknown checker rule {self.rule!r}")
+
+    @property
+    def field(self) -> str:
+        """The field the message starts with (`results[1].finding`, `one_sentence`); "" when it names none."""
+        found = _FIELD_RE.match(self.message)
+        return found.group(1) if found else ""
+
+
+_FIELD_RE = re.compile(r"^([a-z_]+(?:\[[\d.]+\])?(?:\.[a-z_]+(?:\[[\d.]+\])?)*):")
 
 
 def problem_texts(problems: Iterable[Problem]) -> list[str]:

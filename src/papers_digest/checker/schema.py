@@ -5,8 +5,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from papers_digest.checker.chinese import must_be_chinese
+from papers_digest.checker.chinese import carried_figures, must_be_chinese
+from papers_digest.checker.english import FINDING_MIN_CHARS
 from papers_digest.checker.paper import PaperFacts
+from papers_digest.checker.problems import Problem
 from papers_digest.core.models import Digest, MindMapNode, Result
 
 
@@ -15,47 +17,80 @@ def digest_json_schema() -> dict[str, Any]:
     return Digest.model_json_schema()
 
 
-def digest_schema(facts: PaperFacts) -> dict[str, Any]:
+def digest_schema(facts: PaperFacts, bound: frozenset[str] = frozenset()) -> dict[str, Any]:
     """The English digest's schema for structured output: the checker's rules an engine's grammar can enforce.
 
     Each result is one of the paper's sections with the figures that section holds: `sections` is that
     section's tag and `numbers` draws from its figures (at least one when it has any, unless the model saw
     only the abstract), then the finding. Lists, strings and the mind map are capped (see
-    `_base_schema`). An answer in this shape can still be wrong: the checker still judges it.
+    `_base_schema`). `one_sentence` comes after the results: asked first, the 0.5B model restated the
+    title; asked once it has written the findings, it summed them up (measured on the sample day).
+
+    `bound` names the fields (top-level keys; "results" for the findings) whose prose may write only the
+    paper's figures (`_prose`): the retry's schema after a figure broke a number rule there
+    (`retry_digest_schema`). An answer in this shape can still be wrong: the checker still judges it.
     """
-    schema = _base_schema()
-    alternatives = [_section_result(facts, tag) for tag in _citable(facts)]
-    schema["properties"]["results"]["items"] = {"anyOf": alternatives} if len(alternatives) > 1 else alternatives[0]
+    figures = _paper_figures(facts)
+    schema = _base_schema(bound={key: figures for key in bound})
+    alternatives = [_section_result(facts, tag, bound="results" in bound) for tag in _citable(facts)]
+    props = schema["properties"]
+    props["results"]["items"] = {"anyOf": alternatives} if len(alternatives) > 1 else alternatives[0]
+    schema["properties"] = {key: props[key] for key in DIGEST_ORDER}
+    schema["required"] = [key for key in DIGEST_ORDER if key in schema.get("required", DIGEST_ORDER)]
     return schema
+
+
+# The order an English digest is written in (the grammar's order; the stored digest keeps the model's).
+DIGEST_ORDER = ("problem", "method", "results", "one_sentence", "limitations", "takeaways", "mind_map")
+# The checker rules about a figure written in prose, and the fields their problems name.
+_FIGURE_RULES = frozenset({"prose_number", "finding_number"})
+
+
+def retry_digest_schema(facts: PaperFacts, problems: list[Problem]) -> dict[str, Any]:
+    """The retry's schema: the first one, with the prose of every field where a figure broke a number rule
+    bound to the paper's figures (a finding: to its section's). The 0.5B model repeats its first answer on
+    the retry whatever the problems say; bound, it cannot write that figure again."""
+    fields = {_top_level(p.field) for p in problems if p.rule in _FIGURE_RULES}
+    return digest_schema(facts, bound=frozenset(fields))
+
+
+def _top_level(field: str) -> str:
+    """`results[2].finding` -> `results`, `mind_map.children[0].label` -> `mind_map`."""
+    return field.split(".", 1)[0].split("[", 1)[0]
 
 
 def translation_schema(english: Digest) -> dict[str, Any]:
     """The translation's schema: the English digest's shape exactly, each result's numbers and sections pinned
-    to the English ones, and prose that starts in Chinese."""
+    to the English ones, and prose that starts in Chinese and carries its English field's figures, in their
+    order, and no other (`_chinese`)."""
     schema = _base_schema(like=english)
     props = schema["properties"]
     for key in ("results", "limitations", "takeaways"):
         props[key].update(minItems=len(getattr(english, key)), maxItems=len(getattr(english, key)))
     props["results"]["prefixItems"] = [_pinned_result(r) for r in english.results]
     for key in ("one_sentence", "problem", "method"):
-        props[key] = _chinese(key)
+        props[key] = _chinese(key, getattr(english, key))
     for key in ("limitations", "takeaways"):
-        props[key]["items"] = _chinese("item")
+        items = getattr(english, key)
+        props[key]["prefixItems"] = [_chinese("item", text) for text in items]
+        props[key]["items"] = _chinese("item", items[-1]) if items else _chinese("item", "")
     return schema
 
 
-def _base_schema(like: Digest | None = None) -> dict[str, Any]:
+def _base_schema(like: Digest | None = None, bound: dict[str, list[str]] | None = None) -> dict[str, Any]:
     """The digest's schema with every string and list capped and the mind map three levels deep (or, for a
     translation, exactly the English one's shape). A grammar with a cap must close the string or the list,
     so a small model that starts repeating itself runs into the cap instead of into llm.max_tokens with the
-    JSON unfinished (measured on llama-server, whose grammar compiler takes caps of a thousand)."""
+    JSON unfinished (measured on llama-server, whose grammar compiler takes caps of a thousand). A key in
+    `bound` (an English digest's retry) may write no figure but the listed ones (`_prose`)."""
+    bound = bound or {}
     schema = copy.deepcopy(digest_json_schema())
     props = schema["properties"]
     for key in ("limitations", "takeaways"):
-        props[key].update(minItems=1, maxItems=6, items=_capped("item"))
+        props[key].update(minItems=1, maxItems=6, items=_prose("item", bound.get(key)))
     for key in ("one_sentence", "problem", "method"):
-        props[key] = _capped(key)
-    props["mind_map"] = _mind_map_schema(like.mind_map if like else None, depth=3)
+        props[key] = _prose(key, bound.get(key))
+    props["mind_map"] = _mind_map_schema(like.mind_map if like else None, depth=3, figures=bound.get("mind_map"))
     del schema["$defs"]
     props["results"] = {"type": "array", "minItems": 3, "maxItems": 6}
     return schema
@@ -71,7 +106,7 @@ def _citable(facts: PaperFacts) -> list[str]:
     return top[:MAX_ALTERNATIVES] or list(facts.tags[:MAX_ALTERNATIVES])
 
 
-def _section_result(facts: PaperFacts, tag: str) -> dict[str, Any]:
+def _section_result(facts: PaperFacts, tag: str, *, bound: bool = False) -> dict[str, Any]:
     figures = list(dict.fromkeys(n.text for n in [*facts.figures_in([tag]), *facts.unsectioned] if n.counts_in_prose))
     figures = figures[:MAX_FIGURES]
     if figures:
@@ -81,8 +116,10 @@ def _section_result(facts: PaperFacts, tag: str) -> dict[str, Any]:
             numbers["minItems"] = 1
     else:
         numbers = {"type": "array", "items": {"type": "string"}, "maxItems": 0}
-    # sections first, then its numbers, then the finding: the model picks the evidence before it writes
-    properties = {"sections": {"const": [tag]}, "numbers": numbers, "finding": _capped("finding")}
+    # sections first, then its numbers, then the finding: the model picks the evidence before it writes; a
+    # bound finding can state no figure of another section (the checker's finding_number rule)
+    finding = _prose("finding", figures, sentence=True) if bound else _capped("finding")
+    properties = {"sections": {"const": [tag]}, "numbers": numbers, "finding": finding}
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
@@ -94,7 +131,7 @@ MAX_FIGURES = 60  # figures offered per section (the first ones); the grammar gr
 def _pinned_result(english: Result) -> dict[str, Any]:
     """A result of a translation: its finding in Chinese, its numbers and sections exactly the English ones."""
     properties = {
-        "finding": _chinese("finding"),
+        "finding": _chinese("finding", english.finding),
         "numbers": {"const": list(english.numbers)},
         "sections": {"const": list(english.sections)},
     }
@@ -103,23 +140,67 @@ def _pinned_result(english: Result) -> dict[str, Any]:
 
 # Characters a string of the digest may take (a JSON escape counts as its characters); the prompt asks
 # for less: one sentence, 2-4 sentences, short list items.
-STRING_CAPS = {"one_sentence": 400, "problem": 900, "method": 1000, "finding": 500, "item": 300, "label": 120}
+STRING_CAPS = {"one_sentence": 300, "problem": 600, "method": 700, "finding": 400, "item": 200, "label": 120}
 
 
 def _capped(kind: str) -> dict[str, Any]:
     return {"type": "string", "maxLength": STRING_CAPS[kind]}
 
 
-def _chinese(kind: str) -> dict[str, Any]:
-    # Prose starts with a Chinese character: a small model held to that writes Chinese instead of copying
-    # the English. The rest is JSON string content, capped like the English: llama.cpp applies the pattern
-    # to the raw string, so an escape must be a valid one (a TeX backslash comes out as \\).
-    cap = STRING_CAPS[kind] - 1
-    body = r'([^"\\\n]|\\["\\/bfnrt])'
-    return {"type": "string", "pattern": rf"^[\u4e00-\u9fff]{body}{{0,{cap}}}$"}
+def _paper_figures(facts: PaperFacts) -> list[str]:
+    """The figures the paper prints (those prose must not invent), the first MAX_PROSE_FIGURES of them."""
+    figures = (n.text for n in facts.everywhere if n.counts_in_prose)
+    return list(dict.fromkeys(figures))[:MAX_PROSE_FIGURES]
 
 
-def _mind_map_schema(shape: MindMapNode | None, depth: int) -> dict[str, Any]:
+MAX_PROSE_FIGURES = 160  # figures offered to the prose fields; beyond, the prose cannot write a figure
+
+
+# JSON string content without a digit: any character but a quote, a backslash, a newline or a digit, or a
+# valid escape (llama.cpp applies a pattern to the raw string).
+_NO_DIGIT = r'[^"\\\n0-9]|\\["\\/bfnrt]'
+# Digits the checker does not read as a figure: glued to a word ("GPT-4", "W16A16", "Qwen2.5"), or a lone
+# digit before a word ("3 stages").
+_NOT_A_FIGURE = r"[A-Za-z]-?[0-9]+(\.[0-9]+)?|[0-9] [A-Za-z]"
+
+
+def _prose(kind: str, figures: list[str] | None, *, sentence: bool = False) -> dict[str, Any]:
+    """A capped string; with `figures`, one whose digits are only those figures (or digits that are no figure),
+    so the grammar keeps a small model from writing a figure the paper does not print there (measured on
+    llama-server: the 0.5B model invented "12" and cited "100%" from another section). A `sentence` starts
+    with a capital letter and runs to the checker's minimum length (FINDING_MIN_CHARS)."""
+    if figures is None:
+        return _capped(kind)
+    literals = "|".join(_literal(f) for f in sorted(figures, key=len, reverse=True))
+    figure = f"({literals}|{_NOT_A_FIGURE})" if literals else f"({_NOT_A_FIGURE})"
+    # a figure is followed by a character that is not a digit, so "43.3" cannot grow into "43.35"
+    token = f"({_NO_DIGIT}|{figure}({_NO_DIGIT}))"
+    cap = STRING_CAPS[kind] // 2  # a token is one or more characters: about half the characters' cap
+    if sentence:
+        return {"type": "string", "pattern": f"^[A-Z]{token}{{{FINDING_MIN_CHARS - 1},{cap}}}{figure}?$"}
+    return {"type": "string", "pattern": f"^{token}{{0,{cap}}}{figure}?$"}
+
+
+def _literal(text: str) -> str:
+    return "".join("\\" + ch if ch in "\\^$.|?*+()[]{}" else ch for ch in text)
+
+
+def _chinese(kind: str, english: str) -> dict[str, Any]:
+    """A translated field: it starts with a Chinese character (a small model held to that writes Chinese
+    instead of copying the English) and writes the English field's figures, each once and in order, and no
+    other; digits that are no figure (`Qwen2.5`, `3 个阶段`) stay writable. Measured on the sample day
+    without it: the 0.5B model dropped "7B" from a method and added "12.1%" to fields that had none. The
+    text between the figures is capped like the English; llama.cpp applies the pattern to the raw JSON
+    string, so an escape must be a valid one (a TeX backslash comes out as \\)."""
+    figures = carried_figures(english)
+    cap = (STRING_CAPS[kind] - 1) // (2 if figures else 1)
+    between = rf"({_NO_DIGIT}|({_NOT_A_FIGURE}|[0-9][\u4e00-\u9fff])({_NO_DIGIT})){{0,{cap}}}"
+    # each figure is followed by a character that is not a digit, so "27" and "60%" cannot run into "2760%"
+    carried = "".join(f"{_literal(figure)}({_NO_DIGIT}){between}" for figure in figures)
+    return {"type": "string", "pattern": rf"^[\u4e00-\u9fff]{between}{carried}$"}
+
+
+def _mind_map_schema(shape: MindMapNode | None, depth: int, figures: list[str] | None = None) -> dict[str, Any]:
     """A node: a capped label and children, either exactly like `shape` or up to `depth` levels."""
     # An empty list is written with items and maxItems 0: prefixItems must not be empty (JSON Schema),
     # and llama.cpp's grammar converter needs items or prefixItems to build an array rule.
@@ -136,11 +217,18 @@ def _mind_map_schema(shape: MindMapNode | None, depth: int) -> dict[str, Any]:
             else no_children
         )
     elif depth > 1:
-        children = {"type": "array", "items": _mind_map_schema(None, depth - 1), "maxItems": MIND_MAP_CHILDREN}
+        children = {
+            "type": "array",
+            "items": _mind_map_schema(None, depth - 1, figures),
+            "maxItems": MIND_MAP_CHILDREN,
+        }
     else:
         children = no_children
     # A translated label starts in Chinese when its English is a phrase (the checker's rule); a name stays.
-    label = _chinese("label") if shape is not None and must_be_chinese(shape.label, label=True) else _capped("label")
+    if shape is not None:
+        label = _chinese("label", shape.label) if must_be_chinese(shape.label, label=True) else _capped("label")
+    else:
+        label = _prose("label", figures)
     return {
         "type": "object",
         "properties": {"label": label, "children": children},

@@ -12,7 +12,7 @@ from papers_digest.checker.chinese import check_digest_zh
 from papers_digest.checker.english import Verdict, check_digest_en
 from papers_digest.checker.paper import read_paper
 from papers_digest.checker.problems import Problem, problem_texts, retry_message, rules_broken
-from papers_digest.checker.schema import digest_schema, translation_schema
+from papers_digest.checker.schema import digest_schema, retry_digest_schema, translation_schema
 from papers_digest.core.errors import PipelineError
 from papers_digest.core.models import CallRecord, Digest, FulltextDoc, GenerationResult
 from papers_digest.llm.budget import estimate_tokens
@@ -51,9 +51,11 @@ async def converse(
     prompt_version: str,
     first_attempt: int = 1,
     schema: dict | None = None,
+    retry_schema: Callable[[list[Problem]], dict] | None = None,
 ) -> GenerationResult:
     """Ask, check, and on failure ask once more with the problems; never raises for a paper's failure.
-    Attempts are numbered from `first_attempt` (a conversation started over continues the count)."""
+    Attempts are numbered from `first_attempt` (a conversation started over continues the count). The retry
+    is held to `retry_schema(problems)` when given, else to `schema`."""
     calls: list[CallRecord] = []
     problems: list[Problem] = []
 
@@ -92,6 +94,8 @@ async def converse(
             {"role": "assistant", "content": reply.content},
             {"role": "user", "content": retry_message(problems)},
         ]
+        if retry_schema is not None:
+            schema = retry_schema(problems)
     return result(
         status="failed",
         error_kind="checker",
@@ -152,6 +156,7 @@ async def _digest(
         prompt_version=prompt_version,
         first_attempt=first_attempt,
         schema=digest_schema(facts),
+        retry_schema=lambda problems: retry_digest_schema(facts, problems),
     )
 
 

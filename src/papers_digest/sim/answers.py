@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from papers_digest.checker.numbers import Number, prose_numbers
 from papers_digest.checker.paper import PaperFacts, read_paper
-from papers_digest.checker.schema import MIND_MAP_CHILDREN
+from papers_digest.checker.schema import MIND_MAP_CHILDREN, STRING_CAPS
 from papers_digest.core.models import DIGEST_KEYS, FulltextDoc, Section
 from papers_digest.llm.prompting import TAGS_PREFIX, TITLE_PREFIX
 from papers_digest.sim.faults import FaultKind, damage
@@ -77,6 +77,7 @@ def build_digest(user: str) -> dict[str, Any]:
         finding = queue[used.get(id(section), 0) % len(queue)]
         used[id(section)] = used.get(id(section), 0) + 1
         numbers = _numbers(finding, section.tag, facts)
+        finding = _clip_chars(finding, STRING_CAPS["finding"])
         results.append({"finding": finding, "numbers": numbers, "sections": [section.tag]})
 
     all_sentences = [sent for s in citable for sent in _sentences(s.text)]
@@ -90,13 +91,14 @@ def build_digest(user: str) -> dict[str, Any]:
     takeaways = [
         f"{_section_label(citable[i % len(citable)])}: {_clip(r['finding'], 14)}" for i, r in enumerate(results[:3])
     ]
+    # each string within the schema's caps, as an engine holding the answer to the schema writes it
     return {
-        "one_sentence": f"{title}: {opening[0]}" if title else opening[0],
-        "problem": " ".join(opening),
-        "method": " ".join(method),
+        "one_sentence": _clip_chars(f"{title}: {opening[0]}" if title else opening[0], STRING_CAPS["one_sentence"]),
+        "problem": _clip_chars(" ".join(opening), STRING_CAPS["problem"]),
+        "method": _clip_chars(" ".join(method), STRING_CAPS["method"]),
         "results": results,
-        "limitations": limits[:3],
-        "takeaways": takeaways,
+        "limitations": [_clip_chars(text, STRING_CAPS["item"]) for text in limits[:3]],
+        "takeaways": [_clip_chars(text, STRING_CAPS["item"]) for text in takeaways],
         "mind_map": _mind_map(title or "Paper", sections),
     }
 
@@ -133,7 +135,7 @@ def answer(messages: list[dict[str, str]], kind: RequestKind, fault: FaultKind |
         obj = english if fault == "wrong_language" else translate(english)
     else:
         obj = None
-    if obj is not None and fault in ("wrong_schema", "wrong_numbers", "bad_section"):
+    if obj is not None and fault in ("wrong_schema", "wrong_numbers", "bad_section", "prose_number"):
         obj = damage(obj, fault)
     content = "OK" if obj is None else json.dumps(obj, ensure_ascii=False, indent=2)
     if fault == "invalid_json":

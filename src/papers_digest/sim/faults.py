@@ -16,6 +16,7 @@ FaultKind = Literal[
     "wrong_schema",
     "wrong_numbers",
     "bad_section",
+    "prose_number",
     "empty",
     "length",
     "wrong_language",
@@ -136,6 +137,9 @@ def damage(obj: dict[str, Any], fault: FaultKind) -> dict[str, Any]:
     if not isinstance(results, list) or not results or not isinstance(results[0], dict):
         obj["results"] = results = [{"finding": "", "numbers": [], "sections": []}]
     first = results[0]
+    if fault == "prose_number":  # the lists stay faithful; the finding states a figure the paper lacks
+        first["finding"] = f"{first.get('finding') or 'The method'} It reaches {BAD_NUMBER} on every benchmark."
+        return obj
     key, bad = ("numbers", BAD_NUMBER) if fault == "wrong_numbers" else ("sections", BAD_SECTION)
     values = first.get(key) if isinstance(first.get(key), list) else []
     first[key] = [bad, *values[1:]]

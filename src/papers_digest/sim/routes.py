@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 import itertools
 import json
 import threading
@@ -35,6 +36,7 @@ class RequestFacts(BaseModel):
     finish_reason: str | None = None
     fault: FaultKind | None = None
     response_format: str | None = None  # the structured output asked for (json_schema, json_object), if any
+    schema_sha: str | None = None  # the first 12 hex digits of its schema's sha256 (sorted keys), if any
 
 
 class RequestRecord(RequestFacts):
@@ -261,6 +263,7 @@ class EngineSim:
         info.messages = len(messages)
         info.kind = classify(messages)
         info.response_format = _response_format_kind(body.get("response_format"))
+        info.schema_sha = schema_fingerprint(body.get("response_format"))
         if info.response_format and self.refuse_response_format:
             error = openai_error("response_format is not supported by this server", "invalid_request_error")
             return JSONResponse(error, status_code=400)
@@ -351,6 +354,16 @@ class EngineSim:
     async def _admin_cache(self, request: Request) -> Response:
         self.clear_cache()
         return Response(status_code=204)
+
+
+def schema_fingerprint(response_format: Any) -> str | None:
+    """What a request's record keeps of the JSON schema nested in its response_format: enough to tell which
+    schema was sent (the first 12 hex digits of the sha256 of its JSON with sorted keys)."""
+    nested = response_format.get("json_schema") if isinstance(response_format, dict) else None
+    schema = nested.get("schema") if isinstance(nested, dict) else None
+    if not isinstance(schema, dict):
+        return None
+    return hashlib.sha256(json.dumps(schema, sort_keys=True).encode()).hexdigest()[:12]
 
 
 def _response_format_kind(value: Any) -> str | None:
