@@ -340,6 +340,12 @@ def test_after_a_figure_rule_breaks_the_retry_can_write_only_the_papers_figures_
     assert not accepts(finding, "Aha moment")  # the checker's minimum length
     assert accepts(item, f"Only tested up to {other}.") and not accepts(item, "Only tested up to 987654.321.")
     assert accepts(first["properties"]["limitations"]["items"], "Only tested up to 987654.321.")  # the first is free
+    # a heading as a finding (the 0.5B model's, twice): the retry's findings are sentences of words
+    heading = "Domain-Specific Pretraining Improves RL Ceiling"
+    sentences = retry_digest_schema(facts, [Problem("finding_sentence", f"results[1].finding: {heading!r} is not")])
+    results = sentences["properties"]["results"]["items"]
+    worded = (results.get("anyOf") or [results])[0]["properties"]["finding"]
+    assert not accepts(worded, heading) and accepts(worded, heading + " by 987654.321 points here.")
 
 
 def test_a_translated_field_is_held_to_its_english_figures_in_order():
@@ -367,6 +373,8 @@ def test_a_translated_field_is_held_to_its_english_figures_in_order():
     assert not jsonschema.Draft202012Validator(finding).is_valid(dropped)
     added = faithful + "另有987654.321。"
     assert not jsonschema.Draft202012Validator(finding).is_valid(added)
+    glued = "结果显示perform" + "，以及".join(figures) + "。"  # the checker reads no number in "perform12.1%"
+    assert not jsonschema.Draft202012Validator(finding).is_valid(glued)
     texts = [*english.limitations, *english.takeaways]
     items = [*schema["properties"]["limitations"]["prefixItems"], *schema["properties"]["takeaways"]["prefixItems"]]
     bare = next(item for text, item in zip(texts, items, strict=True) if not carried_figures(text))

@@ -1,4 +1,5 @@
-"""The digest's JSON schema for structured output: the checker's rules that an engine's grammar can enforce."""
+"""The digest's JSON schema for structured output: the checker's rules that an engine's grammar can enforce
+(what llama-server's grammar takes, and what it costs: docs/design.md §3)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import copy
 from typing import Any
 
 from papers_digest.checker.chinese import carried_figures, must_be_chinese
-from papers_digest.checker.english import FINDING_MIN_CHARS
+from papers_digest.checker.english import FINDING_MIN_WORDS
 from papers_digest.checker.paper import PaperFacts
 from papers_digest.checker.problems import Problem
 from papers_digest.core.models import Digest, MindMapNode, Result
@@ -17,7 +18,7 @@ def digest_json_schema() -> dict[str, Any]:
     return Digest.model_json_schema()
 
 
-def digest_schema(facts: PaperFacts, bound: frozenset[str] = frozenset()) -> dict[str, Any]:
+def digest_schema(facts: PaperFacts, bound: frozenset[str] = frozenset(), *, sentences: bool = False) -> dict[str, Any]:
     """The English digest's schema for structured output: the checker's rules an engine's grammar can enforce.
 
     Each result is one of the paper's sections with the figures that section holds: `sections` is that
@@ -27,12 +28,15 @@ def digest_schema(facts: PaperFacts, bound: frozenset[str] = frozenset()) -> dic
     title; asked once it has written the findings, it summed them up (measured on the sample day).
 
     `bound` names the fields (top-level keys; "results" for the findings) whose prose may write only the
-    paper's figures (`_prose`): the retry's schema after a figure broke a number rule there
-    (`retry_digest_schema`). An answer in this shape can still be wrong: the checker still judges it.
+    paper's figures (`_prose`), and with `sentences` every finding is a sentence of words (`_sentence`): the
+    retry's schema after the first answer broke those rules (`retry_digest_schema`). An answer in this
+    shape can still be wrong: the checker still judges it.
     """
     figures = _paper_figures(facts)
     schema = _base_schema(bound={key: figures for key in bound})
-    alternatives = [_section_result(facts, tag, bound="results" in bound) for tag in _citable(facts)]
+    alternatives = [
+        _section_result(facts, tag, bound="results" in bound, sentence=sentences) for tag in _citable(facts)
+    ]
     props = schema["properties"]
     props["results"]["items"] = {"anyOf": alternatives} if len(alternatives) > 1 else alternatives[0]
     schema["properties"] = {key: props[key] for key in DIGEST_ORDER}
@@ -48,10 +52,12 @@ _FIGURE_RULES = frozenset({"prose_number", "finding_number"})
 
 def retry_digest_schema(facts: PaperFacts, problems: list[Problem]) -> dict[str, Any]:
     """The retry's schema: the first one, with the prose of every field where a figure broke a number rule
-    bound to the paper's figures (a finding: to its section's). The 0.5B model repeats its first answer on
-    the retry whatever the problems say; bound, it cannot write that figure again."""
+    bound to the paper's figures (a finding: to its section's), and after a finding that was no sentence,
+    findings of words. The 0.5B model repeats its first answer on the retry whatever the problems say;
+    bound, it cannot write that figure or that heading again."""
     fields = {_top_level(p.field) for p in problems if p.rule in _FIGURE_RULES}
-    return digest_schema(facts, bound=frozenset(fields))
+    sentences = any(p.rule == "finding_sentence" for p in problems)
+    return digest_schema(facts, bound=frozenset(fields), sentences=sentences)
 
 
 def _top_level(field: str) -> str:
@@ -106,7 +112,7 @@ def _citable(facts: PaperFacts) -> list[str]:
     return top[:MAX_ALTERNATIVES] or list(facts.tags[:MAX_ALTERNATIVES])
 
 
-def _section_result(facts: PaperFacts, tag: str, *, bound: bool = False) -> dict[str, Any]:
+def _section_result(facts: PaperFacts, tag: str, *, bound: bool = False, sentence: bool = False) -> dict[str, Any]:
     figures = list(dict.fromkeys(n.text for n in [*facts.figures_in([tag]), *facts.unsectioned] if n.counts_in_prose))
     figures = figures[:MAX_FIGURES]
     if figures:
@@ -118,7 +124,7 @@ def _section_result(facts: PaperFacts, tag: str, *, bound: bool = False) -> dict
         numbers = {"type": "array", "items": {"type": "string"}, "maxItems": 0}
     # sections first, then its numbers, then the finding: the model picks the evidence before it writes; a
     # bound finding can state no figure of another section (the checker's finding_number rule)
-    finding = _prose("finding", figures, sentence=True) if bound else _capped("finding")
+    finding = _sentence(figures if bound else None) if bound or sentence else _capped("finding")
     properties = {"sections": {"const": [tag]}, "numbers": numbers, "finding": finding}
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
@@ -161,24 +167,46 @@ MAX_PROSE_FIGURES = 160  # figures offered to the prose fields; beyond, the pros
 _NO_DIGIT = r'[^"\\\n0-9]|\\["\\/bfnrt]'
 # Digits the checker does not read as a figure: glued to a word ("GPT-4", "W16A16", "Qwen2.5"), or a lone
 # digit before a word ("3 stages").
-_NOT_A_FIGURE = r"[A-Za-z]-?[0-9]+(\.[0-9]+)?|[0-9] [A-Za-z]"
+_NAME_DIGITS = r"[A-Za-z]-?[0-9]+(\.[0-9]+)?"
+_NOT_A_FIGURE = rf"{_NAME_DIGITS}|[0-9] [A-Za-z]"
 
 
-def _prose(kind: str, figures: list[str] | None, *, sentence: bool = False) -> dict[str, Any]:
+def _prose(kind: str, figures: list[str] | None) -> dict[str, Any]:
     """A capped string; with `figures`, one whose digits are only those figures (or digits that are no figure),
     so the grammar keeps a small model from writing a figure the paper does not print there (measured on
-    llama-server: the 0.5B model invented "12" and cited "100%" from another section). A `sentence` starts
-    with a capital letter and runs to the checker's minimum length (FINDING_MIN_CHARS)."""
+    llama-server: the 0.5B model invented "12" and cited "100%" from another section)."""
     if figures is None:
         return _capped(kind)
-    literals = "|".join(_literal(f) for f in sorted(figures, key=len, reverse=True))
-    figure = f"({literals}|{_NOT_A_FIGURE})" if literals else f"({_NOT_A_FIGURE})"
+    figure = f"({_figures_or_names(figures)}|[0-9] [A-Za-z])"
     # a figure is followed by a character that is not a digit, so "43.3" cannot grow into "43.35"
     token = f"({_NO_DIGIT}|{figure}({_NO_DIGIT}))"
     cap = STRING_CAPS[kind] // 2  # a token is one or more characters: about half the characters' cap
-    if sentence:
-        return {"type": "string", "pattern": f"^[A-Z]{token}{{{FINDING_MIN_CHARS - 1},{cap}}}{figure}?$"}
     return {"type": "string", "pattern": f"^{token}{{0,{cap}}}{figure}?$"}
+
+
+def _sentence(figures: list[str] | None) -> dict[str, Any]:
+    """A retry's finding: a capital letter, then at least FINDING_MIN_WORDS words (the 0.5B model wrote a
+    heading, "Domain-Specific Pretraining Improves RL Ceiling", twice); with `figures`, digits only as those
+    figures, as names' digits or as a lone digit that is a word of its own ("3 stages")."""
+    if figures is None:
+        word = rf'([^"\\\n ]|\\["\\/bfnrt]){{1,{WORD_CHARS}}}'
+    else:
+        piece = rf'[^"\\\n0-9 ]|\\["\\/bfnrt]|{_figures_or_names(figures)}'
+        word = f"({piece}){{1,{WORD_CHARS}}}|[0-9]"
+    rest = f"( ({word})){{{FINDING_MIN_WORDS - 1},{FINDING_MAX_WORDS}}}"
+    first = word.replace("{1,", "{0,", 1)  # the rest of the first word, after its capital
+    return {"type": "string", "pattern": f"^[A-Z]({first}){rest}$"}
+
+
+WORD_CHARS = 30  # pieces (characters or figures) per word of a retry's finding
+FINDING_MAX_WORDS = 60
+
+
+def _figures_or_names(figures: list[str]) -> str:
+    """Alternatives for the digits prose may write: the figures (longest first), or digits glued to a name
+    ("GPT-4", "W16A16", "Qwen2.5"), which the checker does not read as a figure."""
+    literals = [_literal(f) for f in sorted(figures, key=len, reverse=True)]
+    return "|".join([*literals, _NAME_DIGITS])
 
 
 def _literal(text: str) -> str:
@@ -190,14 +218,23 @@ def _chinese(kind: str, english: str) -> dict[str, Any]:
     instead of copying the English) and writes the English field's figures, each once and in order, and no
     other; digits that are no figure (`Qwen2.5`, `3 个阶段`) stay writable. Measured on the sample day
     without it: the 0.5B model dropped "7B" from a method and added "12.1%" to fields that had none. The
-    text between the figures is capped like the English; llama.cpp applies the pattern to the raw JSON
-    string, so an escape must be a valid one (a TeX backslash comes out as \\)."""
+    text is capped at CHINESE_SHARE of the English cap (a translation that ran to the English caps ran into
+    llm.max_tokens); llama.cpp applies the pattern to the raw JSON string, so an escape must be a valid one
+    (a TeX backslash comes out as \\)."""
     figures = carried_figures(english)
-    cap = (STRING_CAPS[kind] - 1) // (2 if figures else 1)
+    cap = CHINESE_SHARE * STRING_CAPS[kind] // 100 // (2 if figures else 1)
     between = rf"({_NO_DIGIT}|({_NOT_A_FIGURE}|[0-9][\u4e00-\u9fff])({_NO_DIGIT})){{0,{cap}}}"
-    # each figure is followed by a character that is not a digit, so "27" and "60%" cannot run into "2760%"
-    carried = "".join(f"{_literal(figure)}({_NO_DIGIT}){between}" for figure in figures)
-    return {"type": "string", "pattern": rf"^[\u4e00-\u9fff]{between}{carried}$"}
+    # a figure stands between characters that are no Latin letter, digit or dot, as the checker reads a
+    # number: "perform12.1%" (measured: the 0.5B model wrote it) and "120GPU" hold none, "2760%" is not 27;
+    # the Chinese character that opens the field or the one after the previous figure may be the one before
+    before = f"({between}{_BEFORE_FIGURE})?"
+    carried = "".join(f"{before}{_literal(figure)}{_AFTER_FIGURE}" for figure in figures)
+    return {"type": "string", "pattern": rf"^[\u4e00-\u9fff]{carried}{between}$"}
+
+
+CHINESE_SHARE = 60  # percent of the English field's cap a translated field may take (Chinese is denser)
+_BEFORE_FIGURE = r'([^"\\\nA-Za-z0-9._\-]|\\["\\/bfnrt])'
+_AFTER_FIGURE = r'([^"\\\nA-Za-z0-9.]|\\["\\/bfnrt])'
 
 
 def _mind_map_schema(shape: MindMapNode | None, depth: int, figures: list[str] | None = None) -> dict[str, Any]:
