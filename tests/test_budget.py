@@ -335,6 +335,7 @@ def test_after_a_figure_rule_breaks_the_retry_can_write_only_the_papers_figures_
         return True
 
     assert accepts(finding, f"The method reaches {figures[0]} with GPT-4 as judge in 3 stages.")
+    assert accepts(finding, f"It reaches {figures[0]} on MATH (Hendrycks et al., 2021) at level 3.")  # no figures
     assert not accepts(finding, f"The method reaches {other} with GPT-4 as judge.")  # another section's
     assert not accepts(finding, "The method reaches 987654.321 with GPT-4 as judge.")  # nowhere
     assert not accepts(finding, "Aha moment")  # the checker's minimum length

@@ -168,7 +168,12 @@ _NO_DIGIT = r'[^"\\\n0-9]|\\["\\/bfnrt]'
 # Digits the checker does not read as a figure: glued to a word ("GPT-4", "W16A16", "Qwen2.5"), or a lone
 # digit before a word ("3 stages").
 _NAME_DIGITS = r"[A-Za-z]-?[0-9]+(\.[0-9]+)?"
-_NOT_A_FIGURE = rf"{_NAME_DIGITS}|[0-9] [A-Za-z]"
+# A year, which the checker does not read as a figure either ("Hendrycks et al., 2021"): measured, without
+# it the bound model wrote a listed figure in its place ("Hendrycks et al., 20.0").
+_YEAR = r"(19[0-9][0-9]|20[0-3][0-9])"
+# A lone digit that is a word of its own ("3 stages", "level 3."), never the start of a longer number.
+_LONE_DIGIT = r"[0-9][ .,;:)]"
+_NOT_A_FIGURE = rf"{_NAME_DIGITS}|{_YEAR}|{_LONE_DIGIT}"
 
 
 def _prose(kind: str, figures: list[str] | None) -> dict[str, Any]:
@@ -177,7 +182,7 @@ def _prose(kind: str, figures: list[str] | None) -> dict[str, Any]:
     llama-server: the 0.5B model invented "12" and cited "100%" from another section)."""
     if figures is None:
         return _capped(kind)
-    figure = f"({_figures_or_names(figures)}|[0-9] [A-Za-z])"
+    figure = f"({_figures_or_names(figures)}|{_LONE_DIGIT})"
     # a figure is followed by a character that is not a digit, so "43.3" cannot grow into "43.35"
     token = f"({_NO_DIGIT}|{figure}({_NO_DIGIT}))"
     cap = STRING_CAPS[kind] // 2  # a token is one or more characters: about half the characters' cap
@@ -192,7 +197,7 @@ def _sentence(figures: list[str] | None) -> dict[str, Any]:
         word = rf'([^"\\\n ]|\\["\\/bfnrt]){{1,{WORD_CHARS}}}'
     else:
         piece = rf'[^"\\\n0-9 ]|\\["\\/bfnrt]|{_figures_or_names(figures)}'
-        word = f"({piece}){{1,{WORD_CHARS}}}|[0-9]"
+        word = f"({piece}){{1,{WORD_CHARS}}}|[0-9][.,;:)]?"
     rest = f"( ({word})){{{FINDING_MIN_WORDS - 1},{FINDING_MAX_WORDS}}}"
     first = word.replace("{1,", "{0,", 1)  # the rest of the first word, after its capital
     return {"type": "string", "pattern": f"^[A-Z]({first}){rest}$"}
@@ -203,10 +208,10 @@ FINDING_MAX_WORDS = 60
 
 
 def _figures_or_names(figures: list[str]) -> str:
-    """Alternatives for the digits prose may write: the figures (longest first), or digits glued to a name
-    ("GPT-4", "W16A16", "Qwen2.5"), which the checker does not read as a figure."""
+    """Alternatives for the digits prose may write: the figures (longest first), digits glued to a name
+    ("GPT-4", "W16A16", "Qwen2.5") or a year, which the checker does not read as a figure."""
     literals = [_literal(f) for f in sorted(figures, key=len, reverse=True)]
-    return "|".join([*literals, _NAME_DIGITS])
+    return "|".join([*literals, _NAME_DIGITS, _YEAR])
 
 
 def _literal(text: str) -> str:
