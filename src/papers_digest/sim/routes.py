@@ -357,8 +357,7 @@ class EngineSim:
 
 
 def schema_fingerprint(response_format: Any) -> str | None:
-    """What a request's record keeps of the JSON schema nested in its response_format: enough to tell which
-    schema was sent (the first 12 hex digits of the sha256 of its JSON with sorted keys)."""
+    """The first 12 hex digits of the sha256 of a request's schema (nested in its response_format)."""
     nested = response_format.get("json_schema") if isinstance(response_format, dict) else None
     schema = nested.get("schema") if isinstance(nested, dict) else None
     if not isinstance(schema, dict):
