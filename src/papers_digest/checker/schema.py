@@ -32,15 +32,14 @@ def digest_schema(facts: PaperFacts, bound: frozenset[str] = frozenset(), *, sen
     retry's schema after the first answer broke those rules (`retry_digest_schema`). An answer in this
     shape can still be wrong: the checker still judges it.
     """
-    figures = _paper_figures(facts)
-    schema = _base_schema(bound={key: figures for key in bound})
+    schema = _base_schema(bound=bound, figures=_paper_figures(facts))
     alternatives = [
         _section_result(facts, tag, bound="results" in bound, sentence=sentences) for tag in _citable(facts)
     ]
     props = schema["properties"]
     props["results"]["items"] = {"anyOf": alternatives} if len(alternatives) > 1 else alternatives[0]
     schema["properties"] = {key: props[key] for key in DIGEST_ORDER}
-    schema["required"] = [key for key in DIGEST_ORDER if key in schema.get("required", DIGEST_ORDER)]
+    schema["required"] = [key for key in DIGEST_ORDER if key in schema["required"]]
     return schema
 
 
@@ -76,27 +75,32 @@ def translation_schema(english: Digest) -> dict[str, Any]:
     props["results"]["prefixItems"] = [_pinned_result(r) for r in english.results]
     for key in ("one_sentence", "problem", "method"):
         props[key] = _chinese(key, getattr(english, key))
-    for key in ("limitations", "takeaways"):
-        items = getattr(english, key)
-        props[key]["prefixItems"] = [_chinese("item", text) for text in items]
-        props[key]["items"] = _chinese("item", items[-1]) if items else _chinese("item", "")
+    for key in ("limitations", "takeaways"):  # one schema per item, each with its own figures
+        props[key]["prefixItems"] = [_chinese("item", text) for text in getattr(english, key)]
+        props[key]["items"] = _chinese("item", "")  # never used (maxItems), but llama.cpp's converter wants it
     return schema
 
 
-def _base_schema(like: Digest | None = None, bound: dict[str, list[str]] | None = None) -> dict[str, Any]:
+def _base_schema(
+    like: Digest | None = None, bound: frozenset[str] = frozenset(), figures: list[str] | None = None
+) -> dict[str, Any]:
     """The digest's schema with every string and list capped and the mind map three levels deep (or, for a
     translation, exactly the English one's shape). A grammar with a cap must close the string or the list,
     so a small model that starts repeating itself runs into the cap instead of into llm.max_tokens with the
     JSON unfinished (measured on llama-server, whose grammar compiler takes caps of a thousand). A key in
-    `bound` (an English digest's retry) may write no figure but the listed ones (`_prose`)."""
-    bound = bound or {}
+    `bound` (an English digest's retry) may write no figure but `figures` (`_prose`)."""
+
+    def prose(kind: str, key: str) -> dict[str, Any]:
+        return _prose(kind, figures if key in bound else None)
+
     schema = copy.deepcopy(digest_json_schema())
     props = schema["properties"]
     for key in ("limitations", "takeaways"):
-        props[key].update(minItems=1, maxItems=6, items=_prose("item", bound.get(key)))
+        props[key].update(minItems=1, maxItems=6, items=prose("item", key))
     for key in ("one_sentence", "problem", "method"):
-        props[key] = _prose(key, bound.get(key))
-    props["mind_map"] = _mind_map_schema(like.mind_map if like else None, depth=3, figures=bound.get("mind_map"))
+        props[key] = prose(key, key)
+    map_figures = figures if "mind_map" in bound else None
+    props["mind_map"] = _mind_map_schema(like.mind_map if like else None, depth=3, figures=map_figures)
     del schema["$defs"]
     props["results"] = {"type": "array", "minItems": 3, "maxItems": 6}
     return schema
@@ -162,9 +166,13 @@ def _paper_figures(facts: PaperFacts) -> list[str]:
 MAX_PROSE_FIGURES = 160  # figures offered to the prose fields; beyond, the prose cannot write a figure
 
 
-# JSON string content without a digit: any character but a quote, a backslash, a newline or a digit, or a
-# valid escape (llama.cpp applies a pattern to the raw string).
-_NO_DIGIT = r'[^"\\\n0-9]|\\["\\/bfnrt]'
+def _json_char(excluded: str = "") -> str:
+    """One character of JSON string content, none of `excluded` (regex class syntax): any character but a
+    quote, a backslash or a newline, or a valid escape (llama.cpp applies a pattern to the raw string)."""
+    return rf'[^"\\\n{excluded}]|\\["\\/bfnrt]'
+
+
+_NO_DIGIT = _json_char("0-9")
 # Digits the checker does not read as a figure: glued to a word ("GPT-4", "W16A16", "Qwen2.5"), or a lone
 # digit before a word ("3 stages").
 _NAME_DIGITS = r"[A-Za-z]-?[0-9]+(\.[0-9]+)?"
@@ -193,14 +201,14 @@ def _sentence(figures: list[str] | None) -> dict[str, Any]:
     """A retry's finding: a capital letter, then at least FINDING_MIN_WORDS words (the 0.5B model wrote a
     heading, "Domain-Specific Pretraining Improves RL Ceiling", twice); with `figures`, digits only as those
     figures, as names' digits or as a lone digit that is a word of its own ("3 stages")."""
-    if figures is None:
-        word = rf'([^"\\\n ]|\\["\\/bfnrt]){{1,{WORD_CHARS}}}'
-    else:
-        piece = rf'[^"\\\n0-9 ]|\\["\\/bfnrt]|{_figures_or_names(figures)}'
-        word = f"({piece}){{1,{WORD_CHARS}}}|[0-9][.,;:)]?"
-    rest = f"( ({word})){{{FINDING_MIN_WORDS - 1},{FINDING_MAX_WORDS}}}"
-    first = word.replace("{1,", "{0,", 1)  # the rest of the first word, after its capital
-    return {"type": "string", "pattern": f"^[A-Z]({first}){rest}$"}
+    piece = _json_char(" ") if figures is None else f"{_json_char('0-9 ')}|{_figures_or_names(figures)}"
+    lone = "" if figures is None else "|[0-9][.,;:)]?"  # bound: a digit alone is a word of its own
+
+    def word(least: int) -> str:
+        return f"({piece}){{{least},{WORD_CHARS}}}{lone}"
+
+    rest = f"( ({word(1)})){{{FINDING_MIN_WORDS - 1},{FINDING_MAX_WORDS}}}"
+    return {"type": "string", "pattern": f"^[A-Z]({word(0)}){rest}$"}  # word(0): the first, after its capital
 
 
 WORD_CHARS = 30  # pieces (characters or figures) per word of a retry's finding
@@ -238,8 +246,8 @@ def _chinese(kind: str, english: str) -> dict[str, Any]:
 
 
 CHINESE_SHARE = 60  # percent of the English field's cap a translated field may take (Chinese is denser)
-_BEFORE_FIGURE = r'([^"\\\nA-Za-z0-9._\-]|\\["\\/bfnrt])'
-_AFTER_FIGURE = r'([^"\\\nA-Za-z0-9.]|\\["\\/bfnrt])'
+_BEFORE_FIGURE = "(" + _json_char(r"A-Za-z0-9._\-") + ")"
+_AFTER_FIGURE = "(" + _json_char("A-Za-z0-9.") + ")"
 
 
 def _mind_map_schema(shape: MindMapNode | None, depth: int, figures: list[str] | None = None) -> dict[str, Any]:

@@ -94,7 +94,7 @@ async def converse(
             {"role": "assistant", "content": reply.content},
             {"role": "user", "content": retry_message(problems)},
         ]
-        if retry_schema is not None:
+        if retry_schema is not None and attempt < first_attempt + MAX_ATTEMPTS - 1:  # a retry follows
             schema = retry_schema(problems)
     return result(
         status="failed",
