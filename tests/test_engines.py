@@ -32,7 +32,13 @@ from conftest import (
 
 from papers_digest.core.params import EngineParams
 from papers_digest.engines.commands import LLAMA_BATCH_TOKENS, LLAMA_UBATCH_TOKENS, EngineError, engine_command
-from papers_digest.engines.llama_server import FOREIGN_INSTRUCTIONS, EngineBinaryError, llama_binary
+from papers_digest.engines.llama_server import (
+    EMBEDDED_LAUNCHER,
+    FOREIGN_INSTRUCTIONS,
+    EngineBinaryError,
+    embedded_library,
+    llama_server_program,
+)
 from papers_digest.engines.localmodel import (
     DEFAULT_MODEL_PATH,
     MODEL_ALIAS,
@@ -111,8 +117,8 @@ def test_sglang_command_line_from_params():
 
 def test_llama_cpp_command_line_from_params():
     engine = _engine("llama-cpp", model="models/q.gguf", port=8642, context_tokens=16384)
-    binary = Path("/opt/llama/bin/llama-server")
-    assert engine_command(engine, MODEL_ALIAS, slots=3, threads=2, binary=binary) == [
+    binary = ["/opt/llama/bin/llama-server"]
+    assert engine_command(engine, MODEL_ALIAS, slots=3, threads=2, program=binary) == [
         "/opt/llama/bin/llama-server",
         "--model",
         "models/q.gguf",
@@ -137,7 +143,7 @@ def test_llama_cpp_command_line_from_params():
         "--no-webui",
     ]
     off = engine_command(
-        _engine("llama-cpp", model="q.gguf", prefix_caching=False, extra_args=["-ngl", "99"]), "m", binary=binary
+        _engine("llama-cpp", model="q.gguf", prefix_caching=False, extra_args=["-ngl", "99"]), "m", program=binary
     )
     assert off[-3:] == ["--no-cache-prompt", "-ngl", "99"]
 
@@ -482,10 +488,10 @@ def test_a_wheel_without_its_chunk_is_reported(tmp_path):
 
 
 @pytest.fixture(scope="session")
-def llama_server() -> Path:
-    """The portable llama-server build (`make engine`), or a skip saying why it is missing."""
+def llama_server() -> list[str]:
+    """The embedded llama-server (`make engine`), or a skip saying why it is missing."""
     try:
-        return llama_binary("llama-server")
+        return llama_server_program()
     except EngineBinaryError as exc:
         pytest.skip(str(exc))
 
@@ -505,10 +511,23 @@ def test_the_llama_server_build_is_portable(llama_server):
     objdump = shutil.which("objdump")
     if objdump is None:
         pytest.skip("objdump (binutils) is not installed")
-    listing = subprocess.run([objdump, "-d", "--no-show-raw-insn", str(llama_server)], capture_output=True, text=True)
+    library = embedded_library()
+    listing = subprocess.run([objdump, "-d", "--no-show-raw-insn", str(library)], capture_output=True, text=True)
     assert listing.returncode == 0, listing.stderr
+    assert "vfmadd" in listing.stdout  # the listing is the engine's code: its AVX2/FMA kernels are there
     found = {word for word in FOREIGN_INSTRUCTIONS if word in listing.stdout}
-    assert not found, f"{llama_server} holds {sorted(found)}: rebuild it with `make engine` (-DGGML_NATIVE=OFF)"
+    assert not found, f"{library} holds {sorted(found)}: it was not built portably (-DGGML_NATIVE=OFF)"
+
+
+def test_the_embedded_llama_server_refuses_a_flag_it_does_not_know():
+    done = subprocess.run(
+        [sys.executable, "-m", EMBEDDED_LAUNCHER, "--model", "m.gguf", "-ngl", "99"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "unrecognized arguments: -ngl 99" in done.stderr and "set engine.binary" in done.stderr
 
 
 @pytest.mark.timeout(900)

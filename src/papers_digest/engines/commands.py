@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from papers_digest.core.errors import ConfigError
@@ -14,17 +15,22 @@ class EngineError(ConfigError, RuntimeError):
 
 
 def engine_command(
-    engine: EngineParams, served_name: str, *, slots: int = 1, threads: int = 1, binary: Path | None = None
+    engine: EngineParams,
+    served_name: str,
+    *,
+    slots: int = 1,
+    threads: int = 1,
+    program: Sequence[str] = (),
 ) -> list[str]:
     """The command line that serves `engine.model` as `served_name` on engine.host:engine.port, OpenAI-style.
 
     `slots` is how many requests it runs at once (llm.concurrency), `threads` the CPU threads it may use and
-    `binary` the llama-server executable (llama-cpp only).
+    `program` what runs llama-server (llama-cpp only): an executable, or the embedded server's launcher.
     """
     if engine.kind == "llama-cpp":
-        if binary is None:
-            raise EngineError("llama-cpp needs the llama-server executable")
-        command = llama_server_command(engine, served_name, binary=binary, slots=slots, threads=threads)
+        if not program:
+            raise EngineError("llama-cpp needs the program that runs llama-server")
+        command = llama_server_command(engine, served_name, program=program, slots=slots, threads=threads)
     elif engine.kind == "vllm":
         command = vllm_command(engine, served_name)
     elif engine.kind == "sglang":
@@ -43,13 +49,13 @@ LLAMA_UBATCH_TOKENS = 256
 
 
 def llama_server_command(
-    engine: EngineParams, served_name: str, *, binary: Path, slots: int, threads: int
+    engine: EngineParams, served_name: str, *, program: Sequence[str], slots: int, threads: int
 ) -> list[str]:
     # llama.cpp's own server (docs/design.md §3): `--parallel` slots with continuous
     # batching; without --kv-unified the KV cache of --ctx-size is split evenly across the slots, so each
     # slot gets engine.context_tokens; /metrics needs --metrics; the alias is the name /v1/models lists.
     command = [
-        str(binary),
+        *program,
         "--model",
         engine.model,
         "--alias",

@@ -17,7 +17,7 @@ from typing import Any
 from papers_digest.core.http import make_sync_client
 from papers_digest.core.params import Params
 from papers_digest.engines.commands import EngineError, check_engine_model, engine_command
-from papers_digest.engines.llama_server import library_path, llama_binary
+from papers_digest.engines.llama_server import library_path, llama_server_program
 from papers_digest.llm.endpoint import answers_health, tiny_completion
 
 LOG_DIR = Path("logs")
@@ -66,13 +66,14 @@ class ManagedEngine:
         `<log_dir>/engine-<kind>.log`."""
         engine = params.engine
         check_engine_model(engine)
-        binary = llama_binary("llama-server", engine.binary) if engine.kind == "llama-cpp" else None
+        program = llama_server_program(engine.binary) if engine.kind == "llama-cpp" else []
         env = None
-        if binary is not None:
+        if engine.binary and program:
+            binary = Path(program[0])
             env = {**os.environ, "LD_LIBRARY_PATH": library_path(binary, os.environ.get("LD_LIBRARY_PATH"))}
         return cls(
             engine_command(
-                engine, params.llm.model, slots=params.llm.concurrency, threads=machine_cores(), binary=binary
+                engine, params.llm.model, slots=params.llm.concurrency, threads=machine_cores(), program=program
             ),
             host=engine.host,
             port=engine.port,
@@ -239,7 +240,8 @@ class ManagedEngine:
 # What an engine's death by signal usually means, for the one line the operator reads.
 SIGNAL_MEANINGS = {
     signal.SIGILL: "an illegal instruction: a build for another CPU (e.g. -march=native with AMX or AVX-512 "
-    "the kernel does not allow); rebuild it portably: `make engine` (-DGGML_NATIVE=OFF)",
+    "the kernel does not allow); use the portable server `make engine` installs (engine.binary empty), or "
+    "rebuild engine.binary with -DGGML_NATIVE=OFF",
     signal.SIGKILL: "killed, often by the kernel's out-of-memory killer (see `dmesg`); lower "
     "engine.context_tokens or llm.concurrency, or use a smaller model",
     signal.SIGSEGV: "a segmentation fault: a bug in the engine or a damaged model file",
