@@ -379,5 +379,28 @@ def test_a_translated_field_is_held_to_its_english_figures_in_order():
     texts = [*english.limitations, *english.takeaways]
     items = [*schema["properties"]["limitations"]["prefixItems"], *schema["properties"]["takeaways"]["prefixItems"]]
     bare = next(item for text, item in zip(texts, items, strict=True) if not carried_figures(text))
-    assert jsonschema.Draft202012Validator(bare).is_valid("仅在Qwen2.5上分3个阶段测试。")  # no figure: writable
+    assert jsonschema.Draft202012Validator(bare).is_valid("仅在Qwen2.5上测试。")  # a name's digits: writable
     assert not jsonschema.Draft202012Validator(bare).is_valid("仅测试了12.1%的数据。")
+
+
+def test_a_translated_field_writes_no_number_its_english_field_lacks():
+    """Lone digits and years are writable only where the English field has them, at most once each and in
+    order: measured on the real engine, the 0.5B model, allowed any lone digit, wrote "结果[1, 2, 3, 4, 5, 6,
+    7, 8, 9, 1, 2, …" and then "2000, 2000, …" until the token limit."""
+    import jsonschema
+
+    from papers_digest.checker.schema import translation_schema
+    from papers_digest.core.models import Digest
+    from papers_digest.llm.prompting import digest_messages
+    from papers_digest.sim.answers import build_digest
+
+    english = Digest.model_validate(build_digest(digest_messages("system", real_doc("2503.20783"))[1]["content"]))
+    english = english.model_copy(update={"limitations": ["Only tested in 3 stages on AIME 2024, with Qwen2.5."]})
+    items = translation_schema(english)["properties"]["limitations"]["prefixItems"]
+    limitation = jsonschema.Draft202012Validator(items[0])
+    assert limitation.is_valid("仅在AIME 2024上用Qwen2.5分3个阶段测试。") is False  # the English order is 3, 2024
+    assert limitation.is_valid("仅分3个阶段在AIME 2024上用Qwen2.5测试。")
+    assert limitation.is_valid("仅在AIME上用Qwen2.5测试。")  # a lone digit or a year may be left out
+    assert not limitation.is_valid("仅分3个阶段、3个阶段测试。")  # not twice
+    assert not limitation.is_valid("结果[1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3]")
+    assert not limitation.is_valid("仅在AIME 2000, 2000, 2000上测试。")

@@ -148,7 +148,20 @@ def _numbers(text: str) -> list[Number]:
 def carried_figures(english: str) -> list[str]:
     """The figures of an English field its translation must carry, as printed and in order (the schema holds
     a translated field to them)."""
-    return [n.text for n in _numbers(english) if n.counts_in_prose]
+    return [text for text, required in carried_numbers(english) if required]
+
+
+def carried_numbers(english: str) -> list[tuple[str, bool]]:
+    """The numbers of an English field a translation may write, as printed and in order, each with whether
+    it must: its figures must, its lone digits and years may ("3 stages", "AIME 2024"). The schema lets a
+    translated field write no other number, so a small model cannot run on into "1, 2, 3, 4, …"."""
+    carried = []
+    for number in numbers_in(english):
+        if number.counts_in_prose:
+            carried.append((number.text, True))
+        elif not Number(number.value, number.sign, number.unit).counts_in_prose:  # a figure only as a label
+            carried.append((number.text, False))
+    return carried
 
 
 def _number_difference(english: str, chinese: str) -> tuple[list[str], list[str]]:

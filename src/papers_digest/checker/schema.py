@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from papers_digest.checker.chinese import carried_figures, must_be_chinese
+from papers_digest.checker.chinese import carried_numbers, must_be_chinese
 from papers_digest.checker.english import FINDING_MIN_WORDS
 from papers_digest.checker.paper import PaperFacts
 from papers_digest.checker.problems import Problem
@@ -181,7 +181,6 @@ _NAME_DIGITS = r"[A-Za-z]-?[0-9]+(\.[0-9]+)?"
 _YEAR = r"(19[0-9][0-9]|20[0-3][0-9])"
 # A lone digit that is a word of its own ("3 stages", "level 3."), never the start of a longer number.
 _LONE_DIGIT = r"[0-9][ .,;:)]"
-_NOT_A_FIGURE = rf"{_NAME_DIGITS}|{_YEAR}|{_LONE_DIGIT}"
 
 
 def _prose(kind: str, figures: list[str] | None) -> dict[str, Any]:
@@ -228,21 +227,25 @@ def _literal(text: str) -> str:
 
 def _chinese(kind: str, english: str) -> dict[str, Any]:
     """A translated field: it starts with a Chinese character (a small model held to that writes Chinese
-    instead of copying the English) and writes the English field's figures, each once and in order, and no
-    other; digits that are no figure (`Qwen2.5`, `3 个阶段`) stay writable. Measured on the sample day
-    without it: the 0.5B model dropped "7B" from a method and added "12.1%" to fields that had none. The
-    text is capped at CHINESE_SHARE of the English cap (a translation that ran to the English caps ran into
-    llm.max_tokens); llama.cpp applies the pattern to the raw JSON string, so an escape must be a valid one
-    (a TeX backslash comes out as \\)."""
-    figures = carried_figures(english)
-    cap = CHINESE_SHARE * STRING_CAPS[kind] // 100 // (2 if figures else 1)
-    between = rf"({_NO_DIGIT}|({_NOT_A_FIGURE}|[0-9][\u4e00-\u9fff])({_NO_DIGIT})){{0,{cap}}}"
-    # a figure stands between characters that are no Latin letter, digit or dot, as the checker reads a
+    instead of copying the English) and writes the English field's figures, each once and in order, its lone
+    digits and years at most once each, in order, and no other number; digits glued to a name (`Qwen2.5`)
+    stay writable. Measured on the sample day without it: the 0.5B model dropped "7B" from a method, added
+    "12.1%" to fields that had none and, allowed any lone digit, ran on into "1, 2, 3, …" until
+    llm.max_tokens. The text is capped at CHINESE_SHARE of the English cap (a translation that ran to the
+    English caps ran into llm.max_tokens); llama.cpp applies the pattern to the raw JSON string, so an escape
+    must be a valid one (a TeX backslash comes out as \\)."""
+    carried = carried_numbers(english)
+    cap = CHINESE_SHARE * STRING_CAPS[kind] // 100 // (2 if carried else 1)
+    between = rf"({_NO_DIGIT}|{_NAME_DIGITS}({_NO_DIGIT})){{0,{cap}}}"
+    # a number stands between characters that are no Latin letter, digit or dot, as the checker reads a
     # number: "perform12.1%" (measured: the 0.5B model wrote it) and "120GPU" hold none, "2760%" is not 27;
-    # the Chinese character that opens the field or the one after the previous figure may be the one before
+    # the Chinese character that opens the field or the one after the previous number may be the one before
     before = f"({between}{_BEFORE_FIGURE})?"
-    carried = "".join(f"{before}{_literal(figure)}{_AFTER_FIGURE}" for figure in figures)
-    return {"type": "string", "pattern": rf"^[\u4e00-\u9fff]{carried}{between}$"}
+    numbers = "".join(
+        f"{before}{_literal(text)}{_AFTER_FIGURE}" if required else f"({before}{_literal(text)}{_AFTER_FIGURE})?"
+        for text, required in carried
+    )
+    return {"type": "string", "pattern": rf"^[\u4e00-\u9fff]{numbers}{between}$"}
 
 
 CHINESE_SHARE = 60  # percent of the English field's cap a translated field may take (Chinese is denser)
