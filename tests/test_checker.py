@@ -1046,7 +1046,8 @@ def test_catch_rate_and_false_alarms(capsys):
 
 def test_every_rule_of_the_checker_is_exercised_by_the_suite():
     exercised = {case.rule for case in FAULTS}
-    assert set(RULES) - exercised == {"length"}  # `length` is the generation stage's (finish_reason), not the checker's
+    # `length` is the generation stage's (finish_reason); `echo` needs the conversation (tested below)
+    assert set(RULES) - exercised == {"length", "echo"}
 
 
 # --- each rule on its own: exactly that rule breaks, and its message names field, value and where -----------
@@ -1208,3 +1209,47 @@ def test_a_web_address_kept_in_a_translation_is_a_name_not_english_left_over():
     chinese["takeaways"][0] = f"译文：The code is available at {url}"
     rejected, problems = check_zh(json.dumps(chinese, ensure_ascii=False), digest)
     assert rejected is None and any(p.startswith("takeaways[0] is not translated") for p in problems), problems
+
+
+def test_an_answer_that_repeats_the_checkers_problem_list_is_an_echo():
+    """Measured on the real engine: asked to correct results[1].finding, the 0.5B model wrote the problem
+    message as its `problem`, and every other rule passed."""
+    from papers_digest.checker.echo import echoed
+    from papers_digest.llm.generation import instructions
+    from papers_digest.llm.prompting import digest_messages, load_prompt
+
+    system = load_prompt(ROOT / "prompts" / "digest_en.md")[0]
+    first = Problem("finding_number", "results[1].finding: '27' is not in the cited sections 2 (it appears in 1): "
+                    "cite the section it comes from")
+    messages = [
+        *digest_messages(system, doc(R1)),
+        {"role": "assistant", "content": json.dumps(en(R1))},
+        {"role": "user", "content": retry_message([first])},
+    ]
+    asked = instructions(messages)
+    assert asked[0] == system and asked[1] == retry_message([first])  # not the paper, not the answer
+    echo = Digest.model_validate({**en(R1), "problem": "Results[1].finding: '27' is not in the cited sections 2 "
+                                  "(it appears in 1): cite the section it comes from"})
+    (problem,) = echoed(echo, asked)
+    assert problem.rule == "echo" and problem.field == "problem"
+    assert "is not in the cited sections" in problem.message
+
+
+def test_no_faithful_digest_is_an_echo_of_its_prompt_or_of_the_problems_of_its_faults():
+    """The words a problem message quotes (the paper's, the answer's) are not instructions: a faithful digest
+    shares runs of words with them and is no echo."""
+    from papers_digest.checker.echo import echoed
+
+    system = load_prompt_text()
+    for case in FAITHFUL:
+        if case.english is not None or not isinstance(answer := case.build(), dict):
+            continue
+        faults = [c for c in FAULTS if c.key == case.key and c.english is None]
+        retries = [retry_message(c.judge().problems) for c in faults]
+        assert echoed(Digest.model_validate(answer), [system, *retries]) == [], case.name
+
+
+def load_prompt_text() -> str:
+    from papers_digest.llm.prompting import load_prompt
+
+    return load_prompt(ROOT / "prompts" / "digest_en.md")[0]

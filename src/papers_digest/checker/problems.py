@@ -29,6 +29,7 @@ RULES: dict[str, str] = {
     "zh_lists": "the translation copies `numbers` and `sections` unchanged",
     "zh_numbers": "each translated field carries exactly the numbers of its English field",
     "zh_chinese": "each translated field is Chinese, not English behind a label",
+    "echo": "no field repeats the prompt's or the checker's own words",
 }
 
 

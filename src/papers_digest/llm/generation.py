@@ -9,6 +9,7 @@ from typing import TypeVar
 from tqdm import tqdm
 
 from papers_digest.checker.chinese import check_digest_zh
+from papers_digest.checker.echo import echoed
 from papers_digest.checker.english import Verdict, check_digest_en
 from papers_digest.checker.paper import read_paper
 from papers_digest.checker.problems import Problem, problem_texts, retry_message, rules_broken
@@ -38,6 +39,14 @@ class EndpointDown(PipelineError):
             if total
             else reason
         )
+
+
+def instructions(messages: list[Message]) -> list[str]:
+    """What a conversation asked of the model: its system prompt and the retries' problem lists, not the
+    first user message (the paper, or the English digest to translate)."""
+    first_user = next((i for i, m in enumerate(messages) if m["role"] == "user"), len(messages))
+    asked = [i for i, m in enumerate(messages) if m["role"] == "system" or (i > first_user and m["role"] == "user")]
+    return [messages[i]["content"] for i in asked]
 
 
 async def converse(
@@ -78,6 +87,8 @@ async def converse(
                 raise EndpointDown(str(exc)) from exc
             return result(status="failed", error=str(exc), error_kind=exc.kind, problems=problem_texts(problems))
         verdict = check(reply.content)
+        if verdict.digest is not None and (echoes := echoed(verdict.digest, instructions(messages))):
+            verdict = Verdict(None, echoes)
         if verdict.digest is not None:
             client.keep(reply)
             return result(status="done", digest=verdict.digest.model_dump(mode="json"), evidence=verdict.evidence)

@@ -1,0 +1,45 @@
+"""An answer that repeats the instructions it was given instead of the paper (checker rule `echo`).
+
+Measured on the real engine: asked to correct `results[1].finding`, the 0.5B model wrote the checker's
+problem message as the digest's `problem` ("Results[1].finding: '27' is not in the cited sections 2 (it
+appears in 1): cite the section it comes from"), and every other rule passed. A digest field that shares a
+run of ECHO_WORDS words with the system prompt or a retry's problem list is rejected; the paper's (or the
+English digest's) own words, which those messages quote, do not count.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from papers_digest.checker.english import prose_fields
+from papers_digest.checker.problems import Problem
+from papers_digest.core.models import Digest
+
+ECHO_WORDS = 6
+_WORD_RE = re.compile(r"[a-z0-9]+")
+# What a problem message quotes (the answer's own words, the paper's), in repr's quotes: not instructions.
+_QUOTED_RE = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
+
+
+def echoed(digest: Digest, instructions: Iterable[str]) -> list[Problem]:
+    """One `echo` problem per prose field that repeats ECHO_WORDS consecutive words of the instructions."""
+    runs = {run for text in instructions for run in _runs(_QUOTED_RE.sub(" ", text))}
+    problems = []
+    for path, text in prose_fields(digest):
+        shared = next((run for run in _runs(text) if run in runs), None)
+        if shared is not None:
+            problems.append(
+                Problem(
+                    "echo",
+                    f"{path}: repeats the instructions ({' '.join(shared)!r}) instead of saying what the paper "
+                    "says: write it from the paper",
+                )
+            )
+    return problems
+
+
+def _runs(text: str) -> list[tuple[str, ...]]:
+    """The text's runs of ECHO_WORDS consecutive words, in order (so a message quotes the first one shared)."""
+    words = _WORD_RE.findall(text.lower())
+    return [tuple(words[i : i + ECHO_WORDS]) for i in range(len(words) - ECHO_WORDS + 1)]
