@@ -921,12 +921,6 @@ def hand_faults() -> list[Case]:
         Case("every result cites the abstract of a full paper", "says nothing: same sections", R1,
              edit(r1, lambda d: [r.update(sections=["Abstract"]) for r in d["results"]]),
              "same_sections", ("sections", "Abstract")),
-        Case("one finding written for three results (the 0.5B model's retry)", "says nothing: repeated", R1,
-             edit(r1, lambda d: [r.update(finding=d["results"][0]["finding"]) for r in d["results"][1:3]]),
-             "repeated", ("results[1].finding", "results[0].finding")),
-        Case("one limitation written five times", "says nothing: repeated", MLX,
-             edit(mlx, lambda d: d.update(limitations=[d["limitations"][0]] * 5)),
-             "repeated", ("limitations[4]", "the same as limitations[0]")),
         # the wrong language, broken JSON, a wrong shape
         Case("a Chinese finding in the English digest", "wrong language", R1,
              edit(r1, setting("results.3.finding", "ORZ 问题集包含 57k 个问题，而 MATH 为 12k 个，GSM 为 8k 个。")),

@@ -201,26 +201,6 @@ def _says_something(digest: Digest, facts: PaperFacts) -> list[Problem]:
                     f"each finding comes from (the paper also has {', '.join(others[:8])})",
                 )
             )
-    return [*problems, *_repeated(digest)]
-
-
-def _repeated(digest: Digest) -> list[Problem]:
-    """A finding, limitation or takeaway written again (the same words) says nothing new. Measured on the
-    real engine: a retry gave three results one finding, and five limitations one sentence."""
-    problems = []
-    for name, texts, suffix, instead in (
-        ("results", [r.finding for r in digest.results], ".finding", "say what its own section found"),
-        ("limitations", digest.limitations, "", "write another limitation or leave it out"),
-        ("takeaways", digest.takeaways, "", "write another takeaway or leave it out"),
-    ):
-        first: dict[str, int] = {}
-        for i, text in enumerate(texts):
-            words = " ".join(_WORD_RE.findall(text.casefold()))
-            if words and words in first:
-                problems.append(
-                    Problem("repeated", f"{name}[{i}]{suffix}: the same as {name}[{first[words]}]{suffix}: {instead}")
-                )
-            first.setdefault(words, i)
     return problems
 
 

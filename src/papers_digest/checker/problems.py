@@ -25,7 +25,6 @@ RULES: dict[str, str] = {
     "finding_sentence": "a finding is a sentence that says what was found",
     "title_restated": "one_sentence says more than the title",
     "same_sections": "results do not all cite the same sections",
-    "repeated": "no finding, limitation or takeaway is written twice",
     "zh_shape": "the translation keeps every array length and the mind map's shape",
     "zh_lists": "the translation copies `numbers` and `sections` unchanged",
     "zh_numbers": "each translated field carries exactly the numbers of its English field",
