@@ -29,6 +29,7 @@ from papers_digest.checker.paper import EVIDENCE_CHARS, OUTSIDE, PaperFacts, rea
 from papers_digest.checker.problems import RULES, Problem, retry_message, rules_broken
 from papers_digest.core.markup import blocks_of
 from papers_digest.core.models import Digest, FulltextDoc, Paper
+from papers_digest.llm.prompting import load_prompt
 from papers_digest.sources.arxiv import doc_from_page
 from papers_digest.sources.latexml import parse_latexml
 
@@ -1216,7 +1217,7 @@ def test_an_answer_that_repeats_the_checkers_problem_list_is_an_echo():
     message as its `problem`, and every other rule passed."""
     from papers_digest.checker.echo import echoed
     from papers_digest.llm.generation import instructions
-    from papers_digest.llm.prompting import digest_messages, load_prompt
+    from papers_digest.llm.prompting import digest_messages
 
     system = load_prompt(ROOT / "prompts" / "digest_en.md")[0]
     first = Problem("finding_number", "results[1].finding: '27' is not in the cited sections 2 (it appears in 1): "
@@ -1240,16 +1241,10 @@ def test_no_faithful_digest_is_an_echo_of_its_prompt_or_of_the_problems_of_its_f
     shares runs of words with them and is no echo."""
     from papers_digest.checker.echo import echoed
 
-    system = load_prompt_text()
+    system = load_prompt(ROOT / "prompts" / "digest_en.md")[0]
     for case in FAITHFUL:
         if case.english is not None or not isinstance(answer := case.build(), dict):
             continue
         faults = [c for c in FAULTS if c.key == case.key and c.english is None]
         retries = [retry_message(c.judge().problems) for c in faults]
         assert echoed(Digest.model_validate(answer), [system, *retries]) == [], case.name
-
-
-def load_prompt_text() -> str:
-    from papers_digest.llm.prompting import load_prompt
-
-    return load_prompt(ROOT / "prompts" / "digest_en.md")[0]

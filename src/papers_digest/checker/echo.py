@@ -12,12 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from papers_digest.checker.english import prose_fields
+from papers_digest.checker.english import prose_fields, words
 from papers_digest.checker.problems import Problem
 from papers_digest.core.models import Digest
 
 ECHO_WORDS = 6
-_WORD_RE = re.compile(r"[a-z0-9]+")
 # What a problem message quotes (the answer's own words, the paper's), in repr's quotes: not instructions.
 _QUOTED_RE = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
 
@@ -41,5 +40,5 @@ def echoed(digest: Digest, instructions: Iterable[str]) -> list[Problem]:
 
 def _runs(text: str) -> list[tuple[str, ...]]:
     """The text's runs of ECHO_WORDS consecutive words, in order (so a message quotes the first one shared)."""
-    words = _WORD_RE.findall(text.lower())
-    return [tuple(words[i : i + ECHO_WORDS]) for i in range(len(words) - ECHO_WORDS + 1)]
+    found = words(text)
+    return [tuple(found[i : i + ECHO_WORDS]) for i in range(len(found) - ECHO_WORDS + 1)]

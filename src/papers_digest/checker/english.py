@@ -69,6 +69,11 @@ def check_digest_en(reply: str, facts: PaperFacts) -> Verdict:
     return Verdict(digest, [], [_evidence(result, facts) for result in digest.results])
 
 
+def words(text: str) -> list[str]:
+    """The text's words (letters and digits), case-folded: what the rules that compare wording count."""
+    return _WORD_RE.findall(text.casefold())
+
+
 def prose_fields(digest: Digest, *, findings: bool = True) -> list[tuple[str, str]]:
     """The free-text values of a digest with their paths: one_sentence, problem, method, the findings,
     limitations, takeaways and the mind map's labels."""
@@ -178,8 +183,8 @@ def _is_sentence(finding: str) -> bool:
 
 def _says_something(digest: Digest, facts: PaperFacts) -> list[Problem]:
     problems = []
-    title_words = set(_WORD_RE.findall(facts.title.casefold()))
-    novel = [w for w in _WORD_RE.findall(digest.one_sentence.casefold()) if w not in title_words and w not in _STOP]
+    title_words = set(words(facts.title))
+    novel = [w for w in words(digest.one_sentence) if w not in title_words and w not in _STOP]
     if len(novel) < NOVEL_WORDS:
         problems.append(
             Problem(

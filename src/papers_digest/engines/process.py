@@ -68,9 +68,8 @@ class ManagedEngine:
         check_engine_model(engine)
         program = llama_server_program(engine.binary) if engine.kind == "llama-cpp" else []
         env = None
-        if engine.binary and program:
-            binary = Path(program[0])
-            env = {**os.environ, "LD_LIBRARY_PATH": library_path(binary, os.environ.get("LD_LIBRARY_PATH"))}
+        if engine.kind == "llama-cpp" and engine.binary:  # an executable: its shared libraries beside it
+            env = {**os.environ, "LD_LIBRARY_PATH": library_path(Path(program[0]), os.environ.get("LD_LIBRARY_PATH"))}
         return cls(
             engine_command(
                 engine, params.llm.model, slots=params.llm.concurrency, threads=machine_cores(), program=program
