@@ -125,6 +125,18 @@ def test_the_per_call_timeout_comes_from_params(engine):
     assert chat_calls(sim) == 3  # retry.attempts = 3 in the test params, then the endpoint counts as down
 
 
+def test_a_checker_retry_is_sent_before_the_first_attempts_still_waiting(engine):
+    """One slot: the first paper's retry goes before every paper still waiting, not after all of them
+    (llm/slots.py). The slot its first answer freed went to the next paper while the checker read it."""
+    sim, base_url = engine
+    sim.add_fault(Fault(kind="wrong_numbers", match=FIRST.title, on="first", times=1))
+    results = by_id(run_digests(base_url, concurrency=1))
+    assert all(r.status == "done" for r in results.values())
+    chats = sorted((r for r in sim.stats.records if r.path.endswith("/completions")), key=lambda r: r.started)
+    assert [r.messages for r in chats] == [2, 2, 4] + [2] * (len(DOCS) - 2)  # a retry has 4 messages
+    assert results[FIRST.arxiv_id].calls[1].cached_tokens >= results[FIRST.arxiv_id].calls[0].prompt_tokens * 0.8
+
+
 @pytest.mark.parametrize("concurrency", [1, 3])
 def test_calls_overlap_up_to_the_configured_concurrency_and_never_more(concurrency):
     sim = EngineSim(model="sim-digest", latency_s=0.3)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 import time
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from papers_digest.core.models import CallRecord, Usage
 from papers_digest.core.store import Store, disabled_store, request_key
 from papers_digest.llm.endpoint import api_key as endpoint_api_key
 from papers_digest.llm.endpoint import auth_headers
+from papers_digest.llm.slots import FIRST, RETRY, PrioritySlots
 
 ERROR_BODY_CHARS = 500
 
@@ -106,7 +106,8 @@ class ChatReply:
 
 
 class LlmClient:
-    """One endpoint, one model; at most `concurrency` HTTP calls in flight across all papers."""
+    """One endpoint, one model; at most `concurrency` HTTP calls in flight across all papers, a checker
+    retry first among those waiting (llm/slots.py)."""
 
     def __init__(
         self,
@@ -129,7 +130,7 @@ class LlmClient:
         key = endpoint_api_key(api_key)
         self._secret = key
         self._http = make_client(timeout_s=timeout_s, headers=auth_headers(key))
-        self._slots = asyncio.Semaphore(concurrency)
+        self._slots = PrioritySlots(concurrency)
         self.store = store or disabled_store()
         # Structured output until the engine refuses it once; then prompt-only for the rest of the run.
         self.structured = structured
@@ -172,7 +173,7 @@ class LlmClient:
         outcome: dict[str, Any] = {}
 
         async def send(try_number: int) -> httpx.Response:
-            async with self._slots:
+            async with self._slots.hold(RETRY if context.attempt > 1 else FIRST):
                 if self._halted is not None:  # halted while this call waited for a slot
                     raise LlmError(f"not asked: {self._halted}", kind="transport")
                 started_wall, started = time.time(), time.monotonic()
