@@ -205,14 +205,24 @@ class Metrics:
             self.busy_max = max(self.busy_max, int(busy))
 
 
-def batched_bench(model: str, npp: int, ntg: int, levels: list[int]) -> dict[int, dict[str, float]]:
+def batched_bench(
+    model: str,
+    npp: int,
+    ntg: int,
+    levels: list[int],
+    *,
+    batch: int = LLAMA_BATCH_TOKENS,
+    ubatch: int = LLAMA_UBATCH_TOKENS,
+    options: tuple[str, ...] = (),
+) -> dict[int, dict[str, float]]:
     """llama-batched-bench for `npp` prompt and `ntg` generated tokens at each parallel level: S_PP, S_TG,
-    S (all tokens per second), with the server's batch settings and threads."""
+    S (all tokens per second), with the server's batch settings and threads unless told otherwise."""
     command = [
         str(built_binary("llama-batched-bench")),
         "-m", model, "-c", str(max(levels) * (npp + ntg) + 64),
-        "-b", str(LLAMA_BATCH_TOKENS), "-ub", str(LLAMA_UBATCH_TOKENS),
+        "-b", str(batch), "-ub", str(ubatch),
         "-npp", str(npp), "-ntg", str(ntg), "-npl", ",".join(map(str, levels)), "-t", str(machine_cores()),
+        *options,
     ]  # fmt: skip
     out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     rows: dict[int, dict[str, float]] = {}

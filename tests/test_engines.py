@@ -32,6 +32,7 @@ from conftest import (
 
 from papers_digest.core.params import EngineParams
 from papers_digest.engines.commands import LLAMA_BATCH_TOKENS, LLAMA_UBATCH_TOKENS, EngineError, engine_command
+from papers_digest.engines.embedded_server import parser, server_params
 from papers_digest.engines.llama_server import (
     EMBEDDED_LAUNCHER,
     FOREIGN_INSTRUCTIONS,
@@ -139,6 +140,8 @@ def test_llama_cpp_command_line_from_params():
         str(LLAMA_BATCH_TOKENS),
         "--ubatch-size",
         str(LLAMA_UBATCH_TOKENS),
+        "--flash-attn",
+        "off",  # measured on the CPU build: bench/engine_settings.py
         "--metrics",
         "--no-webui",
     ]
@@ -517,6 +520,17 @@ def test_the_llama_server_build_is_portable(llama_server):
     assert "vfmadd" in listing.stdout  # the listing is the engine's code: its AVX2/FMA kernels are there
     found = {word for word in FOREIGN_INSTRUCTIONS if word in listing.stdout}
     assert not found, f"{library} holds {sorted(found)}: it was not built portably (-DGGML_NATIVE=OFF)"
+
+
+def test_the_embedded_llama_server_takes_the_flags_the_managed_engine_writes():
+    xllamacpp = pytest.importorskip("xllamacpp", reason="make engine installs the embedded llama-server")
+    engine = _engine("llama-cpp", model="models/q.gguf", port=8642, context_tokens=4096)
+    command = engine_command(engine, MODEL_ALIAS, slots=2, threads=2, program=["embedded"])
+    params = server_params(parser().parse_args(command[1:]), xllamacpp)
+    assert (params.n_parallel, params.n_ctx, params.kv_unified) == (2, 2 * 4096, False)
+    assert (params.n_batch, params.n_ubatch) == (LLAMA_BATCH_TOKENS, LLAMA_UBATCH_TOKENS)
+    assert params.flash_attn_type == xllamacpp.llama_flash_attn_type.LLAMA_FLASH_ATTN_TYPE_DISABLED
+    assert params.model_alias == {MODEL_ALIAS} and params.endpoint_metrics and params.cpuparams.n_threads == 2
 
 
 def test_the_embedded_llama_server_refuses_a_flag_it_does_not_know():

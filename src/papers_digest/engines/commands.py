@@ -40,12 +40,14 @@ def engine_command(
     return [*command, *engine.extra_args]
 
 
-# llama-server's logical and physical batch (-b / -ub, in tokens). A long prompt is prefilled in chunks
-# of the logical batch, and the slots that are decoding meanwhile get one token per chunk: a smaller
-# chunk keeps them moving while a 13,000-token paper is read, at little cost to prefill on a CPU
-# (measured in bench/real_engine.py; README, "Performance").
-LLAMA_BATCH_TOKENS = 256
-LLAMA_UBATCH_TOKENS = 256
+# llama-server's batch (-b / -ub, in tokens) and attention kernel, measured on the CPU build by
+# bench/engine_settings.py at the sample day's lengths (README, "Performance"): with flash attention off,
+# 4 sequences decode next to a 5,800-token context at 22 tok/s against 10-12 with it on (auto turns it on),
+# and prefill is no slower; -ub 256 and 512 prefill alike. A GPU build (engine.binary) wants it on: add
+# `--flash-attn on` to engine.extra_args, which come last, and llama-server takes the last value.
+LLAMA_BATCH_TOKENS = 512
+LLAMA_UBATCH_TOKENS = 512
+LLAMA_FLASH_ATTENTION = "off"
 
 
 def llama_server_command(
@@ -75,6 +77,8 @@ def llama_server_command(
         str(LLAMA_BATCH_TOKENS),
         "--ubatch-size",
         str(LLAMA_UBATCH_TOKENS),
+        "--flash-attn",
+        LLAMA_FLASH_ATTENTION,
         "--metrics",
         "--no-webui",
     ]

@@ -17,6 +17,13 @@ import sys
 import threading
 from typing import Any, NoReturn
 
+# llama-server's --flash-attn values, as llama.cpp's llama_flash_attn_type names them
+FLASH_ATTENTION = {
+    "auto": "LLAMA_FLASH_ATTN_TYPE_AUTO",
+    "on": "LLAMA_FLASH_ATTN_TYPE_ENABLED",
+    "off": "LLAMA_FLASH_ATTN_TYPE_DISABLED",
+}
+
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
@@ -40,6 +47,7 @@ def parser() -> argparse.ArgumentParser:
     flags.add_argument("--threads", type=int, default=-1)
     flags.add_argument("--batch-size", type=int, default=2048)
     flags.add_argument("--ubatch-size", type=int, default=512)
+    flags.add_argument("--flash-attn", choices=sorted(FLASH_ATTENTION), default="auto")
     flags.add_argument("--metrics", action="store_true")
     flags.add_argument("--no-webui", action="store_true")
     flags.add_argument("--no-cache-prompt", action="store_true")
@@ -61,6 +69,7 @@ def server_params(args: argparse.Namespace, xllamacpp: Any) -> Any:
     params.cpuparams_batch.n_threads = args.threads  # llama-server: -t sets both unless -tb is given
     params.n_batch = args.batch_size
     params.n_ubatch = args.ubatch_size
+    params.flash_attn_type = getattr(xllamacpp.llama_flash_attn_type, FLASH_ATTENTION[args.flash_attn])
     params.endpoint_metrics = args.metrics
     params.ui = not args.no_webui
     params.cache_prompt = not args.no_cache_prompt
