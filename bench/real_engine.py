@@ -234,6 +234,24 @@ def batched_bench(
     return rows
 
 
+def retries(day: list[Run]) -> None:
+    """Each checker retry's cached share, beside how its first answer ended (a cut-off answer re-tokenizes
+    less faithfully, so its retry's prefix match can end early)."""
+    print("\n#### The checker's retries\n")
+    print("| concurrency | paper | stage | first answer ended | retry prompt tokens | cached |")
+    print("|---:|---|---|---|---:|---:|")
+    for run in day:
+        answered = [c for c in run.calls if c.prompt_tokens]
+        for retry in (c for c in answered if c.attempt > 1):
+            key = (retry.arxiv_id, retry.stage, 1)
+            first = next((c for c in answered if (c.arxiv_id, c.stage, c.attempt) == key), None)
+            cached = retry.cached_tokens or 0
+            print(
+                f"| {run.concurrency} | {retry.arxiv_id} | {retry.stage} | {first.finish_reason if first else '?'} | "
+                f"{retry.prompt_tokens:,} | {cached:,} ({cached / (retry.prompt_tokens or 1):.0%}) |"
+            )
+
+
 def _done(english: GenerationResult, chinese: list[GenerationResult]) -> bool:
     return english.status == "done" and any(c.arxiv_id == english.arxiv_id and c.status == "done" for c in chinese)
 
@@ -273,6 +291,7 @@ def report(
         f"{ntg:,} generated) at that many sequences, all tokens per second; ratio = the pipeline's tokens per "
         "second of wall time over it."
     )
+    retries(day)
     print(f"\n#### Decode-heavy: 2 x concurrency requests, {SYNTHETIC_TOKENS} generated tokens each\n")
     print("| concurrency | requests | wall s | generated tok/s | vs concurrency 1 | slots busy (max) | "
           "batched-bench S_TG tok/s | ratio |")  # fmt: skip
