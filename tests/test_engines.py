@@ -141,7 +141,7 @@ def test_llama_cpp_command_line_from_params():
         "--ubatch-size",
         str(LLAMA_UBATCH_TOKENS),
         "--flash-attn",
-        "off",  # measured on the CPU build: bench/engine_settings.py
+        "auto",  # measured on the CPU build: bench/engine_settings.py
         "--metrics",
         "--no-webui",
     ]
@@ -529,7 +529,9 @@ def test_the_embedded_llama_server_takes_the_flags_the_managed_engine_writes():
     params = server_params(parser().parse_args(command[1:]), xllamacpp)
     assert (params.n_parallel, params.n_ctx, params.kv_unified) == (2, 2 * 4096, False)
     assert (params.n_batch, params.n_ubatch) == (LLAMA_BATCH_TOKENS, LLAMA_UBATCH_TOKENS)
-    assert params.flash_attn_type == xllamacpp.llama_flash_attn_type.LLAMA_FLASH_ATTN_TYPE_DISABLED
+    assert params.flash_attn_type == xllamacpp.llama_flash_attn_type.LLAMA_FLASH_ATTN_TYPE_AUTO
+    off = server_params(parser().parse_args(["--model", "m.gguf", "--flash-attn", "off"]), xllamacpp)
+    assert off.flash_attn_type == xllamacpp.llama_flash_attn_type.LLAMA_FLASH_ATTN_TYPE_DISABLED
     assert params.model_alias == {MODEL_ALIAS} and params.endpoint_metrics and params.cpuparams.n_threads == 2
 
 
