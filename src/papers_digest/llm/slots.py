@@ -36,12 +36,9 @@ class PrioritySlots:
         finally:
             self._release()
 
-    @property
-    def waiting(self) -> int:
-        return sum(not future.done() for _, _, future in self._waiting)
-
     async def _acquire(self, priority: int) -> None:
-        if self._free and not self.waiting:
+        # A free slot means no live waiter: a release hands its slot to the first live waiter instead.
+        if self._free:
             self._free -= 1
             return
         granted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
