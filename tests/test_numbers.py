@@ -159,6 +159,9 @@ PROSE = [
     ("准确率达到43.3%，比基础模型高12.1%。", ["43.3%", "12.1%"]),
     ("吞吐量提升２１％至８７％。", ["21%", "87%"]),
     ("在16个并发请求下吞吐量扩展到4.3x。", ["16", "4.3x"]),
+    # a percentage or a ratio right after a word that ends in a label character is still a figure
+    ("以更好的方式12.1%超过基础模型，算法2.5×更快。", ["12.1%", "2.5×"]),
+    ("Table 12.1% of", ["12.1%"]),
 ]  # fmt: skip
 
 

@@ -61,6 +61,7 @@ _LABEL_AFTER_RE = re.compile(r"\s*[)\]]?\s*[节章]")  # "3.2节", "第3章": th
 _NAME_BEFORE_RE = re.compile(r"(?<![A-Za-z0-9])([A-Za-z][A-Za-z0-9]+) $")
 _YEAR_RE = re.compile(r"^(19\d\d|20[0-3]\d)$")  # 1900-2039: "2048 tokens" is a figure, "AIME 2024" a name
 _UNIT_KEY = {"x": "×", "X": "×", "K": "k"}
+_FIGURE_UNITS = frozenset({"%", "‰", "×"})  # units that make a number a figure, never a label
 
 
 def normalise_for_match(text: str) -> str:
@@ -135,7 +136,11 @@ def numbers_in(text: str, *, normalised: bool = False) -> list[Number]:
             and not (sign or unit)
             and _LABEL_LIST_RE.fullmatch(norm, last_end, m.start()) is not None
         )
-        label = listed or bool(_LABEL_BEFORE_RE.search(before) or _LABEL_AFTER_RE.match(norm, m.end()))
+        # a percentage or a ratio is a figure even after a label word: no table is numbered "12.1%", and a
+        # Chinese word may end in a label character ("方式12.1%", "算法2.5×")
+        label = unit not in _FIGURE_UNITS and (
+            listed or bool(_LABEL_BEFORE_RE.search(before) or _LABEL_AFTER_RE.match(norm, m.end()))
+        )
         found.append(Number(m.group("value"), sign, unit, m.start(), label=label, name=name.group(1) if name else ""))
         last_end = m.end()
     return found
