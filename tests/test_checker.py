@@ -1209,7 +1209,7 @@ def test_a_web_address_kept_in_a_translation_is_a_name_not_english_left_over():
     assert accepted is not None, problems
     chinese["takeaways"][0] = f"译文：The code is available at {url}"
     rejected, problems = check_zh(json.dumps(chinese, ensure_ascii=False), digest)
-    assert rejected is None and any(p.startswith("takeaways[0] is not translated") for p in problems), problems
+    assert rejected is None and any(p.startswith("takeaways[0]: not translated") for p in problems), problems
 
 
 def test_an_answer_that_repeats_the_checkers_problem_list_is_an_echo():

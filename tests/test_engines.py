@@ -20,6 +20,7 @@ import httpx
 import pytest
 import sqlite_utils
 from conftest import (
+    DATA,
     ROOT,
     SAMPLE_DATE,
     abstract_docs,
@@ -30,6 +31,8 @@ from conftest import (
     write_params,
 )
 
+from papers_digest.checker.chinese import check_digest_zh
+from papers_digest.core.models import Digest
 from papers_digest.core.params import EngineParams
 from papers_digest.engines.commands import LLAMA_BATCH_TOKENS, LLAMA_UBATCH_TOKENS, EngineError, engine_command
 from papers_digest.engines.embedded_server import parser, server_params
@@ -51,9 +54,11 @@ from papers_digest.engines.localmodel import (
     verify_model,
 )
 from papers_digest.engines.process import ManagedEngine, describe_exit, group_processes
+from papers_digest.llm.client import CallContext
 from papers_digest.llm.endpoint import prefix_cache_delta, scrape_prefix_cache
 from papers_digest.llm.prompting import load_prompt
-from papers_digest.pipeline.generating import generate
+from papers_digest.llm.repair import translation_repair
+from papers_digest.pipeline.generating import generate, llm_client
 from papers_digest.testing.fake_engine import install_as_sglang
 
 PY = sys.executable
@@ -582,3 +587,31 @@ def test_one_real_paper_through_the_real_llama_cpp_engine(tmp_path, offline_gguf
         assert call.completion_tokens is not None and 0 < call.completion_tokens <= 400
         assert call.cached_tokens is not None and call.from_store is False
     assert cache["prefix_cache_queries"] >= sum(c.prompt_tokens for c in answered)  # /metrics saw the batch
+
+
+@pytest.mark.timeout(600)
+def test_a_translations_repair_on_the_real_llama_cpp_engine(tmp_path, offline_gguf):
+    """The offline model left a limitation of 2504.01014 in English (tests/data/llm, recorded on this engine);
+    asked for that field alone, held to its schema, it translates it and the whole translation passes."""
+    recorded = json.loads((DATA / "llm" / "2504.01014-translation.json").read_text(encoding="utf-8"))
+    english = Digest.model_validate(recorded["english"])
+    problems = check_digest_zh(recorded["first_answer"], english).problems
+    system_prompt, _ = load_prompt(ROOT / "prompts" / "translate_zh.md")
+    repair = translation_repair(system_prompt, english, recorded["first_answer"], problems)
+    assert repair is not None and list(repair.fields) == ["limitations[2]"]
+    params = make_params(
+        engine={"kind": "llama-cpp", "model": str(offline_gguf), "port": free_port(), "context_tokens": 2048},
+        llm={"model": MODEL_ALIAS, "concurrency": 1, "max_tokens": 400, "temperature": 0, "structured_output": True},
+    )
+    records: list = []
+
+    async def ask() -> str:
+        async with llm_client(params) as client:
+            context = CallContext(date=SAMPLE_DATE, arxiv_id="2504.01014", stage="translate_zh", attempt=2)
+            return (await client.chat(repair.messages, context, records, repair.schema)).content
+
+    with ManagedEngine.from_params(params, log_dir=tmp_path):
+        reply = asyncio.run(ask())
+    verdict = check_digest_zh(repair.merged(reply), english)
+    assert verdict.digest is not None, (reply, verdict.problems)
+    assert records[0].completion_tokens < 100  # one limitation, not the whole digest again

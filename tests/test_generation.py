@@ -1,12 +1,13 @@
 """Checked generation against the engine simulator over real HTTP: retry path, failures, concurrency."""
 
 import asyncio
+import json
 import time
 
 import pytest
 from conftest import SAMPLE_DATE, abstract_docs, chat_calls, make_params, sample_papers
 
-from papers_digest.core.models import GenerationResult
+from papers_digest.core.models import Digest, GenerationResult
 from papers_digest.llm.generation import EndpointDown
 from papers_digest.llm.prompting import load_prompt
 from papers_digest.pipeline.generating import generate
@@ -75,6 +76,35 @@ def test_a_figure_invented_in_a_finding_binds_the_retrys_findings_to_their_secti
     bound = retry_digest_schema(facts, [Problem("prose_number", "results[0].finding: '987654.321' appears nowhere")])
     assert first == schema_fingerprint({"json_schema": {"schema": digest_schema(facts)}})
     assert retry == schema_fingerprint({"json_schema": {"schema": bound}}) != first
+
+
+def test_a_translation_that_failed_only_in_fields_is_retried_with_those_fields_alone(engine):
+    """The repair (llm/repair.py): the retry of a translation whose problems are all some fields' prose asks
+    for those fields alone, held to their schema, and the whole translation is checked with them put back."""
+    from papers_digest.checker.chinese import check_digest_zh
+    from papers_digest.checker.english import prose_fields
+    from papers_digest.checker.schema import fields_schema
+    from papers_digest.sim.routes import schema_fingerprint
+
+    sim, base_url = engine
+    [english] = run_digests(base_url, docs=[FIRST])
+    source = Digest.model_validate(english.digest)
+    sim.reset_stats()
+    sim.add_fault(Fault(kind="wrong_language", request="translate", on="first", times=1))
+    params = make_params(llm={"base_url": base_url, "model": "sim-digest", "structured_output": True})
+    [chinese] = asyncio.run(generate("translate_zh", params, SAMPLE_DATE, [english], TRANSLATE_PROMPT, lambda r: None))
+    assert chinese.status == "done"
+    assert [(c.attempt, c.status) for c in chinese.calls] == [(1, "rejected"), (2, "ok")]
+    assert chinese.calls[0].checker_rules == ["zh_chinese"]
+    # the sim's first answer was the English digest itself: every field that must be Chinese failed
+    untranslated = {p.field for p in check_digest_zh(json.dumps(english.digest), source).problems}
+    first, repair = [r for r in sim.stats.records if r.path.endswith("/completions")]
+    assert (first.messages, repair.messages, repair.kind) == (2, 2, "translate")
+    assert repair.prompt_tokens < first.prompt_tokens  # the fields, not the whole digest again
+    fields = {path: text for path, text in prose_fields(source) if path in untranslated}
+    assert repair.schema_sha == schema_fingerprint({"json_schema": {"schema": fields_schema(fields)}})
+    done = Digest.model_validate(chinese.digest)
+    assert done.results[0].numbers == source.results[0].numbers  # kept from the first answer
 
 
 def test_a_second_failure_marks_the_paper_failed_with_the_problems(engine):

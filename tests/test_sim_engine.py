@@ -282,7 +282,7 @@ def test_fence_fault_wraps_a_valid_answer(served: tuple[EngineSim, str]) -> None
 
 
 @pytest.mark.parametrize(
-    ("kind", "problem"), [("wrong_language", "is not translated: it is mostly English"), ("wrong_numbers", BAD_NUMBER)]
+    ("kind", "problem"), [("wrong_language", "not translated, it is mostly English"), ("wrong_numbers", BAD_NUMBER)]
 )
 def test_translate_faults_are_rejected_by_the_checker(served: tuple[EngineSim, str], kind: str, problem: str) -> None:
     sim, base = served

@@ -133,7 +133,7 @@ def _field_problems(path: str, text: str, original: str, listed: set[str]) -> li
             problems.append(
                 Problem(
                     "zh_chinese",
-                    f"{path} is not translated: it is mostly English{shown}; write it in Chinese, keeping only "
+                    f"{path}: not translated, it is mostly English{shown}; write it in Chinese, keeping only "
                     "names and technical terms in Latin script",
                 )
             )

@@ -19,6 +19,7 @@ from papers_digest.core.models import CallRecord, Digest, FulltextDoc, Generatio
 from papers_digest.llm.budget import estimate_tokens
 from papers_digest.llm.client import CallContext, LlmClient, LlmError
 from papers_digest.llm.prompting import Message, digest_messages, paper_message, translate_messages
+from papers_digest.llm.repair import Repair, translation_repair
 
 Check = Callable[[str], Verdict]
 T = TypeVar("T")
@@ -61,12 +62,15 @@ async def converse(
     first_attempt: int = 1,
     schema: dict | None = None,
     retry_schema: Callable[[list[Problem]], dict] | None = None,
+    repair: Callable[[str, list[Problem]], Repair | None] | None = None,
 ) -> GenerationResult:
     """Ask, check, and on failure ask once more with the problems; never raises for a paper's failure.
     Attempts are numbered from `first_attempt` (a conversation started over continues the count). The retry
-    is held to `retry_schema(problems)` when given, else to `schema`."""
+    is held to `retry_schema(problems)` when given, else to `schema`; when `repair(answer, problems)` gives
+    a Repair, the retry asks only for its fields instead, and the checker reads them merged into the answer."""
     calls: list[CallRecord] = []
     problems: list[Problem] = []
+    merge: Callable[[str], str] | None = None  # a repair's reply -> the whole answer
 
     def result(**fields: object) -> GenerationResult:
         return GenerationResult(
@@ -86,7 +90,8 @@ async def converse(
             if exc.outage:  # the endpoint's state, not this paper's result: the stage stops
                 raise EndpointDown(str(exc)) from exc
             return result(status="failed", error=str(exc), error_kind=exc.kind, problems=problem_texts(problems))
-        verdict = check(reply.content)
+        answer = reply.content if merge is None else merge(reply.content)
+        verdict = check(answer)
         if verdict.digest is not None and (echoes := echoed(verdict.digest, instructions(messages))):
             verdict = Verdict(None, echoes)
         if verdict.digest is not None:
@@ -100,12 +105,19 @@ async def converse(
         reply.record.error_kind = "checker"
         reply.record.error = "; ".join(problem_texts(problems))[:1000]
         reply.record.checker_rules = rules_broken(problems)
+        if attempt == first_attempt + MAX_ATTEMPTS - 1:
+            break
+        fix = repair(answer, problems) if repair is not None else None
+        if fix is not None:
+            messages, schema, merge = fix.messages, fix.schema, fix.merged
+            continue
+        merge = None
         messages = [
             *messages,
             {"role": "assistant", "content": reply.content},
             {"role": "user", "content": retry_message(problems)},
         ]
-        if retry_schema is not None and attempt < first_attempt + MAX_ATTEMPTS - 1:  # a retry follows
+        if retry_schema is not None:
             schema = retry_schema(problems)
     return result(
         status="failed",
@@ -191,6 +203,7 @@ async def translate_paper(
         stage="translate_zh",
         prompt_version=prompt_version,
         schema=translation_schema(source),  # the English shape, numbers and sections, held by the grammar
+        repair=lambda answer, problems: translation_repair(system_prompt, source, answer, problems),
     )
 
 

@@ -150,14 +150,33 @@ def answer(messages: list[dict[str, str]], kind: RequestKind, fault: FaultKind |
 
 
 def _digest_json(text: str) -> dict[str, Any] | None:
-    """The user message as a digest object, if it is one (a translate request)."""
+    """The user message as a digest object, if it is one (a translate request), or as a translation's repair:
+    some of a digest's fields by path (`{"limitations[2]": "..."}`, llm/repair.py)."""
     if not text.lstrip().startswith("{"):
         return None
     try:
         data = json.loads(text)
     except ValueError:
         return None
-    return data if isinstance(data, dict) and any(k in data for k in DIGEST_KEYS) else None
+    if not isinstance(data, dict):
+        return None
+    return data if any(k in data for k in DIGEST_KEYS) or _is_repair(data) else None
+
+
+_FIELD_PATH_RE = re.compile(r"[a-z_]+(?:\[\d+\])?(?:\.[a-z_]+(?:\[\d+\])?)*")
+
+
+def _is_repair(data: dict[str, Any]) -> bool:
+    """Fields of a digest by path, not the whole digest."""
+    return bool(data) and not set(DIGEST_KEYS) <= set(data) and all(_FIELD_PATH_RE.fullmatch(k) for k in data)
+
+
+def conversation_stage(messages: list[dict[str, str]]) -> Literal["first", "retry"]:
+    """A request's place in its paper's conversation: a first request, or a checker retry (the conversation
+    resent with the answer and the problems, or a translation's repair: only the fields that failed)."""
+    first_user = next((m["content"] for m in messages if m["role"] == "user"), "")
+    data = _digest_json(first_user)
+    return "retry" if len(messages) > 2 or (data is not None and _is_repair(data)) else "first"
 
 
 def _parse_paper(user: str) -> tuple[str, list[str], list[_Section]]:

@@ -37,7 +37,7 @@ class Fault(BaseModel):
 
     kind: FaultKind
     match: str | None = None  # substring of any message content; None = every request
-    on: Literal["first", "retry", "any"] = "any"  # first = exactly 2 messages, retry = more
+    on: Literal["first", "retry", "any"] = "any"  # first = exactly 2 messages and no repair, retry = the rest
     request: Literal["digest", "translate", "any"] = "any"  # which kind of request it applies to
     times: int = 1
     status: int = 500  # http_error

@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from papers_digest.sim.answers import RequestKind, answer, classify
+from papers_digest.sim.answers import RequestKind, answer, classify, conversation_stage
 from papers_digest.sim.batching import BatchingConfig, ContinuousBatcher
 from papers_digest.sim.cache import PrefixCache, approx_tokens, modelled_length, prompt_tokens
 from papers_digest.sim.faults import FAULTS, Fault, FaultKind, ServerKind, context_error_body, openai_error, refusal
@@ -191,8 +191,7 @@ class EngineSim:
                 self._stats.in_flight -= 1
                 self._stats.records.append(record)
 
-    def _take_fault(self, contents: list[str], n_messages: int, kind: RequestKind | None) -> Fault | None:
-        stage = "first" if n_messages <= 2 else "retry"
+    def _take_fault(self, contents: list[str], stage: str, kind: RequestKind | None) -> Fault | None:
         with self._lock:
             for fault in self._faults:
                 if fault.times == 0 or fault.on not in ("any", stage) or fault.request not in ("any", kind):
@@ -277,7 +276,7 @@ class EngineSim:
             error = context_error_body(self.context_engine, len(tokens), self.context_tokens, max_tokens)
             return JSONResponse(error, status_code=400)
 
-        fault = self._take_fault([m["content"] for m in messages], len(messages), info.kind)
+        fault = self._take_fault([m["content"] for m in messages], conversation_stage(messages), info.kind)
         info.fault = fault.kind if fault else None
         if fault is not None:
             await asyncio.sleep(fault.delay_s)
