@@ -193,9 +193,11 @@ def _json_char(excluded: str = "") -> str:
 
 
 _NO_DIGIT = _json_char("0-9")
-# Digits the checker does not read as a figure: glued to a word ("GPT-4", "W16A16", "Qwen2.5"), or a lone
-# digit before a word ("3 stages").
-_NAME_DIGITS = r"[A-Za-z]-?[0-9]+(\.[0-9]+)?"
+# Digits the checker does not read as a figure: glued to a word ("GPT-4", "W16A16", "Qwen2.5", "RTX4090"), or
+# a lone digit before a word ("3 stages"). Bounded: the model's tokenizer writes one token per digit, so an
+# unbounded run of digits is the one way left to run a capped string on until llm.max_tokens (measured: a
+# translated finding cut off unterminated at 1,500 tokens, on the first answer and the retry alike).
+_NAME_DIGITS = r"[A-Za-z]-?[0-9]{1,4}(\.[0-9]{1,2})?"
 # A year, which the checker does not read as a figure either ("Hendrycks et al., 2021"): measured, without
 # it the bound model wrote a listed figure in its place ("Hendrycks et al., 20.0").
 _YEAR = r"(19[0-9][0-9]|20[0-3][0-9])"
