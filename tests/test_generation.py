@@ -105,6 +105,7 @@ def test_a_translation_that_failed_only_in_fields_is_retried_with_those_fields_a
     assert repair.schema_sha == schema_fingerprint({"json_schema": {"schema": fields_schema(fields)}})
     done = Digest.model_validate(chinese.digest)
     assert done.results[0].numbers == source.results[0].numbers  # kept from the first answer
+    assert [json.loads(a) for a in chinese.rejected_answers] == [english.digest]  # the untranslated first answer
 
 
 def test_a_second_failure_marks_the_paper_failed_with_the_problems(engine):
@@ -117,6 +118,8 @@ def test_a_second_failure_marks_the_paper_failed_with_the_problems(engine):
     assert len(failed.calls) == 2 and all(c.status == "rejected" for c in failed.calls)
     assert "failed the checks 2 times" in failed.error and "is not a section of the paper" in failed.error
     assert failed.problems
+    # what the model wrote is kept for reading the failure: both answers, as the checker judged them
+    assert [json.loads(a)["results"][0]["sections"] for a in failed.rejected_answers] == [["99.9"], ["99.9"]]
     others = [r for r in results.values() if r.arxiv_id != FIRST.arxiv_id]
     assert all(r.status == "done" for r in others)  # one paper failing leaves the others alone
 

@@ -154,6 +154,9 @@ class GenerationResult(BaseModel):
     refit_dropped: list[str] = Field(default_factory=list)  # the further sections dropped
     refit_tokens: int | None = None  # the tokens of the paper's message then
     problems: list[str] = Field(default_factory=list)
+    # Each answer the checker rejected, as it judged it (a repair's merged into the first answer), in order:
+    # what the model wrote, for reading a failure.
+    rejected_answers: list[str] = Field(default_factory=list)
     # English digests: for each result, where each of its numbers stands in the cited sections.
     evidence: list[list[Evidence]] = Field(default_factory=list)
     model: str

@@ -70,6 +70,7 @@ async def converse(
     a Repair, the retry asks only for its fields instead, and the checker reads them merged into the answer."""
     calls: list[CallRecord] = []
     problems: list[Problem] = []
+    rejected: list[str] = []
     merge: Callable[[str], str] | None = None  # a repair's reply -> the whole answer
 
     def result(**fields: object) -> GenerationResult:
@@ -79,6 +80,7 @@ async def converse(
             model=client.model,
             prompt_version=prompt_version,
             calls=calls,
+            rejected_answers=rejected,
             **fields,
         )  # type: ignore[arg-type]
 
@@ -98,6 +100,7 @@ async def converse(
             client.keep(reply)
             return result(status="done", digest=verdict.digest.model_dump(mode="json"), evidence=verdict.evidence)
         problems = verdict.problems
+        rejected.append(answer)
         if reply.finish_reason == "length":
             cut = Problem("length", "the answer was cut off at the token limit (finish_reason: length)")
             problems = [cut, *problems]
@@ -155,6 +158,7 @@ async def digest_paper(
     return retried.model_copy(
         update={
             "calls": [*result.calls, *retried.calls],
+            "rejected_answers": [*result.rejected_answers, *retried.rejected_answers],
             "refit_dropped": tighter.dropped[len(doc.dropped) :],
             "refit_tokens": tighter.tokens,
         }
