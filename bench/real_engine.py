@@ -236,7 +236,7 @@ def batched_bench(
 
 def retries(day: list[Run]) -> None:
     """Each checker retry's cached share, beside how its first answer ended: where the prefix match ends
-    (README, "Performance": the cause of the retries' lower shares is not yet known)."""
+    (README, "Performance"; a translation's repair shares only the system prompt)."""
     print("\n#### The checker's retries\n")
     print("| concurrency | paper | stage | first answer ended | retry prompt tokens | cached |")
     print("|---:|---|---|---|---:|---:|")
