@@ -1076,7 +1076,7 @@ RULE_CASES = [
     ("finding_number", R1, setting("results.3.finding", "The ORZ question set holds 57k questions, against 12k for "
                                    "MATH, 8k for GSM and 500 sampled from MATH."),
      ["results[3].finding", "'500'", "not in the cited sections 3.3", "it appears in 2"]),
-    ("result_empty", R1, setting("results.2.numbers", []), ["results[2].numbers is empty", "B", "1.5B"]),
+    ("result_empty", R1, setting("results.2.numbers", []), ["results[2].numbers: empty", "B", "1.5B"]),
     ("finding_sentence", R1, setting("results.1.finding", "60%"), ["results[1].finding", "'60%'", "not a sentence"]),
     ("title_restated", R1, setting("one_sentence", "Understanding R1-Zero-like training, a critical perspective."),
      ["one_sentence", "restates the title", "'Understanding R1-Zero-Like Training: A Critical Perspective'"]),

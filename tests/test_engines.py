@@ -57,7 +57,7 @@ from papers_digest.engines.process import ManagedEngine, describe_exit, group_pr
 from papers_digest.llm.client import CallContext
 from papers_digest.llm.endpoint import prefix_cache_delta, scrape_prefix_cache
 from papers_digest.llm.prompting import load_prompt
-from papers_digest.llm.repair import translation_repair
+from papers_digest.llm.repair import Repair, digest_repair, translation_repair
 from papers_digest.pipeline.generating import generate, llm_client
 from papers_digest.testing.fake_engine import install_as_sglang
 
@@ -589,6 +589,25 @@ def test_one_real_paper_through_the_real_llama_cpp_engine(tmp_path, offline_gguf
     assert cache["prefix_cache_queries"] >= sum(c.prompt_tokens for c in answered)  # /metrics saw the batch
 
 
+def ask_repair_on_the_real_engine(
+    repair: Repair, offline_gguf: Path, log_dir: Path, *, stage: str, arxiv_id: str, context_tokens: int
+) -> tuple[str, list]:
+    """A repair's request, sent once to a fresh managed llama-server with the offline model -> (reply, records)."""
+    params = make_params(
+        engine={"kind": "llama-cpp", "model": str(offline_gguf), "port": free_port(), "context_tokens": context_tokens},
+        llm={"model": MODEL_ALIAS, "concurrency": 1, "max_tokens": 400, "temperature": 0, "structured_output": True},
+    )
+    records: list = []
+
+    async def ask() -> str:
+        async with llm_client(params) as client:
+            context = CallContext(date=SAMPLE_DATE, arxiv_id=arxiv_id, stage=stage, attempt=2)
+            return (await client.chat(repair.messages, context, records, repair.schema)).content
+
+    with ManagedEngine.from_params(params, log_dir=log_dir):
+        return asyncio.run(ask()), records
+
+
 @pytest.mark.timeout(600)
 def test_a_translations_repair_on_the_real_llama_cpp_engine(tmp_path, offline_gguf):
     """The offline model left a limitation of 2504.01014 in English (tests/data/llm, recorded on this engine);
@@ -599,19 +618,37 @@ def test_a_translations_repair_on_the_real_llama_cpp_engine(tmp_path, offline_gg
     system_prompt, _ = load_prompt(ROOT / "prompts" / "translate_zh.md")
     repair = translation_repair(system_prompt, english, recorded["first_answer"], problems)
     assert repair is not None and list(repair.fields) == ["limitations[2]"]
-    params = make_params(
-        engine={"kind": "llama-cpp", "model": str(offline_gguf), "port": free_port(), "context_tokens": 2048},
-        llm={"model": MODEL_ALIAS, "concurrency": 1, "max_tokens": 400, "temperature": 0, "structured_output": True},
+    reply, records = ask_repair_on_the_real_engine(
+        repair, offline_gguf, tmp_path, stage="translate_zh", arxiv_id="2504.01014", context_tokens=2048
     )
-    records: list = []
-
-    async def ask() -> str:
-        async with llm_client(params) as client:
-            context = CallContext(date=SAMPLE_DATE, arxiv_id="2504.01014", stage="translate_zh", attempt=2)
-            return (await client.chat(repair.messages, context, records, repair.schema)).content
-
-    with ManagedEngine.from_params(params, log_dir=tmp_path):
-        reply = asyncio.run(ask())
     verdict = check_digest_zh(repair.merged(reply), english)
     assert verdict.digest is not None, (reply, verdict.problems)
     assert records[0].completion_tokens < 100  # one limitation, not the whole digest again
+
+
+@pytest.mark.timeout(600)
+def test_an_english_digests_repair_on_the_real_llama_cpp_engine(tmp_path, offline_gguf):
+    """A faithful digest of 2504.00883 (its abstract) with a figure the paper does not print planted in its first
+    finding: in the conversation, asked for that result alone and held to its schema, the offline model writes
+    a result the checker accepts, and the whole digest passes with it put back."""
+    from test_checker import VSI, doc, en, facts
+
+    from papers_digest.checker.english import check_digest_en
+    from papers_digest.llm.prompting import digest_messages
+
+    answer = en(VSI)
+    answer["results"][0]["finding"] = "With just 120 GPU hours, vsGRPO-2B outperforms its base model by 31.7%."
+    first = json.dumps(answer, ensure_ascii=False)
+    problems = check_digest_en(first, facts(VSI)).problems
+    assert [p.rule for p in problems] == ["prose_number"]
+    system_prompt, _ = load_prompt(ROOT / "prompts" / "digest_en.md")
+    repair = digest_repair(digest_messages(system_prompt, doc(VSI)), facts(VSI), first, problems)
+    assert repair is not None and list(repair.fields) == ["results[0]"]
+    reply, records = ask_repair_on_the_real_engine(
+        repair, offline_gguf, tmp_path, stage="digest_en", arxiv_id="2504.00883", context_tokens=4096
+    )
+    verdict = check_digest_en(repair.merged(reply), facts(VSI))
+    assert verdict.digest is not None, (reply, verdict.problems)
+    assert "31.7%" not in verdict.digest.results[0].finding
+    assert [r.model_dump() for r in verdict.digest.results[1:]] == en(VSI)["results"][1:]  # kept from the first
+    assert records[0].completion_tokens < 150  # one result, not the whole digest again

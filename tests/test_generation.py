@@ -44,26 +44,45 @@ def test_every_paper_gets_a_checked_digest_and_translation(engine):
     assert sim.stats.requests == 2 * len(DOCS)
 
 
-def test_a_rejected_answer_is_retried_once_with_the_whole_conversation(engine):
+def test_a_rejected_answer_is_repaired_in_its_conversation_asking_only_for_the_result_that_failed(engine):
+    """The English repair (llm/repair.py): the retry resends the conversation (the paper and the rejected
+    answer, in the prefix cache) and asks for the failed result alone, not a whole new digest."""
     sim, base_url = engine
+    [clean] = run_digests(base_url, docs=[FIRST])
+    sim.reset_stats()
     sim.add_fault(Fault(kind="wrong_numbers", match=FIRST.title, on="first", times=1))
-    result = by_id(run_digests(base_url))[FIRST.arxiv_id]
+    params = make_params(llm={"base_url": base_url, "model": "sim-digest", "reuse": False})
+    [result] = asyncio.run(generate("digest_en", params, SAMPLE_DATE, [FIRST], DIGEST_PROMPT, lambda r: None))
     assert result.status == "done"
     assert [(c.attempt, c.status) for c in result.calls] == [(1, "rejected"), (2, "ok")]
     assert "appears nowhere in the paper" in result.calls[0].error
     assert result.calls[0].checker_rules == ["number_unknown"]
-    retry_request = [r for r in sim.stats.records if r.messages == 4]
-    assert len(retry_request) == 1  # system, paper, the rejected answer, the list of problems
+    _, retry = [r for r in sim.stats.records if r.path.endswith("/completions")]
+    assert retry.messages == 4  # system, paper, the rejected answer, the problems and the fields asked for
     # The retry resends the first request as its prefix: the simulated prefix cache serves most of it.
     assert result.calls[1].cached_tokens >= result.calls[0].prompt_tokens * 0.8
+    assert result.calls[1].completion_tokens < result.calls[0].completion_tokens / 3  # one result, not a digest
+    assert result.digest == clean.digest  # the repaired result put back into the first answer
+    [rejected] = [json.loads(a) for a in result.rejected_answers]
+    assert rejected["results"][0]["numbers"][0] == "987654.321" and rejected["method"] == clean.digest["method"]
 
 
-def test_a_figure_invented_in_a_finding_binds_the_retrys_findings_to_their_sections_figures(engine):
-    """The retry asks with a tighter schema: the 0.5B model repeats its first answer on a retry whatever the
+def test_a_problem_of_the_whole_digest_is_retried_with_the_whole_conversation(engine):
+    """A digest whose shape is wrong has no field to mend alone: the retry asks for the whole digest again."""
+    sim, base_url = engine
+    sim.add_fault(Fault(kind="wrong_schema", match=FIRST.title, on="first", times=1))
+    result = by_id(run_digests(base_url))[FIRST.arxiv_id]
+    assert result.status == "done"
+    assert result.calls[0].checker_rules == ["schema"]
+    assert result.calls[1].completion_tokens > result.calls[0].completion_tokens / 2  # a whole digest again
+
+
+def test_a_figure_invented_in_a_finding_binds_the_repaired_result_to_its_sections_figures(engine):
+    """The repair asks with a tighter schema: the 0.5B model repeats its first answer on a retry whatever the
     problems say, so the grammar must keep it from writing the invented figure again."""
     from papers_digest.checker.paper import read_paper
     from papers_digest.checker.problems import Problem
-    from papers_digest.checker.schema import digest_schema, retry_digest_schema
+    from papers_digest.checker.schema import digest_fields_schema, digest_schema, retry_digest_schema
     from papers_digest.sim.routes import schema_fingerprint
 
     sim, base_url = engine
@@ -73,9 +92,12 @@ def test_a_figure_invented_in_a_finding_binds_the_retrys_findings_to_their_secti
     assert result.calls[0].checker_rules == ["prose_number"] and "'987654.321'" in result.calls[0].error
     first, retry = [r.schema_sha for r in sim.stats.records if r.path.endswith("/completions")]
     facts = read_paper(FIRST)
-    bound = retry_digest_schema(facts, [Problem("prose_number", "results[0].finding: '987654.321' appears nowhere")])
+    problems = [Problem("prose_number", "results[0].finding: '987654.321' appears nowhere")]
+    repair = digest_fields_schema(facts, ["results[0]"], problems)
     assert first == schema_fingerprint({"json_schema": {"schema": digest_schema(facts)}})
-    assert retry == schema_fingerprint({"json_schema": {"schema": bound}}) != first
+    assert retry == schema_fingerprint({"json_schema": {"schema": repair}})
+    bound = retry_digest_schema(facts, problems)["properties"]["results"]["items"]
+    assert repair["properties"] == {"results[0]": bound} != digest_schema(facts)["properties"]["results"]["items"]
 
 
 def test_a_translation_that_failed_only_in_fields_is_retried_with_those_fields_alone(engine):

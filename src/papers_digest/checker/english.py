@@ -49,7 +49,7 @@ def check_digest_en(reply: str, facts: PaperFacts) -> Verdict:
         run = _CJK_RUN_RE.search(text)
         if run:
             problems.append(
-                Problem("english", f"{path} is not in English ({run.group(0)!r}): write the field in English")
+                Problem("english", f"{path}: not in English ({run.group(0)!r}): write the field in English")
             )
     for i, result in enumerate(digest.results):
         problems.extend(_result_problems(i, result, facts))
@@ -149,7 +149,7 @@ def _result_problems(i: int, result: Result, facts: PaperFacts) -> list[Problem]
         problems.append(
             Problem(
                 "result_empty",
-                f"results[{i}].numbers is empty, but its sections {', '.join(cited)} hold figures ({examples}, …): "
+                f"results[{i}].numbers: empty, but its sections {', '.join(cited)} hold figures ({examples}, …): "
                 "list the ones the finding rests on",
             )
         )

@@ -5,9 +5,11 @@ The rule ids are what the run report counts (first answer vs the retry) and READ
 
 from __future__ import annotations
 
-import re
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from papers_digest.checker.paths import leading_path
 
 # rule id -> what it demands, in a few words (the report's legend).
 RULES: dict[str, str] = {
@@ -47,11 +49,7 @@ class Problem:
     @property
     def field(self) -> str:
         """The field the message starts with (`results[1].finding`, `one_sentence`); "" when it names none."""
-        found = _FIELD_RE.match(self.message)
-        return found.group(1) if found else ""
-
-
-_FIELD_RE = re.compile(r"^([a-z_]+(?:\[[\d.]+\])?(?:\.[a-z_]+(?:\[[\d.]+\])?)*):")
+        return leading_path(self.message)
 
 
 def problem_texts(problems: Iterable[Problem]) -> list[str]:
@@ -67,3 +65,13 @@ def retry_message(problems: Iterable[Problem]) -> str:
     """The user message that asks the model to correct its JSON (docs/design.md §1)."""
     listed = "; ".join(problem_texts(problems))
     return f"Your JSON has these problems: {listed}. Return the corrected JSON object only."
+
+
+# The line of a repair's message that names the fields asked for again (the simulator reads it back).
+REPAIR_KEYS = "Return one JSON object with only these keys, each the corrected value of that field: "
+
+
+def repair_message(problems: Iterable[Problem], paths: list[str]) -> str:
+    """The user message that asks again for the fields that failed only (llm/repair.py), by path."""
+    listed = "; ".join(problem_texts(problems))
+    return f"Your JSON has these problems: {listed}.\n{REPAIR_KEYS}{json.dumps(paths)}"

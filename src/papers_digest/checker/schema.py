@@ -9,6 +9,7 @@ from typing import Any
 from papers_digest.checker.chinese import carried_numbers, must_be_chinese
 from papers_digest.checker.english import FINDING_MIN_WORDS
 from papers_digest.checker.paper import PaperFacts
+from papers_digest.checker.paths import steps_of
 from papers_digest.checker.problems import Problem
 from papers_digest.core.models import Digest, MindMapNode, Result
 
@@ -57,6 +58,22 @@ def retry_digest_schema(facts: PaperFacts, problems: list[Problem]) -> dict[str,
     fields = {_top_level(p.field) for p in problems if p.rule in _FIGURE_RULES}
     sentences = any(p.rule == "finding_sentence" for p in problems)
     return digest_schema(facts, bound=frozenset(fields), sentences=sentences)
+
+
+def digest_fields_schema(facts: PaperFacts, paths: list[str], problems: list[Problem]) -> dict[str, Any]:
+    """The schema of an English digest's repair (llm/repair.py): one object whose keys are field paths
+    (`results[1]`, `one_sentence`) and whose values are held as that field is in the retry's schema
+    (`retry_digest_schema`); raises KeyError or TypeError for a path that schema has no field for."""
+    whole = retry_digest_schema(facts, problems)
+    properties = {path: _field_schema(whole, path) for path in paths}
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
+def _field_schema(schema: dict[str, Any], path: str) -> dict[str, Any]:
+    node = schema
+    for step in steps_of(path):
+        node = node["items"] if isinstance(step, int) else node["properties"][step]
+    return node
 
 
 def _top_level(field: str) -> str:

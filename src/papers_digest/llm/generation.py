@@ -19,12 +19,12 @@ from papers_digest.core.models import CallRecord, Digest, FulltextDoc, Generatio
 from papers_digest.llm.budget import estimate_tokens
 from papers_digest.llm.client import CallContext, LlmClient, LlmError
 from papers_digest.llm.prompting import Message, digest_messages, paper_message, translate_messages
-from papers_digest.llm.repair import Repair, translation_repair
+from papers_digest.llm.repair import Repair, digest_repair, translation_repair
 
 Check = Callable[[str], Verdict]
 T = TypeVar("T")
 
-MAX_ATTEMPTS = 2  # the first answer and one retry that carries the whole conversation and the problems
+MAX_ATTEMPTS = 2  # the first answer and one retry: the conversation and the problems, or a repair of the fields
 
 
 class EndpointDown(PipelineError):
@@ -170,12 +170,14 @@ async def _digest(
 ) -> GenerationResult:
     facts = read_paper(doc)  # once per paper: the checker and the schema read the same facts
 
+    messages = digest_messages(system_prompt, doc)
+
     def check(reply: str) -> Verdict:
         return check_digest_en(reply, facts)
 
     return await converse(
         client,
-        digest_messages(system_prompt, doc),
+        messages,
         check,
         date=date,
         arxiv_id=doc.arxiv_id,
@@ -184,6 +186,7 @@ async def _digest(
         first_attempt=first_attempt,
         schema=digest_schema(facts),
         retry_schema=lambda problems: retry_digest_schema(facts, problems),
+        repair=lambda answer, problems: digest_repair(messages, facts, answer, problems),
     )
 
 

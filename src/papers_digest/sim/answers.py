@@ -9,6 +9,8 @@ from typing import Any, Literal
 
 from papers_digest.checker.numbers import Number, prose_numbers
 from papers_digest.checker.paper import PaperFacts, read_paper
+from papers_digest.checker.paths import get_field, is_path
+from papers_digest.checker.problems import REPAIR_KEYS
 from papers_digest.checker.schema import MIND_MAP_CHILDREN, STRING_CAPS
 from papers_digest.core.models import DIGEST_KEYS, FulltextDoc, Section
 from papers_digest.llm.prompting import TAGS_PREFIX, TITLE_PREFIX
@@ -137,6 +139,9 @@ def answer(messages: list[dict[str, str]], kind: RequestKind, fault: FaultKind |
         obj = None
     if obj is not None and fault in ("wrong_schema", "wrong_numbers", "bad_section", "prose_number"):
         obj = damage(obj, fault)
+    asked = _repair_paths(messages) if kind == "digest" else None
+    if obj is not None and asked is not None:  # an English digest's repair: only the fields asked for
+        obj = {path: value for path in asked if (value := _field_or_none(obj, path)) is not None}
     content = "OK" if obj is None else json.dumps(obj, ensure_ascii=False, indent=2)
     if fault == "invalid_json":
         return f"Here is the digest you asked for:\n{content}", "stop"  # chatter around the JSON
@@ -163,12 +168,30 @@ def _digest_json(text: str) -> dict[str, Any] | None:
     return data if any(k in data for k in DIGEST_KEYS) or _is_repair(data) else None
 
 
-_FIELD_PATH_RE = re.compile(r"[a-z_]+(?:\[\d+\])?(?:\.[a-z_]+(?:\[\d+\])?)*")
-
-
 def _is_repair(data: dict[str, Any]) -> bool:
     """Fields of a digest by path, not the whole digest."""
-    return bool(data) and not set(DIGEST_KEYS) <= set(data) and all(_FIELD_PATH_RE.fullmatch(k) for k in data)
+    return bool(data) and not set(DIGEST_KEYS) <= set(data) and all(is_path(k) for k in data)
+
+
+def _repair_paths(messages: list[dict[str, str]]) -> list[str] | None:
+    """The fields an English digest's repair asks for (its last message names them after REPAIR_KEYS), or
+    None when the request is no repair."""
+    last = messages[-1] if len(messages) > 2 else {}
+    _, marker, listed = (last.get("content", "") if last.get("role") == "user" else "").partition(REPAIR_KEYS)
+    if not marker:
+        return None
+    try:
+        paths = json.loads(listed)
+    except ValueError:
+        return None
+    return [p for p in paths if isinstance(p, str) and is_path(p)] if isinstance(paths, list) else None
+
+
+def _field_or_none(digest: dict[str, Any], path: str) -> Any:
+    try:
+        return get_field(digest, path)
+    except (KeyError, IndexError, TypeError):  # the simulator's digest has no such field (fewer results)
+        return None
 
 
 def conversation_stage(messages: list[dict[str, str]]) -> Literal["first", "retry"]:
