@@ -365,6 +365,34 @@ def test_after_a_figure_rule_breaks_the_retry_can_write_only_the_papers_figures_
     assert not accepts(worded, heading) and accepts(worded, heading + " by 987654.321 points here.")
 
 
+def test_the_retry_after_a_cut_off_answer_is_held_to_fewer_items():
+    """The 0.5B model's cut-off answers repeat list items and mind-map nodes up to the caps (measured: six
+    identical limitations); the retry after one may write fewer, so it closes before llm.max_tokens."""
+    import jsonschema
+
+    from papers_digest.checker.paper import read_paper
+    from papers_digest.checker.problems import Problem
+    from papers_digest.checker.schema import SHORT_ITEMS, SHORT_RESULTS, digest_schema, retry_digest_schema
+
+    facts = read_paper(real_doc("2503.20783"))
+    cut = Problem("length", "the answer was cut off at the token limit (finish_reason: length)")
+    retry, first = retry_digest_schema(facts, [cut]), digest_schema(facts)
+    repeated = {
+        "label": "R1-Zero",
+        "children": [{"label": "Gradients", "children": [{"label": "Gradients"}]} for _ in range(5)],
+    }
+    fewer = dict(repeated, children=repeated["children"][:SHORT_ITEMS])
+    for schema in (first, retry):
+        jsonschema.validate(fewer, schema["properties"]["mind_map"])
+    jsonschema.validate(repeated, first["properties"]["mind_map"])
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(repeated, retry["properties"]["mind_map"])
+    props = retry["properties"]
+    assert props["results"]["maxItems"] == SHORT_RESULTS < first["properties"]["results"]["maxItems"]
+    assert props["limitations"]["maxItems"] == props["takeaways"]["maxItems"] == SHORT_ITEMS
+    assert props["results"]["minItems"] == 3 and props["problem"] == first["properties"]["problem"]
+
+
 def test_a_translated_field_is_held_to_its_english_figures_in_order():
     """The translation schema lets a field write its English figures, each once, and no other: the 0.5B
     model dropped "7B" from a method and added "12.1%" to fields that had none."""

@@ -57,7 +57,29 @@ def retry_digest_schema(facts: PaperFacts, problems: list[Problem]) -> dict[str,
     bound, it cannot write that figure or that heading again."""
     fields = {_top_level(p.field) for p in problems if p.rule in _FIGURE_RULES}
     sentences = any(p.rule == "finding_sentence" for p in problems)
-    return digest_schema(facts, bound=frozenset(fields), sentences=sentences)
+    schema = digest_schema(facts, bound=frozenset(fields), sentences=sentences)
+    return _shortened(schema) if any(p.rule == "length" for p in problems) else schema
+
+
+def _shortened(schema: dict[str, Any]) -> dict[str, Any]:
+    """The digest's schema with fewer results, list items and mind-map children: the retry after an answer
+    that ran into llm.max_tokens. Measured on the sample day: the 0.5B model's cut answers repeat list items
+    and mind-map nodes up to the caps (six identical limitations, a child "Gradients" five times); held to
+    the same caps, the retry repeats them again."""
+    props = schema["properties"]
+    props["results"]["maxItems"] = SHORT_RESULTS
+    for key in ("limitations", "takeaways"):
+        props[key]["maxItems"] = SHORT_ITEMS
+    nodes = [props["mind_map"]]
+    while nodes:
+        children = nodes.pop()["properties"]["children"]
+        if isinstance(children.get("items"), dict) and children["items"].get("type") == "object":
+            children["maxItems"] = min(children.get("maxItems", SHORT_ITEMS), SHORT_ITEMS)
+            nodes.append(children["items"])
+    return schema
+
+
+SHORT_RESULTS, SHORT_ITEMS = 4, 3  # the caps of the retry after a cut-off answer
 
 
 def digest_fields_schema(facts: PaperFacts, paths: list[str], problems: list[Problem]) -> dict[str, Any]:
