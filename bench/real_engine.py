@@ -236,7 +236,8 @@ def batched_bench(
 
 def retries(day: list[Run]) -> None:
     """Each checker retry's cached share, beside how its first answer ended: where the prefix match ends
-    (README, "Performance"; a translation's repair shares only the system prompt)."""
+    (README, "Performance"; a translation's repair shares only the system prompt, an English retry the whole
+    conversation)."""
     print("\n#### The checker's retries\n")
     print("| concurrency | paper | stage | first answer ended | retry prompt tokens | cached |")
     print("|---:|---|---|---|---:|---:|")

@@ -8,11 +8,12 @@ import re
 from typing import Any
 
 _STEP = r"[a-z_]+(?:\[\d+\])?"
-_PATH_RE = re.compile(rf"{_STEP}(?:\.{_STEP})*")
+_PATH = rf"{_STEP}(?:\.{_STEP})*"
+_PATH_RE = re.compile(_PATH)
 _STEP_RE = re.compile(r"([a-z_]+)(?:\[(\d+)\])?")
 # A problem's message starts with the path of the field it is about and a colon; a range
 # (`results[0..3].sections`) names several results, so no one field.
-_LEADING_RE = re.compile(rf"^({_STEP}(?:\.{_STEP})*):")
+_LEADING_RE = re.compile(rf"^({_PATH}):")
 
 
 def is_path(text: str) -> bool:
@@ -24,6 +25,11 @@ def leading_path(message: str) -> str:
     """The field path a message starts with; "" when it names none."""
     found = _LEADING_RE.match(message)
     return found.group(1) if found else ""
+
+
+def top_level(path: str) -> str:
+    """`results[2].finding` -> `results`, `mind_map.children[0].label` -> `mind_map`; "" for no path."""
+    return str(steps_of(path)[0]) if path else ""
 
 
 def result_index(path: str) -> int | None:
@@ -47,16 +53,16 @@ def steps_of(path: str) -> list[str | int]:
 
 def get_field(digest: Any, path: str) -> Any:
     """The value at `path`; raises KeyError, IndexError or TypeError when the digest has no such field."""
-    node = digest
-    for step in steps_of(path):
-        node = node[step]
-    return node
+    return _walk(digest, steps_of(path))
 
 
 def set_field(digest: Any, path: str, value: Any) -> None:
     """Set the value at `path`, a field the digest has."""
-    steps = steps_of(path)
-    node = digest
-    for step in steps[:-1]:
+    *parents, last = steps_of(path)
+    _walk(digest, parents)[last] = value
+
+
+def _walk(node: Any, steps: list[str | int]) -> Any:
+    for step in steps:
         node = node[step]
-    node[steps[-1]] = value
+    return node

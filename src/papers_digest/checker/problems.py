@@ -63,8 +63,7 @@ def rules_broken(problems: Iterable[Problem]) -> list[str]:
 
 def retry_message(problems: Iterable[Problem]) -> str:
     """The user message that asks the model to correct its JSON (docs/design.md §1)."""
-    listed = "; ".join(problem_texts(problems))
-    return f"Your JSON has these problems: {listed}. Return the corrected JSON object only."
+    return f"{_listed(problems)}. Return the corrected JSON object only."
 
 
 # The line of a repair's message that names the fields asked for again (the simulator reads it back).
@@ -73,5 +72,8 @@ REPAIR_KEYS = "Return one JSON object with only these keys, each the corrected v
 
 def repair_message(problems: Iterable[Problem], paths: list[str]) -> str:
     """The user message that asks again for the fields that failed only (llm/repair.py), by path."""
-    listed = "; ".join(problem_texts(problems))
-    return f"Your JSON has these problems: {listed}.\n{REPAIR_KEYS}{json.dumps(paths)}"
+    return f"{_listed(problems)}.\n{REPAIR_KEYS}{json.dumps(paths)}"
+
+
+def _listed(problems: Iterable[Problem]) -> str:
+    return f"Your JSON has these problems: {'; '.join(problem_texts(problems))}"

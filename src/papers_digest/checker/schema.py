@@ -9,7 +9,7 @@ from typing import Any
 from papers_digest.checker.chinese import carried_numbers, must_be_chinese
 from papers_digest.checker.english import FINDING_MIN_WORDS
 from papers_digest.checker.paper import PaperFacts
-from papers_digest.checker.paths import steps_of
+from papers_digest.checker.paths import steps_of, top_level
 from papers_digest.checker.problems import Problem
 from papers_digest.core.models import Digest, MindMapNode, Result
 
@@ -55,7 +55,7 @@ def retry_digest_schema(facts: PaperFacts, problems: list[Problem]) -> dict[str,
     bound to the paper's figures (a finding: to its section's), and after a finding that was no sentence,
     findings of words. The 0.5B model repeats its first answer on the retry whatever the problems say;
     bound, it cannot write that figure or that heading again."""
-    fields = {_top_level(p.field) for p in problems if p.rule in _FIGURE_RULES}
+    fields = {top_level(p.field) for p in problems if p.rule in _FIGURE_RULES}
     sentences = any(p.rule == "finding_sentence" for p in problems)
     schema = digest_schema(facts, bound=frozenset(fields), sentences=sentences)
     return _shortened(schema) if any(p.rule == "length" for p in problems) else schema
@@ -97,10 +97,6 @@ def _field_schema(schema: dict[str, Any], path: str) -> dict[str, Any]:
         node = node["items"] if isinstance(step, int) else node["properties"][step]
     return node
 
-
-def _top_level(field: str) -> str:
-    """`results[2].finding` -> `results`, `mind_map.children[0].label` -> `mind_map`."""
-    return field.split(".", 1)[0].split("[", 1)[0]
 
 
 def translation_schema(english: Digest) -> dict[str, Any]:

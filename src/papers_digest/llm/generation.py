@@ -169,7 +169,6 @@ async def _digest(
     client: LlmClient, doc: FulltextDoc, system_prompt: str, prompt_version: str, date: str, first_attempt: int
 ) -> GenerationResult:
     facts = read_paper(doc)  # once per paper: the checker and the schema read the same facts
-
     messages = digest_messages(system_prompt, doc)
 
     def check(reply: str) -> Verdict:

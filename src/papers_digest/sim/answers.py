@@ -176,8 +176,9 @@ def _is_repair(data: dict[str, Any]) -> bool:
 def _repair_paths(messages: list[dict[str, str]]) -> list[str] | None:
     """The fields an English digest's repair asks for (its last message names them after REPAIR_KEYS), or
     None when the request is no repair."""
-    last = messages[-1] if len(messages) > 2 else {}
-    _, marker, listed = (last.get("content", "") if last.get("role") == "user" else "").partition(REPAIR_KEYS)
+    if len(messages) <= 2 or messages[-1]["role"] != "user":
+        return None
+    _, marker, listed = messages[-1]["content"].partition(REPAIR_KEYS)
     if not marker:
         return None
     try:
