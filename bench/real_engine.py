@@ -9,9 +9,12 @@ about 40 minutes on 2 CPU cores. Everything runs on 127.0.0.1 and is measured si
    `--parallel` = the concurrency: wall time, prompt and generated tok/s, the speed-up over concurrency 1,
    the most slots busy at once (sampled from /metrics), and the cached share of prompt tokens for the first
    attempts and, apart, for the checker's retries (the seed's C3-3).
-2. A decode-heavy synthetic run: 2 × concurrency short prompts, 200 generated tokens each.
+2. A decode-heavy synthetic run, first on each fresh server: 2 × concurrency short prompts, 200 generated tokens
+   each, three times (the median, and the lowest and highest run).
 3. llama-batched-bench, the same build's measure of the engine's own batched throughput, for the lengths
-   the pipeline sent: each pipeline row as a ratio of it.
+   the pipeline sent: prefill and decode rates next to a short prompt (the abstracts' calls) and a long one
+   (the full paper's), at 1, 2 and 4 sequences. From them, the engine limit of each row is the time the
+   engine itself needs for that row's calls (`engine_limit_s`), and the ratio is that time over the wall time.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from papers_digest.engines.process import ManagedEngine, machine_cores
 from papers_digest.llm.client import CallContext
 from papers_digest.llm.endpoint import parse_prefix_cache
 from papers_digest.llm.prompting import load_prompt
+from papers_digest.llm.repair import DIGEST_RULES, TRANSLATION_RULES
 from papers_digest.pipeline.fulltexts import fetch_fulltexts
 from papers_digest.pipeline.generating import generate, llm_client
 from papers_digest.pipeline.listing import list_day
@@ -55,6 +59,11 @@ from papers_digest.testing.servers import sample_replay_server
 ROOT = repo_root()
 CONCURRENCY = (1, 2, 4)
 SYNTHETIC_TOKENS = 200
+REPEATS = 3  # decode-heavy runs, each side: one run of 8 requests is ~40 s, within this machine's spread
+# A call's prompt at or above this many tokens is the full paper's (5,800-7,500 on the sample day); the
+# abstracts' calls and the translations are under 2,000. Each class gets its own batched-bench rates.
+LONG_PROMPT = 3000
+ANCHOR_TOKENS = 128  # decode steps per batched-bench row: enough for a steady rate, few next to a long prompt
 PROMPT, PREDICTED = "llamacpp:prompt_tokens_total", "llamacpp:tokens_predicted_total"  # its /metrics counters
 
 
@@ -67,29 +76,40 @@ class Run:
     generated: float = 0.0
     busy_max: int = 0
     done: int = 0
+    not_done: list[str] = field(default_factory=list)  # "arxiv id stage (why)" of each paper not done
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--concurrency", type=int, nargs="+", default=list(CONCURRENCY))
     parser.add_argument("--model", default=str(ROOT / DEFAULT_MODEL_PATH))
+    parser.add_argument("--repeats", type=int, default=REPEATS, help="decode-heavy runs per concurrency")
+    parser.add_argument("--decode-heavy-only", action="store_true", help="skip the sample day (most of the time)")
     args = parser.parse_args()
     os.chdir(ROOT)
-    docs = sample_docs(args.model)
-    print(f"sample day {SAMPLE_DATE}: {len(docs)} papers, {sum(d.tokens or 0 for d in docs):,} prompt tokens of text")
+    docs = [] if args.decode_heavy_only else sample_docs(args.model)
+    if docs:
+        tokens = sum(d.tokens or 0 for d in docs)
+        print(f"sample day {SAMPLE_DATE}: {len(docs)} papers, {tokens:,} prompt tokens of text")
     day, synthetic = [], []
     for concurrency in args.concurrency:
         params = bench_params(args.model, concurrency)
         with ManagedEngine.from_params(params, log_dir=ROOT / "logs" / "bench") as engine:
-            day.append(sample_day(params, docs, engine.url))
-            synthetic.append(decode_heavy(params, engine.url))
-        print(f"concurrency {concurrency}: {day[-1].wall_s:.0f} s, {day[-1].done} done", flush=True)
-    prompts = [c.prompt_tokens - (c.cached_tokens or 0) for r in day for c in r.calls if c.prompt_tokens]
-    completions = [c.completion_tokens for r in day for c in r.calls if c.completion_tokens]
-    npp, ntg = round(statistics.median(prompts)), round(statistics.median(completions))
-    limits_day = batched_bench(args.model, npp, ntg, args.concurrency)
-    limits_synthetic = batched_bench(args.model, 32, SYNTHETIC_TOKENS, args.concurrency)
-    report(day, synthetic, limits_day, limits_synthetic, npp, ntg)
+            # first, on the fresh server: no slot holds the day's long prompts yet, nor its cache in RAM
+            synthetic.append([decode_heavy(params, engine.url) for _ in range(args.repeats)])
+            if docs:
+                day.append(sample_day(params, docs, engine.url))
+                print(f"concurrency {concurrency}: {day[-1].wall_s:.0f} s, {day[-1].done} done", flush=True)
+    if day:
+        lengths = anchor_lengths([c for r in day for c in r.calls])
+        # -pps: one prompt shared by the sequences, so a long prompt is computed once per row, not per sequence
+        limits_day = {
+            name: batched_bench(args.model, npp, ANCHOR_TOKENS, args.concurrency, options=("-pps",))
+            for name, npp in lengths.items()
+        }
+        report_day(day, limits_day, lengths)
+    limits_synthetic = [batched_bench(args.model, 32, SYNTHETIC_TOKENS, args.concurrency) for _ in range(args.repeats)]
+    report_decode_heavy(synthetic, limits_synthetic)
 
 
 def bench_params(model: str, concurrency: int) -> Params:
@@ -139,6 +159,7 @@ def sample_day(params: Params, docs: list[FulltextDoc], url: str) -> Run:
     run.calls = [c for r in [*english, *chinese] for c in r.calls]
     run.prompt_computed, run.generated, run.busy_max = metrics.computed, metrics.generated, metrics.busy_max
     run.done = sum(_done(r, chinese) for r in english)
+    run.not_done = [_why(r) for r in [*english, *chinese] if r.status != "done"]
     return run
 
 
@@ -234,13 +255,50 @@ def batched_bench(
     return rows
 
 
+def anchor_lengths(calls: list[CallRecord]) -> dict[str, int]:
+    """The prompt lengths to measure the engine at: the median prompt of the short calls and of the long
+    ones (LONG_PROMPT), whichever the day had."""
+    prompts = [c.prompt_tokens for c in calls if c.prompt_tokens]
+    classes = {"short": [n for n in prompts if n < LONG_PROMPT], "long": [n for n in prompts if n >= LONG_PROMPT]}
+    return {name: round(statistics.median(found)) for name, found in classes.items() if found}
+
+
+def engine_limit_s(calls: list[CallRecord], limits: dict[str, dict[int, dict[str, float]]], concurrency: int) -> float:
+    """The seconds the engine itself needs for these calls at `concurrency` sequences: each call's computed
+    prompt tokens at batched-bench's prefill rate and its generated tokens at the decode rate of `concurrency`
+    sequences, both next to a prompt of its class's length. Under a cost per step linear in the tokens and
+    their contexts this is exact for any mix of short and long calls in a batch; it assumes every slot
+    decodes all the time, so it is a bound no client reaches with fewer papers than slots at the end."""
+    total = 0.0
+    for call in (c for c in calls if c.prompt_tokens):
+        rates = limits["long" if call.prompt_tokens >= LONG_PROMPT else "short"]
+        # prefill does not batch on this engine (its rate at one sequence), decode does
+        total += (call.prompt_tokens - (call.cached_tokens or 0)) / rates[min(rates)]["s_pp"]
+        total += (call.completion_tokens or 0) / rates[concurrency]["s_tg"]
+    return total
+
+
+def busy_share(calls: list[CallRecord], wall_s: float) -> float:
+    """The share of the wall time with at least one call in flight (the union of the calls' intervals)."""
+    busy, end = 0.0, float("-inf")
+    for call in sorted(calls, key=lambda c: c.started_at):
+        start = max(call.started_at, end)
+        busy += max(0.0, call.ended_at - start)
+        end = max(end, call.ended_at)
+    return busy / wall_s if wall_s else 0.0
+
+
 def retries(day: list[Run]) -> None:
-    """Each checker retry's cached share, beside how its first answer ended: where the prefix match ends
-    (README, "Performance"; a translation's repair shares only the system prompt, an English retry the whole
-    conversation)."""
+    """Each checker retry: how its first answer ended, what the retry asked for (the failed fields alone, or
+    the whole answer again, as llm/repair.py decides from the first answer's rules), its cached share (where
+    the prefix match ends: README, "Performance"; a translation's repair shares only the system prompt, an
+    English retry the whole conversation) and what it generated beside the first answer."""
     print("\n#### The checker's retries\n")
-    print("| concurrency | paper | stage | first answer ended | retry prompt tokens | cached |")
-    print("|---:|---|---|---|---:|---:|")
+    print(
+        "| concurrency | paper | stage | first answer ended | first answer tokens | asked for | retry prompt tokens | "
+        "cached | retry tokens | retry s | retry passed |"
+    )
+    print("|---:|---|---|---|---:|---|---:|---:|---:|---:|---|")
     for run in day:
         answered = [c for c in run.calls if c.prompt_tokens]
         for retry in (c for c in answered if c.attempt > 1):
@@ -249,8 +307,27 @@ def retries(day: list[Run]) -> None:
             cached = retry.cached_tokens or 0
             print(
                 f"| {run.concurrency} | {retry.arxiv_id} | {retry.stage} | {first.finish_reason if first else '?'} | "
-                f"{retry.prompt_tokens:,} | {cached:,} ({cached / (retry.prompt_tokens or 1):.0%}) |"
+                f"{(first.completion_tokens or 0) if first else 0:,} | {_asked_for(first)} | "
+                f"{retry.prompt_tokens:,} | {cached:,} ({cached / (retry.prompt_tokens or 1):.0%}) | "
+                f"{retry.completion_tokens or 0:,} | {retry.latency_s:.0f} | {_passed(retry)} |"
             )
+
+
+def _asked_for(first: CallRecord | None) -> str:
+    rules = set(first.checker_rules) if first else set()
+    fields = DIGEST_RULES if first and first.stage == "digest_en" else TRANSLATION_RULES
+    repaired = first is not None and first.finish_reason != "length" and rules and rules <= fields
+    return "fields" if repaired else "whole answer"
+
+
+def _passed(call: CallRecord) -> str:
+    return "yes" if call.status == "ok" else "no: " + ", ".join(call.checker_rules or [call.error_kind or "?"])
+
+
+def _why(result: GenerationResult) -> str:
+    """A paper's failure in a few words: the stage, and the rules its last answer broke (or the error's kind)."""
+    last = result.calls[-1] if result.calls else None
+    return f"{result.arxiv_id} {result.stage} ({_passed(last)[4:] if last else result.error_kind or '?'})"
 
 
 def _done(english: GenerationResult, chinese: list[GenerationResult]) -> bool:
@@ -263,47 +340,67 @@ def _cached_share(calls: list[CallRecord], retry: bool) -> str:
     return f"{sum(c.cached_tokens or 0 for c in chosen) / prompt:.1%} of {prompt:,} ({len(chosen)})" if prompt else "–"
 
 
-def report(
-    day: list[Run], synthetic: list[Run], limits_day: dict, limits_synthetic: dict, npp: int, ntg: int
-) -> None:
-    base_day, base_syn = day[0], synthetic[0]
+def report_day(day: list[Run], limits_day: dict[str, dict[int, dict[str, float]]], lengths: dict[str, int]) -> None:
+    base_day = day[0]
     print(f"\n#### The sample day's generation stages on llama-server ({machine_cores()} CPU threads), reuse off\n")
     print(
         "| concurrency | papers done | calls | wall s | speed-up | throughput vs 1 | prompt tok/s | generated tok/s | "
-        "slots busy (max) | cached, first attempts | cached, retries | engine limit tok/s | ratio |"
+        "slots busy (max) | a call in flight | cached, first attempts | cached, retries | engine limit s | ratio | "
+        "engine's speed-up for this work |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|")
     base_tok_s = (base_day.prompt_computed + base_day.generated) / base_day.wall_s
     for run in day:
         tok_s = (run.prompt_computed + run.generated) / run.wall_s
-        limit = limits_day.get(run.concurrency, {}).get("s", 0.0)
+        limit = engine_limit_s(run.calls, limits_day, run.concurrency)
+        alone = engine_limit_s(run.calls, limits_day, day[0].concurrency)
         print(
             f"| {run.concurrency} | {run.done} | {len(run.calls)} | {run.wall_s:.0f} | "
             f"{base_day.wall_s / run.wall_s:.2f}x | {tok_s / base_tok_s:.2f}x | "
             f"{run.prompt_computed / run.wall_s:.1f} | {run.generated / run.wall_s:.1f} | {run.busy_max} | "
-            f"{_cached_share(run.calls, False)} | {_cached_share(run.calls, True)} | {limit:.1f} | "
-            f"{tok_s / limit if limit else 0:.2f} |"
+            f"{busy_share(run.calls, run.wall_s):.0%} | "
+            f"{_cached_share(run.calls, False)} | {_cached_share(run.calls, True)} | {limit:.0f} | "
+            f"{limit / run.wall_s:.2f} | {alone / limit:.2f}x |"
         )
+    for run in day:
+        if run.not_done:
+            print(f"\nNot done at concurrency {run.concurrency}: " + "; ".join(run.not_done))
     print(
         "\nThe model's answers differ between runs (greedy decoding on a batching server is not batch-invariant), so "
         "each concurrency does other work: throughput vs 1 compares tokens computed and generated per second of "
         "wall time, the speed-up compares wall times."
-        f"\nEngine limit: llama-batched-bench with the pipeline's median lengths ({npp:,} computed prompt tokens, "
-        f"{ntg:,} generated) at that many sequences, all tokens per second; ratio = the pipeline's tokens per "
-        "second of wall time over it."
+        "\nEngine limit: the seconds the engine needs for the row's calls by llama-batched-bench's rates at that "
+        "many sequences (computed prompt tokens at its prefill rate, generated tokens at its decode rate, next to "
+        "a prompt of " + " and ".join(f"{n:,} tokens ({name} calls)" for name, n in lengths.items()) + "); "
+        "ratio = engine limit / wall time. The engine's speed-up for this work = the same calls' engine limit at "
+        f"concurrency {day[0].concurrency} over the row's: what the engine allows, if every slot decoded all the time."
     )
+    print("\n| prompt | sequences | prefill tok/s | decode tok/s |\n|---:|---:|---:|---:|")
+    for name, npp in lengths.items():
+        for level, rates in sorted(limits_day[name].items()):
+            print(f"| {npp:,} ({name}) | {level} | {rates['s_pp']:.1f} | {rates['s_tg']:.1f} |")
     retries(day)
-    print(f"\n#### Decode-heavy: 2 x concurrency requests, {SYNTHETIC_TOKENS} generated tokens each\n")
+
+
+def report_decode_heavy(synthetic: list[list[Run]], limits: list[dict[int, dict[str, float]]]) -> None:
+    """Medians over the repeats, the lowest and highest run beside them."""
+    print(f"\n#### Decode-heavy: 2 x concurrency requests, {SYNTHETIC_TOKENS} generated tokens each, "
+          f"median of {len(limits)} runs (lowest-highest)\n")  # fmt: skip
     print("| concurrency | requests | wall s | generated tok/s | vs concurrency 1 | slots busy (max) | "
-          "batched-bench S_TG tok/s | ratio |")  # fmt: skip
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for run in synthetic:
-        tok_s = run.generated / run.wall_s
-        limit = limits_synthetic.get(run.concurrency, {}).get("s_tg", 0.0)
+          "batched-bench S_TG tok/s | vs 1 | ratio |")  # fmt: skip
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    base = statistics.median(r.generated / r.wall_s for r in synthetic[0])
+    base_limit = statistics.median(row[synthetic[0][0].concurrency]["s_tg"] for row in limits)
+    for runs in synthetic:
+        concurrency = runs[0].concurrency
+        rates = [r.generated / r.wall_s for r in runs]
+        engine = [row[concurrency]["s_tg"] for row in limits]
+        tok_s, limit = statistics.median(rates), statistics.median(engine)
         print(
-            f"| {run.concurrency} | {len(run.calls)} | {run.wall_s:.1f} | {tok_s:.1f} | "
-            f"{tok_s / (base_syn.generated / base_syn.wall_s):.2f}x | {run.busy_max} | {limit:.1f} | "
-            f"{tok_s / limit if limit else 0:.2f} |"
+            f"| {concurrency} | {len(runs[0].calls)} | {statistics.median(r.wall_s for r in runs):.1f} | "
+            f"{tok_s:.1f} ({min(rates):.1f}-{max(rates):.1f}) | {tok_s / base:.2f}x | "
+            f"{max(r.busy_max for r in runs)} | "
+            f"{limit:.1f} ({min(engine):.1f}-{max(engine):.1f}) | {limit / base_limit:.2f}x | {tok_s / limit:.2f} |"
         )
 
 
