@@ -1,0 +1,52 @@
+"""The real-engine benchmark's anchor: the engine's own time for the calls the pipeline made (bench/real_engine.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import pytest
+
+from papers_digest.core.models import CallRecord
+from papers_digest.testing.harness import repo_root
+
+
+@pytest.fixture(scope="module")
+def real_engine():
+    path = repo_root() / "bench" / "real_engine.py"
+    spec = importlib.util.spec_from_file_location("real_engine", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["real_engine"] = module
+    spec.loader.exec_module(module)
+    yield module
+    del sys.modules["real_engine"]
+
+
+def _call(prompt: int, cached: int, completion: int, start: float = 0.0, end: float = 1.0) -> CallRecord:
+    return CallRecord(
+        date="2025-04-03", arxiv_id="2503.20783", stage="digest_en", attempt=1, status="ok",
+        prompt_tokens=prompt, cached_tokens=cached, completion_tokens=completion,
+        started_at=start, ended_at=end, latency_s=end - start,
+    )  # fmt: skip
+
+
+# batched-bench's rates next to a short and a long prompt, at 1 and 4 sequences
+LIMITS = {
+    "short": {1: {"s_pp": 100.0, "s_tg": 30.0}, 4: {"s_pp": 110.0, "s_tg": 40.0}},
+    "long": {1: {"s_pp": 60.0, "s_tg": 10.0}, 4: {"s_pp": 65.0, "s_tg": 8.0}},
+}
+
+
+def test_the_engine_limit_charges_each_call_at_its_own_lengths(real_engine):
+    short, long = _call(800, 200, 300), _call(6000, 0, 100)
+    # computed prompt at one sequence's prefill rate, generated tokens at the concurrency's decode rate
+    alone = 600 / 100 + 300 / 30 + 6000 / 60 + 100 / 10
+    four = 600 / 100 + 300 / 40 + 6000 / 60 + 100 / 8
+    assert real_engine.engine_limit_s([short, long], LIMITS, 1) == pytest.approx(alone)
+    assert real_engine.engine_limit_s([short, long], LIMITS, 4) == pytest.approx(four)
+    assert real_engine.anchor_lengths([short, long, _call(1000, 0, 10)]) == {"short": 900, "long": 6000}
+
+
+def test_a_call_in_flight_counts_overlapping_calls_once(real_engine):
+    calls = [_call(10, 0, 1, 0, 10), _call(10, 0, 1, 5, 20), _call(10, 0, 1, 30, 40)]
+    assert real_engine.busy_share(calls, 50.0) == pytest.approx(30 / 50)
