@@ -420,8 +420,11 @@ def test_papers_run_interrupted_while_the_engine_starts_stops_it(tmp_path, sampl
     pid_file = tmp_path / "engine.pid"
     hang = {**env, "FAKE_ENGINE_HANG": "1"}
     run = subprocess.Popen(
-        _papers("run"), cwd=project, env=hang, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
+        _papers("run"), cwd=project, env=hang, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # as in a terminal's foreground: a suite started in the background (`make test &` in a script) hands
+        # its children SIGINT ignored, and Python then installs no KeyboardInterrupt for it
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
     try:
         deadline = time.monotonic() + 60
         while not pid_file.exists() and time.monotonic() < deadline:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -162,3 +163,23 @@ def _git(where: Path, *args: str) -> None:
     who = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
     env = {**dvc_env(), **who}
     subprocess.run(["git", *args], cwd=where, env=env, check=True)
+
+
+def test_dvc_started_by_a_run_launched_with_sigint_ignored_can_still_be_stopped_by_sigint():
+    # `papers daily &` in a script (or nohup) starts papers with SIGINT ignored; the DVC it starts must still
+    # take the SIGINT that stops it cleanly, or it would run on until SIGKILL
+    probe = "import signal; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
+    parent = (
+        "import subprocess, sys\n"
+        "from papers_digest.cli.project import start_group\n"
+        f"child = start_group([sys.executable, '-c', {probe!r}], stdout=subprocess.PIPE, text=True)\n"
+        "print(child.communicate()[0].strip())\n"
+        "import signal; print(signal.getsignal(signal.SIGINT) == signal.SIG_IGN)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", parent], capture_output=True, text=True, timeout=60,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    # DVC takes SIGINT as KeyboardInterrupt; papers itself keeps ignoring it, as it was started
+    assert done.stdout.split() == ["True", "True"]

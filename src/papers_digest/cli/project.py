@@ -50,7 +50,7 @@ def dvc_repro(
     }
     command = [dvc, "repro", *(["--force"] if force else []), *extra]
     started = time.monotonic()
-    process = subprocess.Popen(command, cwd=cwd, env=env, start_new_session=True)
+    process = start_group(command, cwd=cwd, env=env)
     try:
         while True:
             try:
@@ -66,6 +66,23 @@ def dvc_repro(
         raise
     print(f"dvc repro finished in {time.monotonic() - started:.1f} s with exit code {code}")
     return code
+
+
+def start_group(command: list[str], **popen: Any) -> subprocess.Popen[bytes]:
+    """Start `command` in its own process group (session), able to take the SIGINT that `stop_group` sends.
+
+    A process started with SIGINT ignored (by a script's `cmd &`, or nohup) hands that on: an ignored
+    signal stays ignored across exec, and DVC would then run on until SIGKILL, skipping its cleanup. A
+    caught signal is reset to its default on exec, so for the start, SIGINT is caught with a no-op here.
+    """
+    ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    if not ignored or threading.current_thread() is not threading.main_thread():
+        return subprocess.Popen(command, start_new_session=True, **popen)
+    signal.signal(signal.SIGINT, lambda _signum, _frame: None)
+    try:
+        return subprocess.Popen(command, start_new_session=True, **popen)
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def stop_group(process: subprocess.Popen[bytes], grace_s: float) -> None:
