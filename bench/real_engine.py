@@ -314,20 +314,25 @@ def retries(day: list[Run]) -> None:
 
 
 def _asked_for(first: CallRecord | None) -> str:
+    # a cut-off answer's rules include `length`, which no field answers for alone
     rules = set(first.checker_rules) if first else set()
     fields = DIGEST_RULES if first and first.stage == "digest_en" else TRANSLATION_RULES
-    repaired = first is not None and first.finish_reason != "length" and rules and rules <= fields
-    return "fields" if repaired else "whole answer"
+    return "fields" if rules and rules <= fields else "whole answer"
+
+
+def _broke(call: CallRecord) -> str:
+    """What a call's answer broke: the checker's rules, or the error's kind."""
+    return ", ".join(call.checker_rules or [call.error_kind or "?"])
 
 
 def _passed(call: CallRecord) -> str:
-    return "yes" if call.status == "ok" else "no: " + ", ".join(call.checker_rules or [call.error_kind or "?"])
+    return "yes" if call.status == "ok" else f"no: {_broke(call)}"
 
 
 def _why(result: GenerationResult) -> str:
-    """A paper's failure in a few words: the stage, and the rules its last answer broke (or the error's kind)."""
-    last = result.calls[-1] if result.calls else None
-    return f"{result.arxiv_id} {result.stage} ({_passed(last)[4:] if last else result.error_kind or '?'})"
+    """A paper's failure in a few words: the stage, and what its last answer broke."""
+    why = _broke(result.calls[-1]) if result.calls else result.error_kind or "?"
+    return f"{result.arxiv_id} {result.stage} ({why})"
 
 
 def _done(english: GenerationResult, chinese: list[GenerationResult]) -> bool:

@@ -76,13 +76,14 @@ def start_group(command: list[str], **popen: Any) -> subprocess.Popen[bytes]:
     caught signal is reset to its default on exec, so for the start, SIGINT is caught with a no-op here.
     """
     ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
-    if not ignored or threading.current_thread() is not threading.main_thread():
-        return subprocess.Popen(command, start_new_session=True, **popen)
-    signal.signal(signal.SIGINT, lambda _signum, _frame: None)
+    caught = ignored and threading.current_thread() is threading.main_thread()  # only it may set handlers
+    if caught:
+        signal.signal(signal.SIGINT, lambda _signum, _frame: None)
     try:
         return subprocess.Popen(command, start_new_session=True, **popen)
     finally:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if caught:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def stop_group(process: subprocess.Popen[bytes], grace_s: float) -> None:
