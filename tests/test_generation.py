@@ -8,7 +8,7 @@ import pytest
 from conftest import SAMPLE_DATE, abstract_docs, chat_calls, make_params, sample_papers
 
 from papers_digest.core.models import Digest, GenerationResult
-from papers_digest.llm.generation import EndpointDown
+from papers_digest.llm.generation import EndpointDown, longest_first
 from papers_digest.llm.prompting import load_prompt
 from papers_digest.pipeline.generating import generate
 from papers_digest.sim.faults import Fault
@@ -180,16 +180,52 @@ def test_the_per_call_timeout_comes_from_params(engine):
     assert chat_calls(sim) == 3  # retry.attempts = 3 in the test params, then the endpoint counts as down
 
 
+def chats_in_started_order(sim: EngineSim):
+    return sorted((r for r in sim.stats.records if r.path.endswith("/completions")), key=lambda r: r.started)
+
+
 def test_a_checker_retry_is_sent_before_the_first_attempts_still_waiting(engine):
-    """One slot: the first paper's retry goes before every paper still waiting, not after all of them
-    (llm/slots.py). The slot its first answer freed went to the next paper while the checker read it."""
+    """One slot: the paper that starts first (the longest) gets its retry before every paper still waiting,
+    not after all of them (llm/slots.py). The slot its first answer freed went to the next paper while
+    the checker read it."""
     sim, base_url = engine
-    sim.add_fault(Fault(kind="wrong_numbers", match=FIRST.title, on="first", times=1))
+    longest = max(DOCS, key=lambda doc: len(doc.text))
+    sim.add_fault(Fault(kind="wrong_numbers", match=longest.title, on="first", times=1))
     results = by_id(run_digests(base_url, concurrency=1))
     assert all(r.status == "done" for r in results.values())
-    chats = sorted((r for r in sim.stats.records if r.path.endswith("/completions")), key=lambda r: r.started)
+    chats = chats_in_started_order(sim)
     assert [r.messages for r in chats] == [2, 2, 4] + [2] * (len(DOCS) - 2)  # a retry has 4 messages
-    assert results[FIRST.arxiv_id].calls[1].cached_tokens >= results[FIRST.arxiv_id].calls[0].prompt_tokens * 0.8
+    assert results[longest.arxiv_id].calls[1].cached_tokens >= results[longest.arxiv_id].calls[0].prompt_tokens * 0.8
+
+
+@pytest.mark.parametrize("concurrency", [1, 2])
+def test_the_longest_papers_start_first_so_a_long_one_listed_last_does_not_run_alone_at_the_end(
+    engine, concurrency
+):
+    """The longest paper listed last still starts in the first wave, and the rest follow longest first."""
+    sim, base_url = engine
+    longest = max(DOCS, key=lambda doc: len(doc.text))
+    listed = [doc for doc in DOCS if doc is not longest] + [longest]
+    results = by_id(run_digests(base_url, docs=listed, concurrency=concurrency))
+    assert all(r.status == "done" for r in results.values())
+    prompts = [r.prompt_tokens for r in chats_in_started_order(sim)]
+    assert len(prompts) == len(DOCS)
+    assert max(prompts) in prompts[:concurrency]
+    assert prompts[concurrency:] == sorted(prompts[concurrency:], reverse=True)
+
+
+def test_papers_of_the_same_size_keep_their_list_order():
+    assert longest_first(["bb", "a", "cc", "d", "eee"], len) == ["eee", "bb", "cc", "a", "d"]
+
+
+def test_translations_start_with_the_longest_english_digest(engine):
+    sim, base_url = engine
+    params = make_params(llm={"base_url": base_url, "model": "sim-digest", "concurrency": 1})
+    english = run_digests(base_url)
+    asyncio.run(generate("translate_zh", params, SAMPLE_DATE, english, TRANSLATE_PROMPT, lambda r: None))
+    prompts = [r.prompt_tokens for r in chats_in_started_order(sim) if r.kind == "translate"]
+    assert len(prompts) == len(english) and len(set(prompts)) > 1
+    assert prompts == sorted(prompts, reverse=True)
 
 
 @pytest.mark.parametrize("concurrency", [1, 3])

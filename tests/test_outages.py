@@ -114,7 +114,9 @@ def test_an_outage_mid_stage_is_not_the_days_result_and_a_plain_rerun_makes_only
         cutter.join()
         server.stop()
     assert broken.returncode != 0
-    line = next(x for x in broken.stderr.splitlines() if x.startswith("digest_en: the LLM endpoint stopped answering"))
+    lines = [x for x in broken.stderr.splitlines() if x.startswith("digest_en: the LLM endpoint stopped answering")]
+    assert len(lines) == 1, broken.stdout + broken.stderr
+    [line] = lines
     finished = int(re.search(r"after (\d) of 4 papers \(", line).group(1))
     assert finished >= 1 and "finished answers are kept; run again when it is back" in line
     assert list(_generated(project, "digest_en").values()) == ["done"] * finished  # nobody failed for the outage

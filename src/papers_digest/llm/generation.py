@@ -213,6 +213,14 @@ async def translate_paper(
     )
 
 
+def longest_first(items: Iterable[T], size: Callable[[T], int]) -> list[T]:
+    """The papers in the order their calls should start: the largest `size` (prompt tokens) first, ties in
+    list order. With more papers than slots, the longest call then starts at once instead of last, and the
+    short ones fill the other slots around it, so a stage does not end with one long call running alone
+    (longest-processing-time-first; docs/design.md §4)."""
+    return sorted(items, key=size, reverse=True)  # sorted() keeps ties in order, reverse or not
+
+
 async def run_all(
     items: Iterable[T],
     work: Callable[[T], Awaitable[GenerationResult]],
