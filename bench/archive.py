@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from common import DATE, PAGES, ROOT, peak_rss_mb, synthetic_day
+from common import DATE, PAGES, ROOT, measured_run, peak_rss_mb, synthetic_day
 
 from papers_digest.core.models import FulltextDoc
 
@@ -172,7 +172,7 @@ def _timed(command: list[str], cwd: Path, before: Any = None, repeats: int = 3) 
     for _ in range(repeats):
         if before is not None:
             before()
-        started = time.perf_counter()
-        peaks.append(peak_rss_mb(command, cwd))
-        seconds.append(time.perf_counter() - started)
+        wall, peak = measured_run(command, cwd)
+        seconds.append(wall)
+        peaks.append(peak)
     return statistics.median(seconds), max(peaks)

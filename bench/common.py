@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
+import sys
 from pathlib import Path
 
 from papers_digest.core.models import FulltextDoc
@@ -22,13 +22,37 @@ COMPLETION_MEANS = {"digest": 6_200, "translate": 6_200}
 SEED_SLEEP_S = 3.0  # the seed slept 3 s between papers (simulated seconds here)
 
 
+# Linux carries a process's resident high-water mark through fork and exec into its child's ru_maxrss, so
+# a command this process started would never measure below this process's own size (121 MB once the
+# archive is built in it). A bare interpreter forks the command instead, reports its exit code, wall time
+# and peak, and so sets a floor of its own few megabytes.
+_LAUNCHER = """
+import os, sys, time
+started = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    os.execvp(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+print(os.waitstatus_to_exitcode(status), time.perf_counter() - started, usage.ru_maxrss)
+"""
+
+
+def measured_run(command: list[str], cwd: Path) -> tuple[float, float]:
+    """Run `command` in `cwd` (output discarded): (wall seconds, peak RSS MB) of that process alone."""
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", _LAUNCHER, *command], cwd=cwd, capture_output=True, text=True, check=True
+    )
+    code, seconds, kib = done.stdout.split()
+    if int(code) != 0:
+        raise RuntimeError(f"{' '.join(command)} failed with exit code {code}")
+    return float(seconds), int(kib) / 1024  # KiB on Linux
+
+
 def peak_rss_mb(command: list[str], cwd: Path) -> float:
-    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed with exit code {process.returncode}")
-    return usage.ru_maxrss / 1024  # KiB on Linux
+    return measured_run(command, cwd)[1]
 
 
 def synthetic_day(papers: int) -> list[FulltextDoc]:
