@@ -97,7 +97,9 @@ def test_an_outage_mid_stage_is_not_the_days_result_and_a_plain_rerun_makes_only
         llm={"base_url": f"http://127.0.0.1:{port}/v1", "model": "sim-digest", "concurrency": 1},
     )
     write_params(project, params)
-    first = EngineSim(latency_s=0.3)
+    # each answer takes 1 s, so the cut-off below lands while papers are still waiting even on a loaded
+    # machine (at 0.3 s, a suite run next to a compile once saw every digest finish first)
+    first = EngineSim(latency_s=1.0)
     server = BackgroundServer(first.app, port).start()
 
     def cut_off_after_one_answer() -> None:  # the host goes away while the stage runs, one paper done
