@@ -1,7 +1,7 @@
 """The seed's open questions on a real engine: the sample day's generation on llama-server at concurrency 1, 2, 4.
 
 Run `make bench-engine` (`TQDM_DISABLE=1 .venv/bin/python bench/real_engine.py`) after `make engine-build model`;
-about 50 minutes on 2 CPU cores. Everything runs on 127.0.0.1 and is measured side by side in one run:
+30-50 minutes on 2 CPU cores (by the day). Everything runs on 127.0.0.1 and is measured side by side in one run:
 
 1. The sample day (its 4 papers, fetched from the recorded answers and trimmed as `papers sample` trims
    them) through both generation stages, with `llm.reuse` off, on a fresh managed llama-server (the
