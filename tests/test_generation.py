@@ -8,6 +8,7 @@ import pytest
 from conftest import SAMPLE_DATE, abstract_docs, chat_calls, make_params, sample_papers
 
 from papers_digest.core.models import Digest, GenerationResult
+from papers_digest.llm.budget import translation_max_tokens
 from papers_digest.llm.generation import EndpointDown, longest_first
 from papers_digest.llm.prompting import load_prompt
 from papers_digest.pipeline.generating import generate
@@ -212,6 +213,27 @@ def test_the_longest_papers_start_first_so_a_long_one_listed_last_does_not_run_a
     assert len(prompts) == len(DOCS)
     assert max(prompts) in prompts[:concurrency]
     assert prompts[concurrency:] == sorted(prompts[concurrency:], reverse=True)
+
+
+def test_a_translation_may_run_past_llm_max_tokens_as_far_as_its_english_digest_is_long(engine):
+    """The sim's translations take about 550-630 tokens. Digests written under a higher cap are translated
+    with llm.max_tokens 500: every answer would be cut off there, but each translation's cap is twice its
+    digest's tokens (llm/budget.py), and every translation passes."""
+    sim, base_url = engine
+    english = run_digests(base_url, max_tokens=2000)
+    assert all(r.status == "done" for r in english)
+    params = make_params(llm={"base_url": base_url, "model": "sim-digest", "max_tokens": 500})
+    chinese = asyncio.run(generate("translate_zh", params, SAMPLE_DATE, english, TRANSLATE_PROMPT, lambda r: None))
+    assert [r.status for r in chinese] == ["done"] * len(english), [r.error for r in chinese]
+    translations = [r for r in sim.stats.records if r.kind == "translate"]
+    assert max(r.completion_tokens for r in translations) > 500
+    assert all(r.finish_reason == "stop" and r.max_tokens > 2 * 500 for r in translations)
+
+
+def test_a_translations_cap_is_llm_max_tokens_for_a_short_digest_and_none_without_one():
+    assert translation_max_tokens(1500, english_tokens=600) == 1500
+    assert translation_max_tokens(1500, english_tokens=1264) == 2528
+    assert translation_max_tokens(None, english_tokens=1264) is None
 
 
 def test_papers_of_the_same_size_keep_their_list_order():

@@ -393,6 +393,17 @@ def test_vllm_context_message_counts_max_tokens(served: tuple[EngineSim, str]) -
     assert "(106 in the messages, 64 in the completion)" in response.json()["error"]["message"]
 
 
+def test_an_answer_longer_than_max_tokens_is_cut_off_there_with_finish_reason_length(
+    served: tuple[EngineSim, str],
+) -> None:
+    _, base = served
+    whole = chat(base, digest_messages(SYSTEM_EN, GLIMPROUTER)).json()
+    cut = chat(base, digest_messages(SYSTEM_EN, GLIMPROUTER), max_tokens=50).json()
+    assert whole["choices"][0]["finish_reason"] == "stop" and whole["usage"]["completion_tokens"] > 50
+    assert cut["choices"][0]["finish_reason"] == "length" and cut["usage"]["completion_tokens"] == 50
+    assert whole["choices"][0]["message"]["content"].startswith(cut["choices"][0]["message"]["content"])
+
+
 def test_fault_times_match_and_on(served: tuple[EngineSim, str]) -> None:
     sim, base = served
     sim.add_fault(Fault(kind="empty", match="EvicPress", times=2))

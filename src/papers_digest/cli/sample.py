@@ -132,7 +132,7 @@ def _sample_endpoint(
         "host": "127.0.0.1",
         "port": free_port(),
     }
-    yield llm, engine, f"{model} on a local llama.cpp server (at most {args.max_tokens} tokens per answer)"
+    yield llm, engine, f"{model} on a local llama.cpp server (at most {args.max_tokens} tokens per English answer)"
 
 
 def _local_model(model: Path) -> Path:

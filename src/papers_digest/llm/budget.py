@@ -1,4 +1,5 @@
-"""Fitting a paper into the context budget: count its tokens, then drop appendices and the longest sections.
+"""Token budgets: fitting a paper into the context (count its tokens, then drop appendices and the longest
+sections), and how long a translation's answer may be.
 
 Tokens are counted by the engine when it has a tokenize endpoint (vLLM and SGLang `/tokenize`,
 llama.cpp's server `/tokenize`, llama-cpp-python `/extras/tokenize/count`), else estimated: every run of
@@ -86,3 +87,20 @@ async def fit_to_budget(doc: FulltextDoc, budget: int | None, count: TokenCount)
             return candidate.model_copy(update={"tokens": counted})
         target -= counted - budget
     return candidate.model_copy(update={"tokens": counted})
+
+
+# A Chinese translation takes 0.9-1.3x its English digest's tokens on Qwen2.5's tokenizer (the sample day at
+# 39e684d: 1,264 -> 1,229, 592 -> 782), so twice the digest leaves room.
+TRANSLATION_ROOM = 2
+
+
+def translation_max_tokens(max_tokens: int | None, english_tokens: int) -> int | None:
+    """A translation's answer cap: llm.max_tokens, raised to TRANSLATION_ROOM x its English digest's tokens.
+
+    The cap stops a runaway answer; a translation's length follows the digest it translates (with structured
+    output its schema holds it to the digest's shape, every field capped), so a digest that came close to
+    llm.max_tokens could not be translated within it: measured, 2504.00999's 1,264-token digest, whose
+    translation was cut at 1,500 tokens on two of three tries, and then failed. None (no cap) stays None."""
+    if max_tokens is None:
+        return None
+    return max(max_tokens, TRANSLATION_ROOM * english_tokens)

@@ -155,13 +155,18 @@ class LlmClient:
         context: CallContext,
         records: list[CallRecord],
         schema: dict[str, Any] | None = None,
+        *,
+        max_tokens: int | None = None,
     ) -> ChatReply:
-        """One completion; every HTTP try (retries included) is appended to `records`.
+        """One completion; every HTTP try (retries included) is appended to `records`. `max_tokens`, when
+        given, caps this answer instead of llm.max_tokens.
 
         An identical earlier request (model, messages, settings) whose answer passed the checker (see
         `keep`) is served from the store without an HTTP call, recorded with `from_store`.
         """
         payload = {"model": self.model, "messages": messages, **self.settings}
+        if max_tokens is not None:
+            payload["max_tokens"] = max_tokens
         if self.structured and schema is not None:
             payload["response_format"] = response_format(schema)
         key = request_key("chat", payload)

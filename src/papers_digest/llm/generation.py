@@ -16,7 +16,7 @@ from papers_digest.checker.problems import Problem, problem_texts, retry_message
 from papers_digest.checker.schema import digest_schema, retry_digest_schema, translation_schema
 from papers_digest.core.errors import PipelineError
 from papers_digest.core.models import CallRecord, Digest, FulltextDoc, GenerationResult
-from papers_digest.llm.budget import estimate_tokens
+from papers_digest.llm.budget import estimate_tokens, translation_max_tokens
 from papers_digest.llm.client import CallContext, LlmClient, LlmError
 from papers_digest.llm.prompting import Message, digest_messages, paper_message, translate_messages
 from papers_digest.llm.repair import Repair, digest_repair, translation_repair
@@ -63,11 +63,13 @@ async def converse(
     schema: dict | None = None,
     retry_schema: Callable[[list[Problem]], dict] | None = None,
     repair: Callable[[str, list[Problem]], Repair | None] | None = None,
+    max_tokens: int | None = None,
 ) -> GenerationResult:
     """Ask, check, and on failure ask once more with the problems; never raises for a paper's failure.
     Attempts are numbered from `first_attempt` (a conversation started over continues the count). The retry
     is held to `retry_schema(problems)` when given, else to `schema`; when `repair(answer, problems)` gives
-    a Repair, the retry asks only for its fields instead, and the checker reads them merged into the answer."""
+    a Repair, the retry asks only for its fields instead, and the checker reads them merged into the answer.
+    `max_tokens` caps every answer of the conversation instead of llm.max_tokens."""
     calls: list[CallRecord] = []
     problems: list[Problem] = []
     rejected: list[str] = []
@@ -87,7 +89,7 @@ async def converse(
     for attempt in range(first_attempt, first_attempt + MAX_ATTEMPTS):
         context = CallContext(date=date, arxiv_id=arxiv_id, stage=stage, attempt=attempt)
         try:
-            reply = await client.chat(messages, context, calls, schema)
+            reply = await client.chat(messages, context, calls, schema, max_tokens=max_tokens)
         except LlmError as exc:
             if exc.outage:  # the endpoint's state, not this paper's result: the stage stops
                 raise EndpointDown(str(exc)) from exc
@@ -192,17 +194,19 @@ async def _digest(
 async def translate_paper(
     client: LlmClient, english: GenerationResult, system_prompt: str, prompt_version: str, date: str
 ) -> GenerationResult:
-    """Chinese translation of a done English digest, checked against it."""
+    """Chinese translation of a done English digest, checked against it; its answers may be longer than
+    llm.max_tokens by as much as the digest is long (llm/budget.py translation_max_tokens)."""
     if english.digest is None:
         raise ValueError(f"{english.arxiv_id}: no English digest to translate")
     source = Digest.model_validate(english.digest)
+    messages = translate_messages(system_prompt, english.digest)
 
     def check(reply: str) -> Verdict:
         return check_digest_zh(reply, source)
 
     return await converse(
         client,
-        translate_messages(system_prompt, english.digest),
+        messages,
         check,
         date=date,
         arxiv_id=english.arxiv_id,
@@ -210,6 +214,7 @@ async def translate_paper(
         prompt_version=prompt_version,
         schema=translation_schema(source),  # the English shape, numbers and sections, held by the grammar
         repair=lambda answer, problems: translation_repair(system_prompt, source, answer, problems),
+        max_tokens=translation_max_tokens(client.settings.get("max_tokens"), estimate_tokens(messages[-1]["content"])),
     )
 
 
