@@ -227,7 +227,7 @@ def test_a_translation_may_run_past_llm_max_tokens_as_far_as_its_english_digest_
     assert [r.status for r in chinese] == ["done"] * len(english), [r.error for r in chinese]
     translations = [r for r in sim.stats.records if r.kind == "translate"]
     assert max(r.completion_tokens for r in translations) > 500
-    assert all(r.finish_reason == "stop" and r.max_tokens > 2 * 500 for r in translations)
+    assert all(r.finish_reason == "stop" for r in translations)  # the sim cuts an answer at max_tokens
 
 
 def test_a_translations_cap_is_llm_max_tokens_for_a_short_digest_and_none_without_one():

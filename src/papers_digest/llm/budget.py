@@ -89,8 +89,8 @@ async def fit_to_budget(doc: FulltextDoc, budget: int | None, count: TokenCount)
     return candidate.model_copy(update={"tokens": counted})
 
 
-# A Chinese translation takes 0.9-1.3x its English digest's tokens on Qwen2.5's tokenizer (the sample day at
-# 39e684d: 1,264 -> 1,229, 592 -> 782), so twice the digest leaves room.
+# On the sample day the 0.5B model's translations took 0.9-2.0x their English digest's tokens (at 39e684d and
+# 0411fc8: 1,264 -> 1,229, 592 -> 782, ~680 -> 1,390), so twice the digest is what a translation may need.
 TRANSLATION_ROOM = 2
 
 

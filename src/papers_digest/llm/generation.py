@@ -18,7 +18,13 @@ from papers_digest.core.errors import PipelineError
 from papers_digest.core.models import CallRecord, Digest, FulltextDoc, GenerationResult
 from papers_digest.llm.budget import estimate_tokens, translation_max_tokens
 from papers_digest.llm.client import CallContext, LlmClient, LlmError
-from papers_digest.llm.prompting import Message, digest_messages, paper_message, translate_messages
+from papers_digest.llm.prompting import (
+    Message,
+    digest_messages,
+    paper_message,
+    translate_messages,
+    translation_message,
+)
 from papers_digest.llm.repair import Repair, digest_repair, translation_repair
 
 Check = Callable[[str], Verdict]
@@ -150,7 +156,7 @@ async def digest_paper(
     if result.status == "done" or result.error_kind != "context_length" or refit is None:
         return result
     stated = next((c.context_tokens for c in reversed(result.calls) if c.context_tokens), None)
-    current = doc.tokens or estimate_tokens(paper_message(doc))
+    current = paper_tokens(doc)
     tighter = await refit(doc, int(TIGHTER * min(current, stated or current)))
     if tighter.text == doc.text:  # nothing left to drop: the abstract alone does not fit
         return result
@@ -214,8 +220,18 @@ async def translate_paper(
         prompt_version=prompt_version,
         schema=translation_schema(source),  # the English shape, numbers and sections, held by the grammar
         repair=lambda answer, problems: translation_repair(system_prompt, source, answer, problems),
-        max_tokens=translation_max_tokens(client.settings.get("max_tokens"), estimate_tokens(messages[-1]["content"])),
+        max_tokens=translation_max_tokens(client.settings.get("max_tokens"), digest_tokens(english)),
     )
+
+
+def paper_tokens(doc: FulltextDoc) -> int:
+    """The tokens of a digest request's paper message: as counted when it was fitted, else estimated."""
+    return doc.tokens or estimate_tokens(paper_message(doc))
+
+
+def digest_tokens(english: GenerationResult) -> int:
+    """The estimated tokens of a done English digest as its translation request sends it."""
+    return estimate_tokens(translation_message(english.digest or {}))
 
 
 def longest_first(items: Iterable[T], size: Callable[[T], int]) -> list[T]:

@@ -33,7 +33,10 @@ def digest_messages(system_prompt: str, doc: FulltextDoc) -> list[Message]:
     return [{"role": "system", "content": system_prompt}, {"role": "user", "content": paper_message(doc)}]
 
 
+def translation_message(english: dict) -> str:
+    """The user message of a translation request: the English digest as indented JSON, key order kept."""
+    return json.dumps(english, ensure_ascii=False, indent=2)
+
+
 def translate_messages(system_prompt: str, english: dict) -> list[Message]:
-    """System prompt + the English digest as the user message (indented JSON, key order kept)."""
-    user = json.dumps(english, ensure_ascii=False, indent=2)
-    return [{"role": "system", "content": system_prompt}, {"role": "user", "content": user}]
+    return [{"role": "system", "content": system_prompt}, {"role": "user", "content": translation_message(english)}]

@@ -10,7 +10,7 @@ from papers_digest.core.http import retry_policy
 from papers_digest.core.models import FulltextDoc, GenerationResult, GenerationStage
 from papers_digest.core.params import Params, load_params
 from papers_digest.core.store import Store
-from papers_digest.llm.budget import estimate_tokens, fit_to_budget
+from papers_digest.llm.budget import fit_to_budget
 from papers_digest.llm.client import LlmClient
 from papers_digest.llm.endpoint import (
     check_llm_endpoint,
@@ -19,8 +19,15 @@ from papers_digest.llm.endpoint import (
     token_counter,
     tokenizer_client,
 )
-from papers_digest.llm.generation import digest_paper, longest_first, run_all, translate_paper
-from papers_digest.llm.prompting import load_prompt, paper_message, translate_messages
+from papers_digest.llm.generation import (
+    digest_paper,
+    digest_tokens,
+    longest_first,
+    paper_tokens,
+    run_all,
+    translate_paper,
+)
+from papers_digest.llm.prompting import load_prompt
 from papers_digest.pipeline.runner import StageClock, run_stage, stage_parser
 
 
@@ -61,13 +68,10 @@ async def generate(
             def work(doc: FulltextDoc) -> Awaitable[GenerationResult]:
                 return digest_paper(client, doc, system_prompt, version, date, refit)
 
-            items = longest_first(items, lambda doc: doc.tokens or estimate_tokens(paper_message(doc)))
+            items = longest_first(items, paper_tokens)
         else:
             # a translation's prompt and answer both grow with the English digest
-            items = longest_first(
-                (r for r in items if r.status == "done"),
-                lambda english: estimate_tokens(translate_messages(system_prompt, english.digest)[-1]["content"]),
-            )
+            items = longest_first((r for r in items if r.status == "done"), digest_tokens)
 
             def work(english: GenerationResult) -> Awaitable[GenerationResult]:
                 return translate_paper(client, english, system_prompt, version, date)

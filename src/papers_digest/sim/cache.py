@@ -28,6 +28,14 @@ def approx_tokens(text: str) -> int:
     return estimate_tokens(text)
 
 
+def cut_off(content: str, finish: str, max_tokens: int | None) -> tuple[str, str]:
+    """An answer as an engine returns it under `max_tokens`: cut there, with finish_reason length."""
+    tokens = tokenize(content)
+    if max_tokens is None or len(tokens) <= max_tokens:
+        return content, finish
+    return "".join(tokens[:max_tokens]), "length"
+
+
 def prompt_tokens(messages: list[dict[str, str]]) -> list[str]:
     """The token sequence of a chat prompt: each message wrapped in 4 template tokens, then 2 to prime."""
     tokens: list[str] = []

@@ -20,7 +20,7 @@ from starlette.routing import Route
 
 from papers_digest.sim.answers import RequestKind, answer, classify, conversation_stage
 from papers_digest.sim.batching import BatchingConfig, ContinuousBatcher
-from papers_digest.sim.cache import PrefixCache, approx_tokens, modelled_length, prompt_tokens, tokenize
+from papers_digest.sim.cache import PrefixCache, approx_tokens, cut_off, modelled_length, prompt_tokens
 from papers_digest.sim.faults import FAULTS, Fault, FaultKind, ServerKind, context_error_body, openai_error, refusal
 from papers_digest.sim.serve import DroppedResponse
 
@@ -34,7 +34,6 @@ class RequestFacts(BaseModel):
     completion_tokens: int = 0
     cached_tokens: int = 0
     finish_reason: str | None = None
-    max_tokens: int | None = None  # the answer's cap the request asked for, if any
     fault: FaultKind | None = None
     response_format: str | None = None  # the structured output asked for (json_schema, json_object), if any
     schema_sha: str | None = None  # the first 12 hex digits of its schema's sha256 (sorted keys), if any
@@ -300,10 +299,8 @@ class EngineSim:
             # Queue the decode first, then build the answer while the simulated engine works on it.
             decoding = self.batcher.submit(info.prompt_tokens, modelled, info.cached_tokens)
         content, finish = answer(messages, info.kind, fault.kind if fault else None)
-        if max_tokens is not None and not modelled and approx_tokens(content) > max_tokens:
-            content, finish = "".join(tokenize(content)[:max_tokens]), "length"  # cut off, as an engine does
+        content, finish = (content, finish) if modelled else cut_off(content, finish, max_tokens)
         info.completion_tokens = modelled or approx_tokens(content)
-        info.max_tokens = max_tokens
         info.finish_reason = finish
         if decoding is not None:
             await decoding
