@@ -200,19 +200,18 @@ async def _digest(
 async def translate_paper(
     client: LlmClient, english: GenerationResult, system_prompt: str, prompt_version: str, date: str
 ) -> GenerationResult:
-    """Chinese translation of a done English digest, checked against it; its answers may be longer than
-    llm.max_tokens by as much as the digest is long (llm/budget.py translation_max_tokens)."""
+    """Chinese translation of a done English digest, checked against it; each answer may take up to twice
+    the digest's tokens where that is more than llm.max_tokens (llm/budget.py translation_max_tokens)."""
     if english.digest is None:
         raise ValueError(f"{english.arxiv_id}: no English digest to translate")
     source = Digest.model_validate(english.digest)
-    messages = translate_messages(system_prompt, english.digest)
 
     def check(reply: str) -> Verdict:
         return check_digest_zh(reply, source)
 
     return await converse(
         client,
-        messages,
+        translate_messages(system_prompt, english.digest),
         check,
         date=date,
         arxiv_id=english.arxiv_id,
