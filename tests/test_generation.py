@@ -9,7 +9,7 @@ from conftest import SAMPLE_DATE, abstract_docs, chat_calls, make_params, sample
 
 from papers_digest.core.models import Digest, GenerationResult
 from papers_digest.llm.budget import translation_max_tokens
-from papers_digest.llm.generation import EndpointDown, longest_first
+from papers_digest.llm.generation import EndpointDown, longest_first, paper_tokens
 from papers_digest.llm.prompting import load_prompt
 from papers_digest.pipeline.generating import generate
 from papers_digest.sim.faults import Fault
@@ -20,6 +20,7 @@ DIGEST_PROMPT = load_prompt("prompts/digest_en.md")
 TRANSLATE_PROMPT = load_prompt("prompts/translate_zh.md")
 DOCS = abstract_docs(sample_papers())
 FIRST = DOCS[0]  # 2504.00999 MergeVQ
+LONGEST = max(DOCS, key=paper_tokens)  # the paper the scheduler starts first
 
 
 def run_digests(base_url: str, docs=DOCS, **llm) -> list[GenerationResult]:
@@ -190,13 +191,12 @@ def test_a_checker_retry_is_sent_before_the_first_attempts_still_waiting(engine)
     not after all of them (llm/slots.py). The slot its first answer freed went to the next paper while
     the checker read it."""
     sim, base_url = engine
-    longest = max(DOCS, key=lambda doc: len(doc.text))
-    sim.add_fault(Fault(kind="wrong_numbers", match=longest.title, on="first", times=1))
+    sim.add_fault(Fault(kind="wrong_numbers", match=LONGEST.title, on="first", times=1))
     results = by_id(run_digests(base_url, concurrency=1))
     assert all(r.status == "done" for r in results.values())
     chats = chats_in_started_order(sim)
     assert [r.messages for r in chats] == [2, 2, 4] + [2] * (len(DOCS) - 2)  # a retry has 4 messages
-    assert results[longest.arxiv_id].calls[1].cached_tokens >= results[longest.arxiv_id].calls[0].prompt_tokens * 0.8
+    assert results[LONGEST.arxiv_id].calls[1].cached_tokens >= results[LONGEST.arxiv_id].calls[0].prompt_tokens * 0.8
 
 
 @pytest.mark.parametrize("concurrency", [1, 2])
@@ -205,8 +205,7 @@ def test_the_longest_papers_start_first_so_a_long_one_listed_last_does_not_run_a
 ):
     """The longest paper listed last still starts in the first wave, and the rest follow longest first."""
     sim, base_url = engine
-    longest = max(DOCS, key=lambda doc: len(doc.text))
-    listed = [doc for doc in DOCS if doc is not longest] + [longest]
+    listed = [doc for doc in DOCS if doc is not LONGEST] + [LONGEST]
     results = by_id(run_digests(base_url, docs=listed, concurrency=concurrency))
     assert all(r.status == "done" for r in results.values())
     prompts = [r.prompt_tokens for r in chats_in_started_order(sim)]
