@@ -48,7 +48,6 @@ from papers_digest.engines.process import ManagedEngine, machine_cores
 from papers_digest.llm.client import CallContext
 from papers_digest.llm.endpoint import parse_prefix_cache
 from papers_digest.llm.prompting import load_prompt
-from papers_digest.llm.repair import DIGEST_RULES, TRANSLATION_RULES
 from papers_digest.pipeline.fulltexts import fetch_fulltexts
 from papers_digest.pipeline.generating import generate, llm_client
 from papers_digest.pipeline.listing import list_day
@@ -290,7 +289,7 @@ def busy_share(calls: list[CallRecord], wall_s: float) -> float:
 
 def retries(day: list[Run]) -> None:
     """Each checker retry: how its first answer ended, what the retry asked for (the failed fields alone, or
-    the whole answer again, as llm/repair.py decides from the first answer's rules), its cached share (where
+    the whole answer again: the call's `repair`, as llm/repair.py decided), its cached share (where
     the prefix match ends: README, "Performance"; a translation's repair shares only the system prompt, an
     English retry the whole conversation) and what it generated beside the first answer."""
     print("\n#### The checker's retries\n")
@@ -305,19 +304,13 @@ def retries(day: list[Run]) -> None:
             key = (retry.arxiv_id, retry.stage, 1)
             first = next((c for c in answered if (c.arxiv_id, c.stage, c.attempt) == key), None)
             cached = retry.cached_tokens or 0
+            asked = "fields" if retry.repair else "whole answer"
             print(
                 f"| {run.concurrency} | {retry.arxiv_id} | {retry.stage} | {first.finish_reason if first else '?'} | "
-                f"{(first.completion_tokens or 0) if first else 0:,} | {_asked_for(first)} | "
+                f"{(first.completion_tokens or 0) if first else 0:,} | {asked} | "
                 f"{retry.prompt_tokens:,} | {cached:,} ({cached / (retry.prompt_tokens or 1):.0%}) | "
                 f"{retry.completion_tokens or 0:,} | {retry.latency_s:.0f} | {_passed(retry)} |"
             )
-
-
-def _asked_for(first: CallRecord | None) -> str:
-    # a cut-off answer's rules include `length`, which no field answers for alone
-    rules = set(first.checker_rules) if first else set()
-    fields = DIGEST_RULES if first and first.stage == "digest_en" else TRANSLATION_RULES
-    return "fields" if rules and rules <= fields else "whole answer"
 
 
 def _broke(call: CallRecord) -> str:

@@ -56,7 +56,7 @@ def test_a_rejected_answer_is_repaired_in_its_conversation_asking_only_for_the_r
     params = make_params(llm={"base_url": base_url, "model": "sim-digest", "reuse": False})
     [result] = asyncio.run(generate("digest_en", params, SAMPLE_DATE, [FIRST], DIGEST_PROMPT, lambda r: None))
     assert result.status == "done"
-    assert [(c.attempt, c.status) for c in result.calls] == [(1, "rejected"), (2, "ok")]
+    assert [(c.attempt, c.status, c.repair) for c in result.calls] == [(1, "rejected", False), (2, "ok", True)]
     assert "appears nowhere in the paper" in result.calls[0].error
     assert result.calls[0].checker_rules == ["number_unknown"]
     _, retry = [r for r in sim.stats.records if r.path.endswith("/completions")]
@@ -76,6 +76,7 @@ def test_a_problem_of_the_whole_digest_is_retried_with_the_whole_conversation(en
     result = by_id(run_digests(base_url))[FIRST.arxiv_id]
     assert result.status == "done"
     assert result.calls[0].checker_rules == ["schema"]
+    assert not result.calls[1].repair  # llm_calls.repair: the whole answer was asked for
     assert result.calls[1].completion_tokens > result.calls[0].completion_tokens / 2  # a whole digest again
 
 
@@ -118,7 +119,7 @@ def test_a_translation_that_failed_only_in_fields_is_retried_with_those_fields_a
     params = make_params(llm={"base_url": base_url, "model": "sim-digest", "structured_output": True})
     [chinese] = asyncio.run(generate("translate_zh", params, SAMPLE_DATE, [english], TRANSLATE_PROMPT, lambda r: None))
     assert chinese.status == "done"
-    assert [(c.attempt, c.status) for c in chinese.calls] == [(1, "rejected"), (2, "ok")]
+    assert [(c.attempt, c.status, c.repair) for c in chinese.calls] == [(1, "rejected", False), (2, "ok", True)]
     assert chinese.calls[0].checker_rules == ["zh_chinese"]
     # the sim's first answer was the English digest itself: every field that must be Chinese failed
     untranslated = {p.field for p in check_digest_zh(json.dumps(english.digest), source).problems}

@@ -99,7 +99,7 @@ def test_retries_and_failures_give_the_reason_of_each_call():
     problem = "results[0].numbers: '987654.321' does not appear verbatim in the paper"
     calls = frame(
         call(0, 1, status="rejected", error=f"{problem}; results[1].sections: '99.9' is not a section"),
-        call(1, 2, attempt=2, cached_tokens=10000, prompt_tokens=11500),
+        call(1, 2, attempt=2, cached_tokens=10000, prompt_tokens=11500, repair=True),
         call(0, 0.1, arxiv_id="2504.00883", status="error", http_status=503, error="HTTP 503: busy", retry=0),
         call(0.2, 1, arxiv_id="2504.00883", retry=1),
         call(0, 2, arxiv_id="2504.01014"),
@@ -119,6 +119,22 @@ def test_retries_and_failures_give_the_reason_of_each_call():
     # C3-3: the retry resends the first conversation, so the prefix cache serves most of it
     shares = tables.cache_share(calls).set_index(["stage", "attempt"])
     assert shares.loc[("digest_en", 2), "cached_share"] == pytest.approx(10000 / 11500)
+    assert shares.loc[("digest_en", 2), "asked"] == "fields"  # the retry asked for the failed fields alone
+    assert shares.loc[("digest_en", 1), "asked"] == "first answer"
+
+
+def test_the_cache_share_of_a_checker_retry_is_told_apart_by_what_it_asked_for():
+    calls = frame(
+        call(0, 1, cached_tokens=0, prompt_tokens=5000),
+        call(1, 2, attempt=2, cached_tokens=4000, prompt_tokens=6000, repair=True),
+        call(0, 1, arxiv_id="2504.00883", cached_tokens=0, prompt_tokens=3000),
+        call(1, 2, arxiv_id="2504.00883", attempt=2, cached_tokens=1000, prompt_tokens=4000),
+    )
+    shares = tables.cache_share(calls)
+    rows = list(zip(shares["attempt"], shares["asked"], shares["calls"], shares["cached_share"], strict=True))
+    assert rows == [(1, "first answer", 2, 0.0), (2, "fields", 1, 4000 / 6000), (2, "whole answer", 1, 0.25)]
+    old = calls.drop(columns="repair")  # a frame from before llm_calls.repair: every retry counts as whole
+    assert list(tables.cache_share(old)["asked"]) == ["first answer", "whole answer"]
 
 
 def test_checker_outcomes_count_each_rule_on_the_first_answer_and_the_retry_per_stage():

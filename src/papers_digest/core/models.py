@@ -110,6 +110,7 @@ class CallRecord(BaseModel):
     arxiv_id: str
     stage: GenerationStage
     attempt: int  # 1 = first answer, 2 = the checker's retry
+    repair: bool = False  # a retry that asked for the failed fields alone, not the whole answer (llm/repair.py)
     retry: int = 0  # transport retries within one attempt (0 = first try)
     status: CallStatus  # ok: answer passed the checker; rejected: it did not; error: no usable answer
     error: str | None = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 import httpx
@@ -94,6 +94,7 @@ class CallContext:
     arxiv_id: str
     stage: str
     attempt: int
+    repair: bool = False  # the checker's retry asks for the failed fields alone (llm/repair.py)
 
 
 @dataclass
@@ -275,10 +276,7 @@ class LlmClient:
                 else:
                     fields["error_kind"] = "http"
         return CallRecord(
-            date=context.date,
-            arxiv_id=context.arxiv_id,
-            stage=context.stage,  # type: ignore[arg-type]
-            attempt=context.attempt,
+            **asdict(context),
             retry=try_number,
             status=status,  # type: ignore[arg-type]
             error=error,
@@ -308,10 +306,7 @@ def _stored_reply(stored: dict[str, Any], context: CallContext, records: list[Ca
     usage = Usage.model_validate(stored["usage"])
     now = round(time.time(), 3)
     record = CallRecord(
-        date=context.date,
-        arxiv_id=context.arxiv_id,
-        stage=context.stage,  # type: ignore[arg-type]
-        attempt=context.attempt,
+        **asdict(context),
         status="ok",
         finish_reason=stored.get("finish_reason"),
         started_at=now,

@@ -93,7 +93,7 @@ async def converse(
         )  # type: ignore[arg-type]
 
     for attempt in range(first_attempt, first_attempt + MAX_ATTEMPTS):
-        context = CallContext(date=date, arxiv_id=arxiv_id, stage=stage, attempt=attempt)
+        context = CallContext(date=date, arxiv_id=arxiv_id, stage=stage, attempt=attempt, repair=merge is not None)
         try:
             reply = await client.chat(messages, context, calls, schema, max_tokens=max_tokens)
         except LlmError as exc:

@@ -233,24 +233,31 @@ def fulltext_coverage(papers: pd.DataFrame) -> pd.DataFrame:
 
 
 def cache_share(calls: pd.DataFrame) -> pd.DataFrame:
-    """Cached prompt tokens by stage and attempt, over the calls whose engine reported them (empty if none):
-    the seed's C3-3 question is whether a retry, which resends the first call as its prefix, hits the cache."""
+    """Cached prompt tokens by stage, attempt and what the call asked for (`first answer`; a checker retry's
+    `fields` alone or the `whole answer` again, from llm_calls.repair), over the calls whose engine reported
+    them (empty if none): the seed's C3-3 question is whether a retry, which resends the first call as its
+    prefix, hits the cache. An English repair resends the whole conversation, a translation's only the system
+    prompt (README, "Performance")."""
     reported = calls.dropna(subset=["cached_tokens", "prompt_tokens"])
+    repair = reported.get("repair", pd.Series(False, index=reported.index)).eq(True)  # absent in older records
+    asked = reported["attempt"].gt(1).map({False: "first answer", True: "whole answer"}).mask(repair, "fields")
     rows = []
-    for (stage, attempt), group in reported.groupby(["stage", "attempt"], sort=True):
+    for (stage, attempt, kind), group in reported.groupby(["stage", "attempt", asked.rename("asked")], sort=True):
         prompt = int(group["prompt_tokens"].sum())
         cached = int(group["cached_tokens"].sum())
         rows.append(
             {
                 "stage": stage,
                 "attempt": attempt,
+                "asked": kind,
                 "calls": len(group),
                 "prompt_tokens": prompt,
                 "cached_tokens": cached,
                 "cached_share": cached / prompt if prompt else 0.0,
             }
         )
-    return pd.DataFrame(rows, columns=["stage", "attempt", "calls", "prompt_tokens", "cached_tokens", "cached_share"])
+    columns = ["stage", "attempt", "asked", "calls", "prompt_tokens", "cached_tokens", "cached_share"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 # --- checking the report against the database ----------------------------------------------------------
