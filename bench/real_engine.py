@@ -41,6 +41,7 @@ from papers_digest.cli.sample import (
 )
 from papers_digest.core.models import CallRecord, FulltextDoc, GenerationResult
 from papers_digest.core.params import Params
+from papers_digest.day.metrics import calls_frame, seconds_in_flight
 from papers_digest.engines.commands import LLAMA_BATCH_TOKENS, LLAMA_UBATCH_TOKENS
 from papers_digest.engines.llama_server import built_binary
 from papers_digest.engines.localmodel import DEFAULT_MODEL_PATH, MODEL_ALIAS
@@ -277,14 +278,13 @@ def engine_limit_s(calls: list[CallRecord], limits: dict[str, dict[int, dict[str
     return total
 
 
-def busy_share(calls: list[CallRecord], wall_s: float) -> float:
-    """The share of the wall time with at least one call in flight (the union of the calls' intervals)."""
-    busy, end = 0.0, float("-inf")
-    for call in sorted(calls, key=lambda c: c.started_at):
-        start = max(call.started_at, end)
-        busy += max(0.0, call.ended_at - start)
-        end = max(end, call.ended_at)
-    return busy / wall_s if wall_s else 0.0
+def in_flight_shares(calls: list[CallRecord], wall_s: float) -> tuple[float, float]:
+    """The shares of the wall time with at least one call in flight, and with exactly one (a paper alone:
+    at concurrency > 1, the time batching could not help), from the library's in-flight steps."""
+    seconds = seconds_in_flight(calls_frame(calls))
+    if not wall_s:
+        return 0.0, 0.0
+    return float(seconds[seconds.index > 0].sum()) / wall_s, float(seconds.get(1, 0.0)) / wall_s
 
 
 def retries(day: list[Run]) -> None:
@@ -343,20 +343,21 @@ def report_day(day: list[Run], limits_day: dict[str, dict[int, dict[str, float]]
     print(f"\n#### The sample day's generation stages on llama-server ({machine_cores()} CPU threads), reuse off\n")
     print(
         "| concurrency | papers done | calls | wall s | speed-up | throughput vs 1 | prompt tok/s | generated tok/s | "
-        "slots busy (max) | a call in flight | cached, first attempts | cached, retries | engine limit s | ratio | "
-        "engine's speed-up for this work |"
+        "slots busy (max) | a call in flight | one call alone | cached, first attempts | cached, retries | "
+        "engine limit s | ratio | engine's speed-up for this work |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|")
     base_tok_s = (base_day.prompt_computed + base_day.generated) / base_day.wall_s
     for run in day:
         tok_s = (run.prompt_computed + run.generated) / run.wall_s
         limit = engine_limit_s(run.calls, limits_day, run.concurrency)
         alone = engine_limit_s(run.calls, limits_day, day[0].concurrency)
+        busy, single = in_flight_shares(run.calls, run.wall_s)
         print(
             f"| {run.concurrency} | {run.done} | {len(run.calls)} | {run.wall_s:.0f} | "
             f"{base_day.wall_s / run.wall_s:.2f}x | {tok_s / base_tok_s:.2f}x | "
             f"{run.prompt_computed / run.wall_s:.1f} | {run.generated / run.wall_s:.1f} | {run.busy_max} | "
-            f"{busy_share(run.calls, run.wall_s):.0%} | "
+            f"{busy:.0%} | {single:.0%} | "
             f"{_cached_share(run.calls, False)} | {_cached_share(run.calls, True)} | {limit:.0f} | "
             f"{limit / run.wall_s:.2f} | {alone / limit:.2f}x |"
         )

@@ -95,6 +95,19 @@ def test_call_metrics_are_the_report_figures_rounded_for_run_json():
     assert metrics["cached_share"] == round(336 / 10295, 4)
 
 
+def test_seconds_in_flight_show_the_stretch_where_one_call_ran_alone():
+    calls = frame(
+        call(0, 4, arxiv_id="2504.00999"),
+        call(0, 10),  # the long paper: alone from 6 s
+        call(1, 6, arxiv_id="2504.00883"),
+    )
+    seconds = day_metrics.seconds_in_flight(calls)
+    assert seconds.to_dict() == {0: 0.0, 1: 4.0, 2: 1.0 + 2.0, 3: 3.0}
+    assert seconds.sum() == 10.0  # the calls' span
+    gap = frame(call(0, 1), call(3, 4, arxiv_id="2504.00883"))  # nothing in flight for 2 s
+    assert day_metrics.seconds_in_flight(gap).to_dict() == {0: 2.0, 1: 2.0}
+
+
 def test_retries_and_failures_give_the_reason_of_each_call():
     problem = "results[0].numbers: '987654.321' does not appear verbatim in the paper"
     calls = frame(
