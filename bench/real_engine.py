@@ -278,13 +278,12 @@ def engine_limit_s(calls: list[CallRecord], limits: dict[str, dict[int, dict[str
     return total
 
 
-def in_flight_shares(calls: list[CallRecord], wall_s: float) -> tuple[float, float]:
-    """The shares of the wall time with at least one call in flight, and with exactly one (a paper alone:
-    at concurrency > 1, the time batching could not help), from the library's in-flight steps."""
+def in_flight_shares(calls: list[CallRecord], wall_s: float, slots: int) -> list[float]:
+    """The shares of the wall time with 1, 2, ... `slots` calls in flight (the rest: none, the client's own
+    time), from the library's in-flight steps: at concurrency > 1, the time at 1 is what batching could not
+    help, and the engine limit assumes all the time at `slots`."""
     seconds = seconds_in_flight(calls_frame(calls))
-    if not wall_s:
-        return 0.0, 0.0
-    return float(seconds[seconds.index > 0].sum()) / wall_s, float(seconds.get(1, 0.0)) / wall_s
+    return [float(seconds.get(n, 0.0)) / wall_s if wall_s else 0.0 for n in range(1, slots + 1)]
 
 
 def retries(day: list[Run]) -> None:
@@ -343,21 +342,21 @@ def report_day(day: list[Run], limits_day: dict[str, dict[int, dict[str, float]]
     print(f"\n#### The sample day's generation stages on llama-server ({machine_cores()} CPU threads), reuse off\n")
     print(
         "| concurrency | papers done | calls | wall s | speed-up | throughput vs 1 | prompt tok/s | generated tok/s | "
-        "slots busy (max) | a call in flight | one call alone | cached, first attempts | cached, retries | "
-        "engine limit s | ratio | engine's speed-up for this work |"
+        "slots busy (max) | a call in flight | calls in flight: 1 / 2 / ... | cached, first attempts | "
+        "cached, retries | engine limit s | ratio | engine's speed-up for this work |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---:|---:|---:|")
     base_tok_s = (base_day.prompt_computed + base_day.generated) / base_day.wall_s
     for run in day:
         tok_s = (run.prompt_computed + run.generated) / run.wall_s
         limit = engine_limit_s(run.calls, limits_day, run.concurrency)
         alone = engine_limit_s(run.calls, limits_day, day[0].concurrency)
-        busy, single = in_flight_shares(run.calls, run.wall_s)
+        shares = in_flight_shares(run.calls, run.wall_s, run.concurrency)
         print(
             f"| {run.concurrency} | {run.done} | {len(run.calls)} | {run.wall_s:.0f} | "
             f"{base_day.wall_s / run.wall_s:.2f}x | {tok_s / base_tok_s:.2f}x | "
             f"{run.prompt_computed / run.wall_s:.1f} | {run.generated / run.wall_s:.1f} | {run.busy_max} | "
-            f"{busy:.0%} | {single:.0%} | "
+            f"{sum(shares):.0%} | {' / '.join(f'{share:.0%}' for share in shares)} | "
             f"{_cached_share(run.calls, False)} | {_cached_share(run.calls, True)} | {limit:.0f} | "
             f"{limit / run.wall_s:.2f} | {alone / limit:.2f}x |"
         )

@@ -47,7 +47,8 @@ def test_the_engine_limit_charges_each_call_at_its_own_lengths(real_engine):
     assert real_engine.anchor_lengths([short, long, _call(1000, 0, 10)]) == {"short": 900, "long": 6000}
 
 
-def test_a_call_in_flight_counts_overlapping_calls_once_and_a_call_alone_apart(real_engine):
+def test_the_time_in_flight_is_split_by_how_many_calls_were_open(real_engine):
     calls = [_call(10, 0, 1, 0, 10), _call(10, 0, 1, 5, 20), _call(10, 0, 1, 30, 40)]
-    # busy 0-20 and 30-40; alone 0-5, 10-20 and 30-40
-    assert real_engine.in_flight_shares(calls, 50.0) == pytest.approx((30 / 50, 25 / 50))
+    # one open 0-5, 10-20 and 30-40; two 5-10; none 20-30 and 40-50
+    assert real_engine.in_flight_shares(calls, 50.0, 2) == pytest.approx([25 / 50, 5 / 50])
+    assert real_engine.in_flight_shares(calls, 50.0, 3) == pytest.approx([25 / 50, 5 / 50, 0.0])
