@@ -28,6 +28,7 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import httpx
 
@@ -39,6 +40,7 @@ from papers_digest.cli.sample import (
     SAMPLE_MAX_TOKENS,
     SAMPLE_TEMPERATURE,
 )
+from papers_digest.core.artefacts import write_jsonl
 from papers_digest.core.models import CallRecord, FulltextDoc, GenerationResult
 from papers_digest.core.params import Params
 from papers_digest.day.metrics import calls_frame, seconds_in_flight
@@ -57,6 +59,7 @@ from papers_digest.testing.harness import make_params, repo_root
 from papers_digest.testing.servers import sample_replay_server
 
 ROOT = repo_root()
+CALLS_DIR = ROOT / "logs" / "bench" / "real_engine"  # c<N>/calls.jsonl, as report.tables.load_calls reads a day
 CONCURRENCY = (1, 2, 4)
 SYNTHETIC_TOKENS = 200
 REPEATS = 3  # decode-heavy runs, each side: one run of 8 requests is ~40 s, within this machine's spread
@@ -99,7 +102,8 @@ def main() -> None:
             synthetic.append([decode_heavy(params, engine.url) for _ in range(args.repeats)])
             if docs:
                 day.append(sample_day(params, docs, engine.url))
-                print(f"concurrency {concurrency}: {day[-1].wall_s:.0f} s, {day[-1].done} done", flush=True)
+                run, kept = day[-1], keep_calls(day[-1], CALLS_DIR)
+                print(f"concurrency {concurrency}: {run.wall_s:.0f} s, {run.done} done; calls in {kept}", flush=True)
     if day:
         lengths = anchor_lengths([c for r in day for c in r.calls])
         # -pps: one prompt shared by the sequences, so a long prompt is computed once per row, not per sequence
@@ -110,6 +114,15 @@ def main() -> None:
         report_day(day, limits_day, lengths)
     limits_synthetic = [batched_bench(args.model, 32, SYNTHETIC_TOKENS, args.concurrency) for _ in range(args.repeats)]
     report_decode_heavy(synthetic, limits_synthetic)
+
+
+def keep_calls(run: Run, folder: Path) -> Path:
+    """The run's calls as `folder/c<concurrency>/calls.jsonl`, the pipeline's format, so that a notebook can
+    take the run apart afterwards (`report.tables.load_calls`, `day.metrics.in_flight_over_time`)."""
+    path = folder / f"c{run.concurrency}" / "calls.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_jsonl(path, run.calls)
+    return path.parent
 
 
 def bench_params(model: str, concurrency: int) -> Params:

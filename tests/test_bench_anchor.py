@@ -52,3 +52,13 @@ def test_the_time_in_flight_is_split_by_how_many_calls_were_open(real_engine):
     # one open 0-5, 10-20 and 30-40; two 5-10; none 20-30 and 40-50
     assert real_engine.in_flight_shares(calls, 50.0, 2) == pytest.approx([25 / 50, 5 / 50])
     assert real_engine.in_flight_shares(calls, 50.0, 3) == pytest.approx([25 / 50, 5 / 50, 0.0])
+
+
+def test_a_runs_calls_are_kept_for_the_report_to_read(real_engine, tmp_path):
+    from papers_digest.report.tables import load_calls
+
+    run = real_engine.Run(4, calls=[_call(10, 0, 1, 0, 10), _call(10, 5, 1, 5, 20)])
+    kept = real_engine.keep_calls(run, tmp_path)
+    assert kept == tmp_path / "c4"
+    calls = load_calls(kept)
+    assert list(calls["end_s"]) == [10.0, 20.0] and list(calls["cached_tokens"]) == [0, 5]
