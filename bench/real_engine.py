@@ -101,8 +101,9 @@ def main() -> None:
             # first, on the fresh server: no slot holds the day's long prompts yet, nor its cache in RAM
             synthetic.append([decode_heavy(params, engine.url) for _ in range(args.repeats)])
             if docs:
-                day.append(sample_day(params, docs, engine.url))
-                run, kept = day[-1], keep_calls(day[-1], CALLS_DIR)
+                run = sample_day(params, docs, engine.url)
+                day.append(run)
+                kept = keep_calls(run, CALLS_DIR)
                 print(f"concurrency {concurrency}: {run.wall_s:.0f} s, {run.done} done; calls in {kept}", flush=True)
     if day:
         lengths = anchor_lengths([c for r in day for c in r.calls])

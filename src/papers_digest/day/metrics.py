@@ -128,8 +128,7 @@ def in_flight_over_time(calls: pd.DataFrame) -> pd.DataFrame:
 
 def seconds_in_flight(calls: pd.DataFrame) -> pd.Series:
     """Seconds of the calls' span spent with each number of HTTP calls in flight (index: 0, 1, 2, ...). At
-    concurrency > 1 the seconds at 1 are the stretches where one paper ran alone, e.g. a long paper at the
-    end of a stage: what batching could not help."""
+    concurrency > 1 the seconds at 1 are the stretches where one call ran alone: what batching could not help."""
     steps = in_flight_over_time(calls)
     durations = steps["t_s"].diff().shift(-1).fillna(0.0)  # each level holds until the next change
     return durations.groupby(steps["in_flight"]).sum().rename("seconds")
