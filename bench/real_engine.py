@@ -66,7 +66,8 @@ REPEATS = 3  # decode-heavy runs, each side: one run of 8 requests is ~40 s, wit
 # A call's prompt at or above this many tokens is the full paper's (5,800-7,500 on the sample day); the
 # abstracts' calls and the translations are under 2,000. Each class gets its own batched-bench rates.
 LONG_PROMPT = 3000
-ANCHOR_TOKENS = 128  # decode steps per batched-bench row: enough for a steady rate, few next to a long prompt
+# The fewest decode steps a batched-bench row takes, for a steady rate when a class's answers are all short
+ANCHOR_TOKENS = 128
 PROMPT, PREDICTED = "llamacpp:prompt_tokens_total", "llamacpp:tokens_predicted_total"  # its /metrics counters
 
 
@@ -109,8 +110,8 @@ def main() -> None:
         lengths = anchor_lengths([c for r in day for c in r.calls])
         # -pps: one prompt shared by the sequences, so a long prompt is computed once per row, not per sequence
         limits_day = {
-            name: batched_bench(args.model, npp, ANCHOR_TOKENS, args.concurrency, options=("-pps",))
-            for name, npp in lengths.items()
+            name: batched_bench(args.model, npp, ntg, args.concurrency, options=("-pps",))
+            for name, (npp, ntg) in lengths.items()
         }
         report_day(day, limits_day, lengths)
     limits_synthetic = [batched_bench(args.model, 32, SYNTHETIC_TOKENS, args.concurrency) for _ in range(args.repeats)]
@@ -269,12 +270,29 @@ def batched_bench(
     return rows
 
 
-def anchor_lengths(calls: list[CallRecord]) -> dict[str, int]:
-    """The prompt lengths to measure the engine at: the median prompt of the short calls and of the long
-    ones (LONG_PROMPT), whichever the day had."""
-    prompts = [c.prompt_tokens for c in calls if c.prompt_tokens]
-    classes = {"short": [n for n in prompts if n < LONG_PROMPT], "long": [n for n in prompts if n >= LONG_PROMPT]}
-    return {name: round(statistics.median(found)) for name, found in classes.items() if found}
+def anchor_lengths(calls: list[CallRecord]) -> dict[str, tuple[int, int]]:
+    """The lengths to measure the engine at, for the short calls and for the long ones (LONG_PROMPT), whichever
+    the day had: the class's median prompt, and how many tokens to generate after it.
+
+    The generated length is the completion an average generated token of the class belongs to (the mean
+    completion weighted by its own tokens), at least ANCHOR_TOKENS. A token decodes at a cost that grows
+    with its context, and most of a class's tokens come from its long first answers, not from its short
+    repairs: a row that generated only ANCHOR_TOKENS measured decoding near the prompt, faster than the
+    day's answers decode near their ends."""
+    answered = [c for c in calls if c.prompt_tokens]
+    classes = {
+        "short": [c for c in answered if (c.prompt_tokens or 0) < LONG_PROMPT],
+        "long": [c for c in answered if (c.prompt_tokens or 0) >= LONG_PROMPT],
+    }
+    lengths = {}
+    for name, found in classes.items():
+        if not found:
+            continue
+        generated = [c.completion_tokens or 0 for c in found]
+        weighted = sum(n * n for n in generated) / sum(generated) if sum(generated) else 0
+        prompt = round(statistics.median(c.prompt_tokens or 0 for c in found))
+        lengths[name] = (prompt, max(ANCHOR_TOKENS, round(weighted)))
+    return lengths
 
 
 def engine_limit_s(calls: list[CallRecord], limits: dict[str, dict[int, dict[str, float]]], concurrency: int) -> float:
@@ -383,14 +401,16 @@ def report_day(day: list[Run], limits_day: dict[str, dict[int, dict[str, float]]
         "wall time, the speed-up compares wall times."
         "\nEngine limit: the seconds the engine needs for the row's calls by llama-batched-bench's rates at that "
         "many sequences (computed prompt tokens at its prefill rate, generated tokens at its decode rate, next to "
-        "a prompt of " + " and ".join(f"{n:,} tokens ({name} calls)" for name, n in lengths.items()) + "); "
+        "a prompt of "
+        + " and ".join(f"{npp:,} tokens, generating {ntg:,} ({name} calls)" for name, (npp, ntg) in lengths.items())
+        + "); "
         "ratio = engine limit / wall time. The engine's speed-up for this work = the same calls' engine limit at "
         f"concurrency {day[0].concurrency} over the row's: what the engine allows, if every slot decoded all the time."
     )
-    print("\n| prompt | sequences | prefill tok/s | decode tok/s |\n|---:|---:|---:|---:|")
-    for name, npp in lengths.items():
+    print("\n| prompt | generated | sequences | prefill tok/s | decode tok/s |\n|---:|---:|---:|---:|---:|")
+    for name, (npp, ntg) in lengths.items():
         for level, rates in sorted(limits_day[name].items()):
-            print(f"| {npp:,} ({name}) | {level} | {rates['s_pp']:.1f} | {rates['s_tg']:.1f} |")
+            print(f"| {npp:,} ({name}) | {ntg:,} | {level} | {rates['s_pp']:.1f} | {rates['s_tg']:.1f} |")
     retries(day)
 
 

@@ -44,7 +44,15 @@ def test_the_engine_limit_charges_each_call_at_its_own_lengths(real_engine):
     four = 600 / 100 + 300 / 40 + 6000 / 60 + 100 / 8
     assert real_engine.engine_limit_s([short, long], LIMITS, 1) == pytest.approx(alone)
     assert real_engine.engine_limit_s([short, long], LIMITS, 4) == pytest.approx(four)
-    assert real_engine.anchor_lengths([short, long, _call(1000, 0, 10)]) == {"short": 900, "long": 6000}
+
+
+def test_the_anchor_generates_as_long_as_the_days_answers_not_128_tokens(real_engine):
+    # Two long first answers and a 20-token repair: the median prompt, and the completion an average
+    # generated token belongs to, (900² + 700² + 20²) / 1,620 = 803, not the repair's 20 or a fixed 128.
+    calls = [_call(800, 0, 900), _call(1000, 0, 700), _call(900, 800, 20), _call(6000, 0, 100)]
+    assert real_engine.anchor_lengths(calls) == {"short": (900, 803), "long": (6000, 128)}
+    # a class of short answers only still decodes ANCHOR_TOKENS steps, for a steady rate
+    assert real_engine.anchor_lengths([_call(700, 0, 30)]) == {"short": (700, real_engine.ANCHOR_TOKENS)}
 
 
 def test_the_time_in_flight_is_split_by_how_many_calls_were_open(real_engine):
