@@ -53,7 +53,7 @@ lint: setup
 bench: setup
 	TQDM_DISABLE=1 $(BIN)/python bench/run.py  # tqdm reads this when it is imported
 
-# The sample day on the real engine at concurrency 1, 2 and 4, and llama-batched-bench (30-50 minutes, by the day);
-# bench/engine_settings.py measures the server's settings (about 18 minutes).
+# The sample day on the real engine at concurrency 1, 2 and 4, and llama-batched-bench (40-55 minutes, by the day);
+# bench/engine_settings.py measures the server's settings (about 25 minutes).
 bench-engine: engine-build model
 	TQDM_DISABLE=1 $(BIN)/python bench/real_engine.py

