@@ -301,12 +301,15 @@ def engine_limit_s(calls: list[CallRecord], limits: dict[str, dict[int, dict[str
     prompt tokens at batched-bench's prefill rate and its generated tokens at the decode rate of `concurrency`
     sequences, both next to a prompt of its class's length. Under a cost per step linear in the tokens and
     their contexts this is exact for any mix of short and long calls in a batch; it assumes every slot
-    decodes all the time, so it is a bound no client reaches with fewer papers than slots at the end."""
+    decodes all the time, so it is a bound no client reaches with fewer papers than slots at the end.
+
+    The prefill rate is the median of the class's rows: with -pps every row computes the same prompt once,
+    so they are repeated measurements of one prefill (91, 157 and 127 tok/s for one 764-token prompt in a run)."""
     total = 0.0
     for call in (c for c in calls if c.prompt_tokens):
         rates = limits["long" if call.prompt_tokens >= LONG_PROMPT else "short"]
-        # prefill does not batch on this engine (its rate at one sequence), decode does
-        total += (call.prompt_tokens - (call.cached_tokens or 0)) / rates[min(rates)]["s_pp"]
+        prefill = statistics.median(row["s_pp"] for row in rates.values())
+        total += (call.prompt_tokens - (call.cached_tokens or 0)) / prefill
         total += (call.completion_tokens or 0) / rates[concurrency]["s_tg"]
     return total
 

@@ -39,9 +39,10 @@ LIMITS = {
 
 def test_the_engine_limit_charges_each_call_at_its_own_lengths(real_engine):
     short, long = _call(800, 200, 300), _call(6000, 0, 100)
-    # computed prompt at one sequence's prefill rate, generated tokens at the concurrency's decode rate
-    alone = 600 / 100 + 300 / 30 + 6000 / 60 + 100 / 10
-    four = 600 / 100 + 300 / 40 + 6000 / 60 + 100 / 8
+    # computed prompt at the median of the rows' prefill rates (one prompt, measured once per row),
+    # generated tokens at the concurrency's decode rate
+    alone = 600 / 105 + 300 / 30 + 6000 / 62.5 + 100 / 10
+    four = 600 / 105 + 300 / 40 + 6000 / 62.5 + 100 / 8
     assert real_engine.engine_limit_s([short, long], LIMITS, 1) == pytest.approx(alone)
     assert real_engine.engine_limit_s([short, long], LIMITS, 4) == pytest.approx(four)
 
