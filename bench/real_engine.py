@@ -404,7 +404,8 @@ def report_day(day: list[Run], limits_day: dict[str, dict[int, dict[str, float]]
         "each concurrency does other work: throughput vs 1 compares tokens computed and generated per second of "
         "wall time, the speed-up compares wall times."
         "\nEngine limit: the seconds the engine needs for the row's calls by llama-batched-bench's rates at that "
-        "many sequences (computed prompt tokens at its prefill rate, generated tokens at its decode rate, next to "
+        "many sequences (computed prompt tokens at its prefill rate, the median of the class's rows, generated "
+        "tokens at its decode rate, next to "
         "a prompt of "
         + " and ".join(f"{npp:,} tokens, generating {ntg:,} ({name} calls)" for name, (npp, ntg) in lengths.items())
         + "); "
