@@ -21,15 +21,13 @@ import asyncio
 import os
 import time
 
-from real_engine import ROOT, SAMPLE_DATE, batched_bench, bench_params, sample_docs
+from real_engine import ROOT, SAMPLE_DATE, batched_bench, bench_params, decode_only, sample_docs
 
-from papers_digest.core.models import CallRecord, FulltextDoc
-from papers_digest.core.params import Params
+from papers_digest.core.models import FulltextDoc
 from papers_digest.engines.localmodel import DEFAULT_MODEL_PATH
 from papers_digest.engines.process import ManagedEngine
-from papers_digest.llm.client import CallContext
 from papers_digest.llm.prompting import load_prompt
-from papers_digest.pipeline.generating import generate, llm_client
+from papers_digest.pipeline.generating import generate
 
 PROMPTS = (750, 5_800)  # the sample day's abstract-only and trimmed full-paper prompts, in tokens
 GENERATED = 64
@@ -115,35 +113,17 @@ def mixed_lengths(model: str, docs: list[FulltextDoc]) -> None:
         params = bench_params(model, 4)
         params.engine.extra_args = ["--flash-attn", flash]  # comes last: llama-server takes a flag's last value
         with ManagedEngine.from_params(params, log_dir=ROOT / "logs" / "bench"):
-            asyncio.run(_decode(params, [*shorts, long], 1, sequential=True))  # the prompts into their slots
+            prompts = {d.arxiv_id: d.text for d in [*shorts, long]}
+            asyncio.run(decode_only(params, prompts, 1, sequential=True))  # the prompts into their slots
             runs = {
                 f"{len(shorts)} abstracts": shorts,
                 f"{len(shorts)} abstracts + the full paper ({long.tokens or 0:,} tokens)": [*shorts, long],
                 "the full paper alone": [long],
             }
             for name, chosen in runs.items():
-                calls = asyncio.run(_decode(params, chosen, MIXED_TOKENS))
+                calls = asyncio.run(decode_only(params, {d.arxiv_id: d.text for d in chosen}, MIXED_TOKENS))
                 rates = [(c.completion_tokens or 0) / c.latency_s for c in calls]
                 print(f"| {flash} | {name} | {min(rates):.1f}–{max(rates):.1f} | {sum(rates):.1f} |", flush=True)
-
-
-async def _decode(params: Params, docs: list[FulltextDoc], tokens: int, sequential: bool = False) -> list[CallRecord]:
-    """Each paper's text as the prompt, exactly `tokens` generated (ignore_eos), all at once or one by one."""
-    calls: list[CallRecord] = []
-    plain = params.model_copy(update={"llm": params.llm.model_copy(update={"structured_output": False})})
-    async with llm_client(plain) as client:
-        client.settings = {"max_tokens": tokens, "ignore_eos": True, "temperature": 0}
-
-        async def ask(doc: FulltextDoc) -> None:
-            context = CallContext(date=SAMPLE_DATE, arxiv_id=doc.arxiv_id, stage="digest_en", attempt=1)
-            await client.chat([{"role": "user", "content": doc.text}], context, calls)
-
-        if sequential:
-            for doc in docs:
-                await ask(doc)
-        else:
-            await asyncio.gather(*(ask(doc) for doc in docs))
-    return calls
 
 
 if __name__ == "__main__":

@@ -182,27 +182,36 @@ def sample_day(params: Params, docs: list[FulltextDoc], url: str) -> Run:
 def decode_heavy(params: Params, url: str) -> Run:
     """2 × concurrency distinct short prompts, exactly SYNTHETIC_TOKENS generated each (ignore_eos)."""
     run = Run(params.llm.concurrency)
-    n = 2 * params.llm.concurrency
-    settings = {"max_tokens": SYNTHETIC_TOKENS, "ignore_eos": True, "temperature": 0}
-    client_params = params.model_copy(update={"llm": params.llm.model_copy(update={"structured_output": False})})
-
-    async def ask_all() -> None:
-        async with llm_client(client_params) as client:
-            client.settings = settings
-
-            async def ask(i: int) -> None:
-                context = CallContext(date=SAMPLE_DATE, arxiv_id=f"2501.{i:05d}", stage="digest_en", attempt=1)
-                messages = [{"role": "user", "content": f"Story {i}: write about a lighthouse keeper, at length."}]
-                await client.chat(messages, context, run.calls)
-
-            await asyncio.gather(*(ask(i) for i in range(n)))
-
+    story = "Story {}: write about a lighthouse keeper, at length."
+    prompts = {f"2501.{i:05d}": story.format(i) for i in range(2 * run.concurrency)}
     with Metrics(url) as metrics:
         started = time.monotonic()
-        asyncio.run(ask_all())
+        run.calls = asyncio.run(decode_only(params, prompts, SYNTHETIC_TOKENS))
         run.wall_s = time.monotonic() - started
     run.prompt_computed, run.generated, run.busy_max = metrics.computed, metrics.generated, metrics.busy_max
     return run
+
+
+async def decode_only(
+    params: Params, prompts: dict[str, str], tokens: int, *, sequential: bool = False
+) -> list[CallRecord]:
+    """Each prompt (by the paper id its call is recorded under) as one user message, exactly `tokens`
+    generated (ignore_eos, no structured output), all at once or one by one; the calls' records."""
+    calls: list[CallRecord] = []
+    plain = params.model_copy(update={"llm": params.llm.model_copy(update={"structured_output": False})})
+    async with llm_client(plain) as client:
+        client.settings = {"max_tokens": tokens, "ignore_eos": True, "temperature": 0}
+
+        async def ask(arxiv_id: str, text: str) -> None:
+            context = CallContext(date=SAMPLE_DATE, arxiv_id=arxiv_id, stage="digest_en", attempt=1)
+            await client.chat([{"role": "user", "content": text}], context, calls)
+
+        if sequential:
+            for arxiv_id, text in prompts.items():
+                await ask(arxiv_id, text)
+        else:
+            await asyncio.gather(*(ask(arxiv_id, text) for arxiv_id, text in prompts.items()))
+    return calls
 
 
 class Metrics:
@@ -280,13 +289,12 @@ def anchor_lengths(calls: list[CallRecord]) -> dict[str, tuple[int, int]]:
     with its context, and most of a class's tokens come from its long first answers, not from its short
     repairs: a row that generated only ANCHOR_TOKENS measured decoding near the prompt, faster than the
     day's answers decode near their ends."""
-    answered = [c for c in calls if c.prompt_tokens]
-    classes = {
-        "short": [c for c in answered if (c.prompt_tokens or 0) < LONG_PROMPT],
-        "long": [c for c in answered if (c.prompt_tokens or 0) >= LONG_PROMPT],
-    }
+    classes: dict[str, list[CallRecord]] = {}
+    for call in (c for c in calls if c.prompt_tokens):
+        classes.setdefault(call_class(call), []).append(call)
     lengths = {}
-    for name, found in classes.items():
+    for name in ("short", "long"):
+        found = classes.get(name)
         if not found:
             continue
         generated = [c.completion_tokens or 0 for c in found]
@@ -294,6 +302,11 @@ def anchor_lengths(calls: list[CallRecord]) -> dict[str, tuple[int, int]]:
         prompt = round(statistics.median(c.prompt_tokens or 0 for c in found))
         lengths[name] = (prompt, max(ANCHOR_TOKENS, round(weighted)))
     return lengths
+
+
+def call_class(call: CallRecord) -> str:
+    """"long" for the full paper's calls (a prompt of LONG_PROMPT tokens or more), "short" for the rest."""
+    return "long" if (call.prompt_tokens or 0) >= LONG_PROMPT else "short"
 
 
 def engine_limit_s(calls: list[CallRecord], limits: dict[str, dict[int, dict[str, float]]], concurrency: int) -> float:
@@ -307,7 +320,7 @@ def engine_limit_s(calls: list[CallRecord], limits: dict[str, dict[int, dict[str
     so they are repeated measurements of one prefill (91, 157 and 127 tok/s for one 764-token prompt in a run)."""
     total = 0.0
     for call in (c for c in calls if c.prompt_tokens):
-        rates = limits["long" if call.prompt_tokens >= LONG_PROMPT else "short"]
+        rates = limits[call_class(call)]
         prefill = statistics.median(row["s_pp"] for row in rates.values())
         total += (call.prompt_tokens - (call.cached_tokens or 0)) / prefill
         total += (call.completion_tokens or 0) / rates[concurrency]["s_tg"]
@@ -405,8 +418,7 @@ def report_day(day: list[Run], limits_day: dict[str, dict[int, dict[str, float]]
         "wall time, the speed-up compares wall times."
         "\nEngine limit: the seconds the engine needs for the row's calls by llama-batched-bench's rates at that "
         "many sequences (computed prompt tokens at its prefill rate, the median of the class's rows, generated "
-        "tokens at its decode rate, next to "
-        "a prompt of "
+        "tokens at its decode rate, next to a prompt of "
         + " and ".join(f"{npp:,} tokens, generating {ntg:,} ({name} calls)" for name, (npp, ntg) in lengths.items())
         + "); "
         "ratio = engine limit / wall time. The engine's speed-up for this work = the same calls' engine limit at "
