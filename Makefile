@@ -16,7 +16,7 @@ setup: $(BIN)/papers
 
 # llama.cpp's own server, embedded in xllamacpp's prebuilt wheel (seconds to install). Its Linux CPU wheel
 # is compiled without -march=native (AVX2/FMA/F16C), so it runs on any x86-64-v3 CPU, including ones that
-# advertise AMX the kernel does not allow (README, "Engines").
+# advertise AMX the kernel does not allow (docs/engines.md).
 engine: setup
 	@$(BIN)/python -c 'import xllamacpp' 2>/dev/null || $(BIN)/pip install --quiet -e '.[dev,llama]'
 

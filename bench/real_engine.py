@@ -338,7 +338,7 @@ def in_flight_shares(calls: list[CallRecord], wall_s: float, slots: int) -> list
 def retries(day: list[Run]) -> None:
     """Each checker retry: how its first answer ended, what the retry asked for (the failed fields alone, or
     the whole answer again: the call's `repair`, as llm/repair.py decided), its cached share (where
-    the prefix match ends: README, "Performance"; a translation's repair shares only the system prompt, an
+    the prefix match ends: docs/performance.md; a translation's repair shares only the system prompt, an
     English retry the whole conversation) and what it generated beside the first answer."""
     print("\n#### The checker's retries\n")
     print(

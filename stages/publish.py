@@ -46,7 +46,7 @@ def main() -> None:
 def _published(args: Namespace, fingerprint: str) -> bool:
     # publish runs on every `dvc repro` (always_changed); when the database already holds the day from the
     # same files and code, and the outputs and the day's pages are in place, there is nothing to do, and
-    # checking that costs a fraction of loading the library (README, "Performance").
+    # checking that costs a fraction of loading the library (docs/performance.md).
     outputs = [Path(args.metrics), Path(args.calls)]
     if args.site:
         outputs += [Path(args.site) / "index.html", Path(args.site) / args.date / "index.html"]

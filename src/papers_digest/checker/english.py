@@ -1,5 +1,5 @@
 """The English digest's rules: every number where it is cited, every figure in prose from the paper, and a
-digest that says something (README, "The checker", has each rule with an example)."""
+digest that says something (docs/checker.md, "The rules", has each with an example)."""
 
 from __future__ import annotations
 

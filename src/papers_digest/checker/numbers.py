@@ -1,6 +1,7 @@
 """Numbers as the checker compares them: one normalisation, whole-number tokens, and what counts in prose.
 
-The one normalisation (README, "The checker"), applied to the paper's text and to the digest alike:
+The one normalisation, applied to the paper's text and to the digest alike (docs/checker.md,
+"How numbers are compared"):
 - Unicode NFKC (full-width digits fold to ASCII, a no-break or thin space to a plain space);
 - the Unicode minus (U+2212) and other dashes before a digit become `-`;
 - thousands separators go: `1,000` and `1 000` (thin or no-break space) are `1000`;

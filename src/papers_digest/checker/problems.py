@@ -1,6 +1,6 @@
 """What the checker reports: one problem per broken rule instance, each naming its rule, field and fix.
 
-The rule ids are what the run report counts (first answer vs the retry) and README "The checker" lists.
+The rule ids are what the run report counts (first answer vs the retry) and docs/checker.md, "The rules", lists.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ SAMPLE_LIMIT = 4
 SIM_MODEL = "sim-digest"
 # The sample day on the offline model, on 2 CPU cores. Its one full paper is 13,000 tokens: about 4 minutes
 # of prefill, and decoding next to it runs at a third of the speed (attention over the long context;
-# README, "Performance"). So the sample trims it to SAMPLE_INPUT_TOKENS (appendices first, then the longest
+# docs/performance.md). So the sample trims it to SAMPLE_INPUT_TOKENS (appendices first, then the longest
 # sections; what was dropped is recorded and shown), the way a small context would. Each slot holds that,
 # the answer and the checker's retry (the first answer again, and the problems): 10k tokens, 120 MiB of
 # KV cache for this model. The cap on the answer keeps a 0.5B model from rambling; 4 slots batch the day.

@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--batching",
         action="store_true",
         help="time calls with the continuous-batching model (Llama-3.1-8B shape, 1 TB/s, 24 GiB; "
-        "docs/architecture.md)",
+        "docs/design.md §4)",
     )
     sim.add_argument("--time-scale", type=float, default=1.0, help="wall seconds per simulated second (--batching)")
     sim.add_argument("--kv-capacity", type=int, default=None, help="KV cache tokens (--batching; default: 24 GiB)")

@@ -78,7 +78,7 @@ class FulltextDoc(BaseModel):
     sections: list[Section]
     dropped: list[str] = Field(default_factory=list)  # tags of sections cut to fit the context budget
     # Lines of the text that LaTeXML placed outside every section (floats before section 1, keywords): they
-    # belong to no section, so a result may cite their numbers under any section (docs/architecture.md).
+    # belong to no section, so a result may cite their numbers under any section (docs/checker.md, "The rules").
     unsectioned: list[str] = Field(default_factory=list)
     tokens: int | None = None  # tokens of the paper's message as sent
     counted_by: str | None = None  # "engine /tokenize", "estimate", …

@@ -15,7 +15,7 @@ def publish_fingerprint(
     """sha256 over every file of `inputs` and `code` (its name under its root, then its bytes) and `options`.
 
     The code is the whole package, so any change to it publishes again, as DVC reruns a stage whose code
-    changed; a missing input counts as missing, not as empty (docs/architecture.md, "The DB and the site").
+    changed; a missing input counts as missing, not as empty (docs/architecture.md, "The database and the site").
     """
     digest = hashlib.sha256(options.encode())
     for root in map(Path, [*inputs, *code]):

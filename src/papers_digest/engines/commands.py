@@ -41,7 +41,7 @@ def engine_command(
 
 
 # llama-server's batch (-b / -ub, in tokens) and attention kernel. bench/engine_settings.py measured on the
-# CPU build (README, "Performance"): -ub 256 and 512 prefill alike, and with flash attention off 4 sequences
+# CPU build (docs/performance.md): -ub 256 and 512 prefill alike, and with flash attention off 4 sequences
 # decode next to a 5,800-token context at twice the speed of auto (which turns it on). But the day mixes
 # lengths, and every sequence of a step gets the longest one's KV length: with flash attention on, the short
 # ones skip the masked cells, so 3 abstracts beside the full paper decode 34.3 tok/s with it, 25.7 without.

@@ -3,7 +3,7 @@
 The xllamacpp wheel compiles llama.cpp's HTTP server (tools/server: slots, continuous batching, prompt
 cache, /metrics, json_schema grammars) into a Python extension, prebuilt with portable flags (AVX2/FMA/F16C,
 no -march=native, no AVX-512 or AMX), so `make engine` installs it in seconds instead of compiling for
-ten minutes (README, "Engines"). This process is what the managed llama-cpp engine runs when
+ten minutes (docs/engines.md). This process is what the managed llama-cpp engine runs when
 `engine.binary` is empty: it takes the flags `commands.llama_server_command` writes, the same ones a
 `llama-server` executable takes, serves until SIGTERM or SIGINT, and dies as the server dies (a SIGILL in
 the engine is this process's SIGILL).

