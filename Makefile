@@ -4,12 +4,12 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup engine engine-build model sample sample-sim test lint bench bench-engine
+.PHONY: setup engine engine-build model sample sample-sim test lint bench bench-engine docs docs-install docs-build
 
 $(BIN)/papers: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,lab]'
 	touch $@
 
 setup: $(BIN)/papers
@@ -46,6 +46,19 @@ test: setup
 	@$(MAKE) -k --no-print-directory engine model || echo "warning: llama-server or the offline model is missing; the real-engine tests will be skipped" >&2
 	$(BIN)/ruff check .
 	$(BIN)/pytest
+
+# The documentation site from docs/ (mkdocs.yml): `make docs` serves it at http://127.0.0.1:8000/ and rebuilds
+# on every edit; `make docs-build` is what .ci/run runs (a broken link or anchor, or a page left out of the nav,
+# fails it; not --quiet, which hides the warnings that --strict counts).
+docs-install: setup
+	@$(BIN)/python -c 'import mkdocs, material' 2>/dev/null || $(BIN)/pip install --quiet -e '.[dev,lab,docs]'
+
+docs: docs-install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve
+
+DOCS_OUT ?= $(shell mktemp -d)
+docs-build: docs-install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict -d $(DOCS_OUT)
 
 lint: setup
 	$(BIN)/ruff check .
