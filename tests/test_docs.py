@@ -35,10 +35,16 @@ def _sources() -> list[Path]:
     files = [ROOT / name for name in SCANNED_FILES if (ROOT / name).is_file()]
     for folder in SCANNED:
         for path in sorted((ROOT / folder).rglob("*")):
-            parts = set(path.relative_to(ROOT).parts)
-            if path.is_file() and path.suffix in SUFFIXES and not parts & {"__pycache__", ".ipynb_checkpoints"}:
-                if ("tests" in parts and "data" in parts) or path == Path(__file__):  # recordings; this file's examples
-                    continue
+            parts = path.relative_to(ROOT).parts
+            skipped = (
+                not path.is_file()
+                or path.suffix not in SUFFIXES
+                or path == Path(__file__)  # its examples
+                or any(part.endswith(".egg-info") for part in parts)  # pip's copy of the README
+                or {"__pycache__", ".ipynb_checkpoints"} & set(parts)
+                or parts[:2] == ("tests", "data")  # recorded pages and answers, not our prose
+            )
+            if not skipped:
                 files.append(path)
     return files
 
