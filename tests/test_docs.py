@@ -113,7 +113,8 @@ def test_every_cited_readme_section_exists():
         for m in README_CITATION.finditer(text):
             if _plain(m["title"]) not in headings:
                 line = text.count("\n", 0, m.start()) + 1
-                problems.append(f"{path.relative_to(ROOT)}:{line}: README.md has no heading {m['title']!r}")
+                where = f"{path.relative_to(ROOT)}:{line}"
+                problems.append(f"{where}: README.md has no heading {m['title']!r} (cite the docs/ page that has it)")
     assert not problems, "\n".join(problems)
 
 
