@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup engine engine-build model sample sample-sim test lint bench bench-engine docs docs-install docs-build
+.PHONY: setup engine engine-build model sample sample-sim test test-fast lint bench bench-engine docs docs-install docs-build
 
 $(BIN)/papers: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -59,6 +59,11 @@ docs: docs-install
 DOCS_OUT ?= $(shell mktemp -d)
 docs-build: docs-install
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict -d $(DOCS_OUT)
+
+# The tests that need no DVC run, browser, real engine or model (pytest -m "not slow"), in about a minute:
+# the suite to run while you work; `make test` (and .ci/run) still runs everything.
+test-fast: setup
+	$(BIN)/pytest -m "not slow"
 
 lint: setup
 	$(BIN)/ruff check .

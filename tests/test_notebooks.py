@@ -7,6 +7,7 @@ from io import StringIO
 import nbformat
 import pandas as pd
 import papermill
+import pytest
 import sqlite_utils
 from conftest import ROOT, SAMPLE_DATE, copy_project, make_params, run_dvc, sample_papers, write_params
 
@@ -14,6 +15,8 @@ from papers_digest.checker.problems import RULES
 from papers_digest.day import metrics as day_metrics
 from papers_digest.report import tables
 from papers_digest.sim.faults import Fault
+
+pytestmark = pytest.mark.slow  # every test runs the pipeline with DVC (make test-fast leaves it out)
 
 TITLES = {p.arxiv_id: p.title for p in sample_papers()}
 

@@ -93,6 +93,7 @@ def test_a_range_is_every_date_in_order_and_bad_ranges_say_why(tmp_path):
 # --- a range through the whole pipeline --------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_range_runs_each_date_and_one_dates_failure_does_not_stop_the_others(tmp_path, start_replay, engine):
     sim, engine_url = engine
     replay, replay_url = start_replay()
@@ -112,6 +113,7 @@ def test_a_range_runs_each_date_and_one_dates_failure_does_not_stop_the_others(t
 # --- restored days reach the database and the site -------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_date_switched_back_is_restored_into_the_database_and_the_site(tmp_path, sample_replay, engine):
     sim, engine_url = engine
     _, replay_url = sample_replay
@@ -129,6 +131,7 @@ def test_a_date_switched_back_is_restored_into_the_database_and_the_site(tmp_pat
     assert len(list((project / "data" / "site" / SAMPLE_DATE).glob("*.html"))) == 5  # the day page and 4 papers
 
 
+@pytest.mark.slow
 def test_another_machine_restores_a_day_from_a_dvc_remote_with_no_request_and_sees_it(
     tmp_path, start_replay, start_engine
 ):

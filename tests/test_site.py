@@ -32,6 +32,9 @@ from papers_digest.site.render import render_day, render_site
 from papers_digest.site.views import build_days, build_index, paper_view, section_url
 from papers_digest.testing.servers import engine_server, sample_replay_server
 
+# the sample day is built with DVC once for the module, and the browser tests drive Chromium
+pytestmark = pytest.mark.slow  # make test-fast leaves them out
+
 ATOM = "{http://www.w3.org/2005/Atom}"
 HTML_PAPER = "2503.20783"  # the sample's one paper with an arXiv HTML page (v2)
 RANKED = ["2504.00999", "2504.00883", "2504.01014", HTML_PAPER]  # by upvotes: 46, 38, 20, 18
