@@ -29,6 +29,7 @@ from papers_digest.testing.harness import (
     make_params,
     repo_root,
     run_dvc,
+    wait_until,
     write_params,
 )
 from papers_digest.testing.servers import engine_server, recorded_dirs, replay_server, sample_replay_server
@@ -59,6 +60,7 @@ __all__ = [
     "make_params",
     "run_dvc",
     "sample_papers",
+    "wait_until",
     "write_params",
 ]
 

@@ -12,7 +12,6 @@ import socket
 import subprocess
 import sys
 import textwrap
-import time
 import zipfile
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from conftest import (
     free_port,
     make_params,
     sample_papers,
+    wait_until,
     write_params,
 )
 
@@ -392,6 +392,7 @@ def _papers(*args: str) -> list[str]:
     return [str(Path(PY).parent / "papers"), *args]
 
 
+@pytest.mark.slow
 def test_papers_run_starts_the_engine_runs_the_day_stops_it_and_records_its_startup(tmp_path, sample_replay):
     _, replay_url = sample_replay
     project, env = _papers_run_project(tmp_path, replay_url)
@@ -413,6 +414,7 @@ def test_papers_run_starts_the_engine_runs_the_day_stops_it_and_records_its_star
     assert (project / "params.yaml").read_bytes() == params_before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_papers_run_interrupted_while_the_engine_starts_stops_it(tmp_path, sample_replay, sig):
     _, replay_url = sample_replay
@@ -426,10 +428,7 @@ def test_papers_run_interrupted_while_the_engine_starts_stops_it(tmp_path, sampl
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + 60
-        while not pid_file.exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert pid_file.exists(), "the engine never started"
+        wait_until(pid_file.exists, timeout_s=60, what="the engine to start (its pid file)")
         engine_pid = int(pid_file.read_text())
         run.send_signal(sig)  # Ctrl-C reaches the foreground group; the engine is in its own session
         out, err = run.communicate(timeout=60)
@@ -440,6 +439,7 @@ def test_papers_run_interrupted_while_the_engine_starts_stops_it(tmp_path, sampl
     assert not (project / "data" / SAMPLE_DATE / "engine.json").exists()  # never ready: nothing to record
 
 
+@pytest.mark.slow
 def test_papers_run_with_an_engine_that_dies_at_start_says_why_in_one_message(tmp_path):
     project = copy_project(tmp_path / "project")
     not_a_model = tmp_path / "broken.gguf"
@@ -453,6 +453,7 @@ def test_papers_run_with_an_engine_that_dies_at_start_says_why_in_one_message(tm
     assert not (project / "dvc.lock").exists()
 
 
+@pytest.mark.slow
 def test_papers_run_needs_the_served_model_name(tmp_path):
     project = copy_project(tmp_path / "project")
     write_params(project, make_params(engine={"kind": "vllm", "model": "Qwen/Qwen2.5-7B-Instruct"}))
@@ -517,6 +518,7 @@ def offline_gguf(llama_server) -> Path:
         pytest.skip(f"the offline GGUF is not in {path} and cannot be fetched: {exc}")
 
 
+@pytest.mark.slow
 def test_the_llama_server_build_is_portable(llama_server):
     """No AVX-512 or AMX code: this machine kind advertises both, but its kernel does not allow AMX."""
     objdump = shutil.which("objdump")
@@ -554,6 +556,7 @@ def test_the_embedded_llama_server_refuses_a_flag_it_does_not_know():
     assert "unrecognized arguments: -ngl 99" in done.stderr and "set engine.binary" in done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_model_fetch_keeps_a_verified_file(offline_gguf):
     done = subprocess.run(_papers("model", "fetch", "--dest", str(offline_gguf)), capture_output=True, text=True)
@@ -561,6 +564,7 @@ def test_model_fetch_keeps_a_verified_file(offline_gguf):
     assert "is already there with the right sha256; kept it" in done.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_one_real_paper_through_the_real_llama_cpp_engine(tmp_path, offline_gguf):
     paper = min(abstract_docs(sample_papers()), key=lambda doc: len(doc.text))  # the shortest real abstract
@@ -611,6 +615,7 @@ def ask_repair_on_the_real_engine(
         return asyncio.run(ask()), records
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_a_translations_repair_on_the_real_llama_cpp_engine(tmp_path, offline_gguf):
     """The offline model left a limitation of 2504.01014 in English (tests/data/llm, recorded on this engine);
@@ -629,6 +634,7 @@ def test_a_translations_repair_on_the_real_llama_cpp_engine(tmp_path, offline_gg
     assert records[0].completion_tokens < 100  # one limitation, not the whole digest again
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_an_english_digests_repair_on_the_real_llama_cpp_engine(tmp_path, offline_gguf):
     """A faithful digest of 2504.00883 (its abstract) with a figure the paper does not print planted in its first

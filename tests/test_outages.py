@@ -12,18 +12,29 @@ import re
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
 import sqlite_utils
-from conftest import SAMPLE_DATE, chat_calls, copy_project, dvc_env, free_port, make_params, run_dvc, write_params
+from conftest import (
+    SAMPLE_DATE,
+    chat_calls,
+    copy_project,
+    dvc_env,
+    free_port,
+    make_params,
+    run_dvc,
+    wait_until,
+    write_params,
+)
 
 from papers_digest.engines.process import group_processes
 from papers_digest.sim.faults import Fault
 from papers_digest.sim.routes import EngineSim
 from papers_digest.sim.serve import BackgroundServer
 from papers_digest.testing.fake_engine import install_as_sglang
+
+pytestmark = pytest.mark.slow  # every test runs DVC or papers daily/run (make test-fast leaves it out)
 
 PAPERS = str(Path(sys.executable).parent / "papers")
 
@@ -103,10 +114,10 @@ def test_an_outage_mid_stage_is_not_the_days_result_and_a_plain_rerun_makes_only
     server = BackgroundServer(first.app, port).start()
 
     def cut_off_after_one_answer() -> None:  # the host goes away while the stage runs, one paper done
-        deadline = time.monotonic() + 120
-        while not _generated(project, "digest_en") and time.monotonic() < deadline:
-            time.sleep(0.01)
-        server.stop()
+        try:
+            wait_until(lambda: _generated(project, "digest_en"), timeout_s=120, what="the first digest")
+        finally:
+            server.stop()
 
     cutter = threading.Thread(target=cut_off_after_one_answer)
     cutter.start()

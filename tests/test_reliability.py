@@ -8,7 +8,6 @@ import gzip
 import json
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from conftest import (
     kill_dvc_when,
     make_params,
     run_dvc,
+    wait_until,
     write_params,
 )
 
@@ -89,6 +89,7 @@ def reference_state(tmp_path_factory) -> dict[str, list]:
     return db_state(project)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stage", list(KILL_POINTS))
 def test_kill_9_in_any_stage_then_repro_gives_the_same_database(tmp_path, servers, reference_state, stage):
     _, replay_url, sim, llm_url = servers
@@ -96,14 +97,15 @@ def test_kill_9_in_any_stage_then_repro_gives_the_same_database(tmp_path, server
     write_params(project, _params(replay_url, llm_url))
     day = project / "data" / DAY
     kill_dvc_when(project, lambda: KILL_POINTS[stage](day), "repro", "publish")
-    while sim.stats.in_flight:  # a request the killed client sent is still being answered
-        time.sleep(0.02)
+    # a request the killed client sent is still being answered
+    wait_until(lambda: not sim.stats.in_flight, timeout_s=30, what="the engine to finish the killed run's call")
 
     run_dvc(project, "repro", "publish")
     assert db_state(project) == reference_state
     assert not list(project.rglob("*.tmp"))  # no half-written file left behind
 
 
+@pytest.mark.slow
 def test_a_second_run_at_the_same_time_stops_with_a_clear_message_and_changes_nothing(tmp_path, servers):
     _, replay_url, _, llm_url = servers
     project = copy_project(tmp_path)
@@ -111,9 +113,16 @@ def test_a_second_run_at_the_same_time_stops_with_a_clear_message_and_changes_no
     first = subprocess.Popen(
         dvc_command("repro", "publish"), cwd=project, env=dvc_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT
     )
-    while _papers_in(project / "data" / DAY / "fulltext") < 1:
-        assert first.poll() is None
-        time.sleep(0.01)
+
+    def first_fetched_a_paper() -> bool:
+        assert first.poll() is None, "the first run ended before the second could start"
+        return _papers_in(project / "data" / DAY / "fulltext") >= 1
+
+    try:
+        wait_until(first_fetched_a_paper, timeout_s=120, what="the first run to fetch a paper")
+    except AssertionError:
+        first.kill()
+        raise
     second = run_dvc(project, "repro", "publish", check=False)
     assert second.returncode != 0
     assert "is busy, it is being blocked by" in second.stderr  # DVC names the running process
@@ -122,6 +131,7 @@ def test_a_second_run_at_the_same_time_stops_with_a_clear_message_and_changes_no
     assert rows == (4,)
 
 
+@pytest.mark.slow
 def test_papers_daily_refuses_to_start_while_another_run_holds_the_project(tmp_path):
     project = copy_project(tmp_path)
     params_before = (project / "params.yaml").read_bytes()
@@ -154,6 +164,7 @@ def test_papers_daily_refuses_to_start_while_another_run_holds_the_project(tmp_p
     assert (project / "params.yaml").read_bytes() == params_before
 
 
+@pytest.mark.slow
 def test_a_failed_paper_is_retried_on_a_later_day_and_marked_backfilled(tmp_path, start_replay, start_engine):
     hf = tmp_path / "hf"
     hf.mkdir()
@@ -179,6 +190,7 @@ def test_a_failed_paper_is_retried_on_a_later_day_and_marked_backfilled(tmp_path
     assert "backfilled" in report and "2504.01014" in report
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("line", "bad", "message"),
     [
@@ -201,6 +213,7 @@ def test_bad_params_stop_the_run_at_once_with_one_line(tmp_path, line, bad, mess
     assert not list((project / "data").glob("*/list.json"))
 
 
+@pytest.mark.slow
 def test_an_unreachable_endpoint_or_a_missing_key_stops_the_run_before_any_paper(
     tmp_path, start_replay, start_engine
 ):
@@ -219,6 +232,7 @@ def test_an_unreachable_endpoint_or_a_missing_key_stops_the_run_before_any_paper
     assert sim.stats.by_path.get("/v1/chat/completions", 0) == 0
 
 
+@pytest.mark.slow
 def test_the_api_key_never_reaches_a_file(tmp_path, start_replay, start_engine):
     key = "sk-papers-digest-secret-7f3a9c21b4e8"
     _, replay_url = start_replay(*recorded_dirs("sample"))

@@ -468,7 +468,10 @@ def test_decode_speed_adds_time_per_completion_token(served: tuple[EngineSim, st
     response = chat(base, digest_messages(SYSTEM_EN, EVICPRESS))
     wall = time.monotonic() - started
     completion = response.json()["usage"]["completion_tokens"]
-    assert completion / 5000 <= wall < completion / 5000 + 0.5
+    [record] = sim.stats.records
+    assert record.completion_tokens == completion > 0
+    # the answer waited for its tokens at 5000/s (how little else it took is for bench/, not a test)
+    assert record.ended - record.started >= completion / 5000 and wall >= completion / 5000
 
 
 def test_api_key_is_enforced() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -107,8 +108,23 @@ def run_dvc(
     return done
 
 
+def wait_until(
+    predicate: Callable[[], object], *, timeout_s: float = 60, what: str = "the condition", interval_s: float = 0.01
+) -> None:
+    """Poll `predicate` until it holds; past `timeout_s`, fail with an AssertionError that says what never came.
+
+    Every wait in the tests and benchmarks goes through here, so none can hang a run: the predicate may
+    itself assert (a process that must still be running), and that error is raised as it is."""
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"timed out after {timeout_s:g} s waiting for {what}")
+        time.sleep(interval_s)
+
+
 def kill_dvc_when(project: Path, ready: Callable[[], bool], *args: str, timeout_s: float = 120) -> None:
-    """Start `dvc <args>` in its own process group and kill -9 all of it the moment `ready()` holds."""
+    """Start `dvc <args>` in its own process group and kill -9 all of it the moment `ready()` holds (or when
+    the wait fails: no dvc is left running)."""
     run = subprocess.Popen(
         dvc_command(*args),
         cwd=project,
@@ -117,10 +133,14 @@ def kill_dvc_when(project: Path, ready: Callable[[], bool], *args: str, timeout_
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    deadline = time.monotonic() + timeout_s
-    while not ready():
+
+    def ready_while_running() -> bool:
         assert run.poll() is None, "the run ended before it could be interrupted"
-        assert time.monotonic() < deadline, "the run never reached the point to interrupt"
-        time.sleep(0.01)
-    os.killpg(run.pid, signal.SIGKILL)
-    run.wait()
+        return ready()
+
+    try:
+        wait_until(ready_while_running, timeout_s=timeout_s, what="the run to reach the point to interrupt")
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(run.pid, signal.SIGKILL)
+        run.wait()
