@@ -560,6 +560,16 @@ MERGEVQ_EN: dict[str, Any] = {
     "mind_map": {"label": "MergeVQ", "children": [{"label": "Token merging"}, {"label": "MergeAR"}]},
 }
 
+# The sample day's 2504.00999 finding: the abstract's fifth sentence, cut off by the schema's cap of a
+# finding (400 characters) mid-word, with no full sentence before the cut.
+MERGEVQ_ABSTRACT_CUT = (
+    "During pre-training, MergeVQ decouples top-k semantics from latent space with the token merge module after "
+    "self-attention blocks in the encoder for subsequent Look-up Free Quantization (LFQ) and global alignment and "
+    "recovers their fine-grained details through cross-attention in the decoder for reconstruction, and "
+    "during pre-training, MergeVQ decouples top-k semantics from latent space with the tok"
+)
+assert len(MERGEVQ_ABSTRACT_CUT) == 400
+
 HAND: dict[str, dict[str, Any]] = {
     R1: R1_EN,
     MLX: MLX_EN,
@@ -922,6 +932,26 @@ def hand_faults() -> list[Case]:
         Case("every result cites the abstract of a full paper", "says nothing: same sections", R1,
              edit(r1, lambda d: [r.update(sections=["Abstract"]) for r in d["results"]]),
              "same_sections", ("sections", "Abstract")),
+        Case("problem = the title", "says nothing: title restated", R1,
+             edit(r1, setting("problem", "Understanding R1-Zero-Like Training: A Critical Perspective")),
+             "title_restated", ("problem", "Understanding R1-Zero-Like Training")),
+        Case("a finding cut mid-word at its cap", "says nothing: cut off", MERGEVQ,
+             edit(lambda: en(MERGEVQ), setting("results.0.finding", MERGEVQ_ABSTRACT_CUT)),
+             "cut_off", ("results[0].finding", "cut off mid-sentence")),
+        Case("one finding written twice", "says nothing: repeated", MLX,
+             edit(mlx, lambda d: d["results"].append(copy.deepcopy(d["results"][1]))),
+             "repeated", ("results[4].finding", "repeats results[1].finding")),
+        Case("method copied from the abstract", "says nothing: copied", MERGEVQ,
+             edit(lambda: en(MERGEVQ), setting("method", "To push the limits of this paradigm, we propose MergeVQ, "
+                  "which incorporates token merging techniques into VQ-based generative models.")),
+             "copied", ("method", "copies")),
+        Case("a number of another sentence", "says nothing: number unrelated", VSI,
+             edit(lambda: en(VSI), setting("results.2.numbers", ["12.1%"])),
+             "number_unrelated", ("results[2].numbers", "'12.1%'")),
+        Case("code availability as a finding", "says nothing: packaging", VSI,
+             edit(lambda: en(VSI), setting("results.2.finding", "Codes and checkpoints are available at "
+                                                                "https://github.com/example/vsgrpo.")),
+             "packaging", ("results[2].finding", "packaging")),
         # the wrong language, broken JSON, a wrong shape
         Case("a Chinese finding in the English digest", "wrong language", R1,
              edit(r1, setting("results.3.finding", "ORZ 问题集包含 57k 个问题，而 MATH 为 12k 个，GSM 为 8k 个。")),
@@ -988,6 +1018,11 @@ def translation_faults() -> list[Case]:
         Case("a mind-map child dropped", "translation changes the shape", XQ,
              edit(xq, lambda d: d["mind_map"]["children"].pop()), "zh_shape", ("mind_map.children", "3"),
              english=e[XQ]),
+        Case("a heading for a problem", "translation is a heading", R1, edit(r1, setting("problem", "方法")),
+             "zh_length", ("problem", "'方法'"), english=e[R1]),
+        Case("another field's translation", "translation of another field", MLX,
+             edit(mlx, lambda d: d.update(method=d["one_sentence"])), "zh_repeated",
+             ("method", "one_sentence"), english=e[MLX]),
     ]  # fmt: skip
     return c
 
@@ -1082,6 +1117,27 @@ RULE_CASES = [
      ["one_sentence", "restates the title", "'Understanding R1-Zero-Like Training: A Critical Perspective'"]),
     ("same_sections", MLX, lambda d: [r.update(sections=["4"]) for r in d["results"]] and d,
      ["results[0..3].sections", "every result cites 4", "Abstract"]),
+    ("title_restated", R1, setting("problem", "Understanding R1-Zero-like training: a critical perspective."),
+     ["problem", "restates the title"]),
+    ("cut_off", R1, lambda d: d.update(one_sentence=d["one_sentence"].removesuffix("O fixes.")) or d,
+     ["one_sentence", "cut off mid-sentence", "unbiased Dr. GRP'"]),
+    ("repeated", R1, lambda d: d.update(one_sentence=d["problem"]) or d,
+     ["one_sentence", "repeats problem"]),
+    ("repeated", R1, lambda d: d["results"].append({**d["results"][3], "finding": "Notably, " + d["results"][3][
+        "finding"]}) or d, ["results[4].finding", "repeats results[3].finding"]),
+    ("copied", R1, setting("method", "The authors critically examine R1-Zero-like training by analyzing its two core "
+                                     "components: base models and RL."),
+     ["method", "copies 16 words of the paper", "critically examine r1 zero like training"]),
+    ("copied", VSI, setting("results.2.finding", "During the investigation, we identify the necessity to keep the KL "
+                                                 "penalty (even with a small value) in GRPO. With just"),
+     ["results[2].finding", "copies a passage of the paper", "21 words across its sentences"]),
+    ("number_unrelated", VSI, setting("results.1.numbers", ["120"]),
+     ["results[1].numbers", "'120'", "not in the finding", "With just 120 GPU hours"]),
+    ("packaging", VSI, setting("results.2.finding", "The code and dataset will be available soon."),
+     ["results[2].finding", "packaging", "dataset will be available"]),
+    ("packaging", R1, setting("results.0.finding", "The paper does not provide any specific details about the use of "
+                                                   "Qwen2.5 base models in RL with a 7B model."),
+     ["results[0].finding", "packaging", "does not provide"]),
 ]  # fmt: skip
 
 
@@ -1112,6 +1168,9 @@ ZH_RULE_CASES = [
     ("zh_chinese", setting("takeaways.1", "译文：Drop GRPO's length and std normalisation to keep incorrect responses "
                                          "from growing longer."),
      ["takeaways[1]", "not translated", "Drop GRPO's length and std normalisation"]),
+    ("zh_length", setting("problem", "方法"), ["problem", "'方法'", "too short for its English", "25 English words"]),
+    ("zh_length", setting("results.3.finding", "结果，57k、12k 与 8k。"), ["results[3].finding", "a heading"]),
+    ("zh_repeated", lambda d: d.update(method=d["problem"]), ["method", "is the translation of problem"]),
 ]  # fmt: skip
 
 

@@ -27,32 +27,49 @@ def first_problems() -> list[Problem]:
     return verdict.problems
 
 
-def test_the_model_left_one_limitation_in_english_and_the_repair_asks_for_that_field_alone():
+# The offline model translated results[0] and results[3] (the same English finding, written twice) as its
+# one_sentence: the checker's zh_repeated names them. A translation of that finding, written by hand.
+FINDING_ZH = (
+    "AnimeGamer 基于多模态大语言模型（MLLMs）生成每个游戏状态，包括描绘角色动作与角色状态更新的动态动画镜头，"
+    "如图1所示。作者提出新的动作感知多模态表示来表示动画镜头，可由视频扩散模型解码为高质量的视频片段。"
+)
+ASKED = ["limitations[2]", "results[0].finding", "results[3].finding"]
+
+
+def test_the_model_left_one_limitation_in_english_and_the_repair_asks_for_the_failed_fields_alone():
     problems = first_problems()
-    assert [p.field for p in problems] == ["limitations[2]"]
+    assert [p.field for p in problems] == ASKED
+    assert [p.rule for p in problems] == ["zh_chinese", "zh_repeated", "zh_repeated"]
     repair = translation_repair(SYSTEM_PROMPT, ENGLISH, FIRST_ANSWER, problems)
     assert repair is not None
-    assert repair.fields == {"limitations[2]": ENGLISH.limitations[2]}
+    english = {"limitations[2]": ENGLISH.limitations[2], "results[0].finding": ENGLISH.results[0].finding,
+               "results[3].finding": ENGLISH.results[3].finding}  # fmt: skip
+    assert repair.fields == english
     system, user = repair.messages
     assert system == {"role": "system", "content": SYSTEM_PROMPT}  # the first request's prefix, cached
-    assert user["role"] == "user" and json.loads(user["content"]) == {"limitations[2]": ENGLISH.limitations[2]}
-    assert repair.schema["required"] == ["limitations[2]"] and not repair.schema["additionalProperties"]
+    assert user["role"] == "user" and json.loads(user["content"]) == english
+    assert repair.schema["required"] == ASKED and not repair.schema["additionalProperties"]
     pattern = repair.schema["properties"]["limitations[2]"]["pattern"]
     assert re.fullmatch(pattern, "它未能在游戏体验中集成必要的动态")
     assert not re.fullmatch(pattern, ENGLISH.limitations[2])  # held to start in Chinese, as the full schema
 
 
-def test_the_repaired_field_goes_back_into_the_first_answer_and_the_whole_translation_passes():
+def test_the_repaired_fields_go_back_into_the_first_answer_and_the_whole_translation_passes():
     repair = translation_repair(SYSTEM_PROMPT, ENGLISH, FIRST_ANSWER, first_problems())
     assert repair is not None
-    merged = repair.merged(RECORDED["repair_reply"])
-    verdict = check_digest_zh(merged, ENGLISH)
+    recorded = check_digest_zh(repair.merged(RECORDED["repair_reply"]), ENGLISH)  # the limitation alone
+    assert [(p.rule, p.field) for p in recorded.problems] == [
+        ("zh_repeated", "results[0].finding"),
+        ("zh_repeated", "results[3].finding"),
+    ]
+    reply = json.loads(RECORDED["repair_reply"]) | {"results[0].finding": FINDING_ZH, "results[3].finding": FINDING_ZH}
+    verdict = check_digest_zh(repair.merged(json.dumps(reply, ensure_ascii=False)), ENGLISH)
     assert verdict.digest is not None, verdict.problems
     first = json.loads(FIRST_ANSWER)
     assert verdict.digest.limitations == [*first["limitations"][:2], "它未能在游戏体验中集成必要的动态"]
-    assert verdict.digest.model_dump(exclude={"limitations"}) == Digest.model_validate(first).model_dump(
-        exclude={"limitations"}
-    )
+    assert [r.finding for r in verdict.digest.results][::3] == [FINDING_ZH, FINDING_ZH]
+    kept = {"limitations": True, "results": {0: {"finding"}, 3: {"finding"}}}
+    assert verdict.digest.model_dump(exclude=kept) == Digest.model_validate(first).model_dump(exclude=kept)
 
 
 @pytest.mark.parametrize(

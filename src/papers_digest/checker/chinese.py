@@ -8,6 +8,7 @@ from papers_digest.checker.english import Verdict, prose_fields
 from papers_digest.checker.numbers import Number, entry_numbers, numbers_in, values
 from papers_digest.checker.parse import parse_digest
 from papers_digest.checker.problems import Problem
+from papers_digest.checker.substance import REPEAT_SHARE, overlap
 from papers_digest.core.models import Digest, MindMapNode
 
 _CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -32,6 +33,13 @@ MIN_SOURCE_WORDS = 4  # shorter English fields (names, labels like "Dr. GRPO") m
 # A mind-map label names an idea, often a technical term kept in Latin script ("Multi-modal Large Language
 # Models"): only a label of a sentence's length must be Chinese.
 MIN_LABEL_WORDS = 6
+# A translated field is about as long as its English field: (CJK characters + Latin words) per English word
+# within ZH_RATIO. Measured: 1.2-2.2 on the suite's faithful translations, 1.0-2.3 on the offline model's real
+# one of 2504.01014 (tests/data/llm); the sample day's "方法" for a 600-character problem is 0.02, a heading.
+ZH_RATIO = (0.5, 5.0)
+# A translated field is another field's text when this share of its CJK character pairs is in another
+# translated field whose English is not a near-copy of its own (substance.REPEAT_SHARE).
+ZH_REPEAT_SHARE = 0.8
 
 
 def check_digest_zh(reply: str, english: Digest) -> Verdict:
@@ -65,7 +73,70 @@ def check_digest_zh(reply: str, english: Digest) -> Verdict:
         if original is None:
             continue  # a field the shape problems already name
         problems.extend(_field_problems(path, text, original, listed.get(path, set())))
+        problems.extend(zh_length(path, text, original))
+    problems.extend(zh_repeated(prose_fields(digest), source))
     return Verdict(None if problems else digest, problems)
+
+
+def zh_length(path: str, text: str, english: str) -> list[Problem]:
+    """A translated field is about as long as its English field (ZH_RATIO), not a heading or a label; a
+    field that may stay as it is (a name) is not measured."""
+    if not must_be_chinese(english, label=path.endswith(".label")):
+        return []
+    source_words = len(_LATIN_WORD_RE.findall(_URL_RE.sub(" ", english)))
+    ratio = zh_units(text) / source_words
+    low, high = ZH_RATIO
+    if low <= ratio <= high:
+        return []
+    what = "too short for its English: a heading, not a translation" if ratio < low else "far longer than its English"
+    return [
+        Problem(
+            "zh_length",
+            f"{path}: {_clip(text)!r} is {what} ({source_words} English words): translate the whole English field, "
+            "and only it",
+        )
+    ]
+
+
+def zh_units(text: str) -> int:
+    """A translation's length as ZH_RATIO measures it: CJK characters plus Latin words."""
+    return len(_CJK_RE.findall(text)) + len(_TOKEN_RE.findall(text))
+
+
+def zh_repeated(fields: list[tuple[str, str]], english: dict[str, str]) -> list[Problem]:
+    """No translated field is another's text while their English fields differ. Of two such fields the later
+    one is named, unless an earlier field with the same English reads the same (then the field translates
+    its own English and the other is the one mistranslated: the offline model's takeaway that repeats its
+    one_sentence in English and Chinese alike)."""
+    problems = []
+    seen: list[tuple[str, set[str], bool]] = []  # (path, CJK pairs, named)
+    for path, text in fields:
+        if path not in english:
+            continue
+        mine = _pairs(text)
+        same = [(other, named) for other, theirs, named in seen if _shared(mine, theirs) >= ZH_REPEAT_SHARE]
+        wrong = next((o for o, _ in same if overlap(english[path], english[o]) < REPEAT_SHARE), None)
+        own = any(not named and overlap(english[path], english[o]) >= REPEAT_SHARE for o, named in same)
+        named = wrong is not None and not own and must_be_chinese(english[path], label=path.endswith(".label"))
+        if named:
+            problems.append(
+                Problem(
+                    "zh_repeated",
+                    f"{path}: {_clip(text)!r} is the translation of {wrong}, not of its own English field: "
+                    "translate this field's English",
+                )
+            )
+        seen.append((path, mine, named))
+    return problems
+
+
+def _shared(mine: set[str], theirs: set[str]) -> float:
+    return len(mine & theirs) / min(len(mine), len(theirs)) if mine and theirs else 0.0
+
+
+def _pairs(text: str) -> set[str]:
+    cjk = "".join(_CJK_RE.findall(text))
+    return {cjk[i : i + 2] for i in range(len(cjk) - 1)}
 
 
 def must_be_chinese(english: str, *, label: bool = False) -> bool:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 from papers_digest.checker.numbers import Number, normalise_for_match, numbers_in
+from papers_digest.checker.passages import PaperWords
 from papers_digest.core.markup import ABSTRACT, section_texts
 from papers_digest.core.models import Evidence, FulltextDoc
 
@@ -27,6 +29,13 @@ class PaperFacts:
     unsectioned: tuple[Number, ...]  # numbers of lines outside every section: citable under any section
     abstract_only: bool
     whole: str = ""  # the normalised title and text
+
+    @cached_property
+    def passages(self) -> PaperWords:
+        """The paper's words for finding what a digest copied (built on first use, once per paper); the title
+        aside, since restating it is rule title_restated's."""
+        title = normalise_for_match(self.title)
+        return PaperWords.of(self.whole[len(title) :] if self.whole.startswith(title) else self.whole)
 
     def holds(self, tag: str, number: Number) -> bool:
         """Whether section `tag` (its subsections included) holds `number`, as a token or inside its name."""

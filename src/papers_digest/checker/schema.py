@@ -7,10 +7,11 @@ import copy
 from typing import Any
 
 from papers_digest.checker.chinese import carried_numbers, must_be_chinese
-from papers_digest.checker.english import FINDING_MIN_WORDS
+from papers_digest.checker.fields import STRING_CAPS
 from papers_digest.checker.paper import PaperFacts
 from papers_digest.checker.paths import steps_of, top_level
 from papers_digest.checker.problems import Problem
+from papers_digest.checker.results import FINDING_MIN_WORDS
 from papers_digest.core.models import Digest, MindMapNode, Result
 
 
@@ -203,9 +204,6 @@ def _pinned_result(english: Result) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
-# Characters a string of the digest may take (a JSON escape counts as its characters); the prompt asks
-# for less: one sentence, 2-4 sentences, short list items.
-STRING_CAPS = {"one_sentence": 300, "problem": 600, "method": 700, "finding": 400, "item": 200, "label": 120}
 
 
 def _capped(kind: str) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from papers_digest.llm.prompting import Message, translate_messages
 
 # The rules a field answers for alone; any other problem (the JSON, the shape, the lists, results that all
 # cite the same sections, a cut-off answer) is the whole answer's, and the retry resends the conversation.
-TRANSLATION_RULES = frozenset({"zh_numbers", "zh_chinese", "echo"})
+TRANSLATION_RULES = frozenset({"zh_numbers", "zh_chinese", "zh_length", "zh_repeated", "echo"})
 DIGEST_RULES = frozenset(
     {
         "english",
@@ -40,6 +40,11 @@ DIGEST_RULES = frozenset(
         "result_empty",
         "finding_sentence",
         "title_restated",
+        "number_unrelated",
+        "packaging",
+        "cut_off",
+        "repeated",
+        "copied",
         "echo",
     }
 )

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import json
 import re
+import zlib
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from papers_digest.checker.fields import STRING_CAPS, words
 from papers_digest.checker.numbers import Number, prose_numbers
 from papers_digest.checker.paper import PaperFacts, read_paper
 from papers_digest.checker.paths import get_field, is_path
 from papers_digest.checker.problems import REPAIR_KEYS
-from papers_digest.checker.schema import MIND_MAP_CHILDREN, STRING_CAPS
+from papers_digest.checker.results import is_packaging, is_sentence
+from papers_digest.checker.schema import MIND_MAP_CHILDREN
+from papers_digest.checker.substance import REPEAT_SHARE, ends_as_sentence, overlap
 from papers_digest.core.models import DIGEST_KEYS, FulltextDoc, Section
 from papers_digest.llm.prompting import TAGS_PREFIX, TITLE_PREFIX
-from papers_digest.sim.faults import FaultKind, damage
+from papers_digest.sim.faults import FaultKind, damage, repeating
 
 RequestKind = Literal["digest", "translate", "other"]
 
@@ -34,8 +38,19 @@ class _Section:
 _SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"“\[])")
 _METHOD_RE = re.compile(r"\b(we|our)\b.*\b(propose|introduce|present|design|develop|build|implement)", re.I)
 _CAPTION_RE = re.compile(r"(Figure|Fig\.|Table|Algorithm)\s*\d")
+_KEYWORD_RE = re.compile(r"(?<![\w-])[A-Za-z]{4,}(?![\w-])")  # a word of letters, not part of a name
+# Words that say nothing on their own, left out of the simulator's keyword lists.
+_PLAIN_WORDS = (
+    "this that with been have from when using first just however which these those their there also into such than "
+    "then they were what while more most only over some each both very much many well here show shows shown following "
+    "common recall technically increasing identify paper work present propose proposed method results result section "
+    "table figure based about after before under between without within"
+)
+_PLAIN = frozenset(_PLAIN_WORDS.split())
 _LIMIT_RE = re.compile(r"\b(however|limitation|limited|fails?|challeng\w*|cannot|only)\b", re.I)
-_ZH_FILLER = "本文的研究内容与主要结论在此以中文概括说明"
+# Characters the simulator's Chinese is written in: each English word stands for one or two of them, chosen
+# by the word, so two different fields read differently and one field always the same.
+_ZH_CHARS = "本文研究内容与主要结论在此以中文概括说明模型方法数据实验结果表明提出训练推理性能提升任务基准分析"
 _ZH_PREFIX = {
     "one_sentence": "一句话总结：",
     "problem": "问题：",
@@ -58,8 +73,10 @@ def classify(messages: list[dict[str, str]]) -> RequestKind:
 
 
 def build_digest(user: str) -> dict[str, Any]:
-    """A digest of the paper in a digest_messages() user message that check_digest_en accepts: each result a
-    sentence of one section, with the figures it rests on from that section."""
+    """A digest of the paper in a digest_messages() user message that check_digest_en accepts: each result one
+    sentence of one section (a finding may quote the sentence it reports), with the figures it writes, and
+    the other fields in words of its own: the paper's key words set in sentences of the simulator's, so
+    they copy no passage, repeat no other field and restate no title (checker/substance.py)."""
     title, tags, sections = _parse_paper(user)
     facts = read_paper(_as_doc(title, tags, sections))
     citable = [s for s in sections if s.known and _sentences(s.text)]
@@ -69,40 +86,112 @@ def build_digest(user: str) -> dict[str, Any]:
     if len(citable) > 6:  # keep the six richest in numbers, in paper order
         ranked = {id(s) for s in sorted(citable, key=lambda s: -len(_figures(s.text)))[:6]}
         citable = [s for s in citable if id(s) in ranked]
-    n_results = min(max(len(citable), 3), 6)
-    queues = {id(s): _ranked_sentences(s.text) for s in citable}
-    used: dict[int, int] = {}
-    results = []
-    for i in range(n_results):
-        section = citable[i % len(citable)]
-        queue = queues[id(section)] or [f"The section {section.tag} of the paper describes {title or 'its work'}."]
-        finding = queue[used.get(id(section), 0) % len(queue)]
-        used[id(section)] = used.get(id(section), 0) + 1
-        numbers = _numbers(finding, section.tag, facts)
-        finding = _clip_chars(finding, STRING_CAPS["finding"])
-        results.append({"finding": finding, "numbers": numbers, "sections": [section.tag]})
-
+    results = _results(citable, facts, title)
     all_sentences = [sent for s in citable for sent in _sentences(s.text)]
-    opening = all_sentences[:2] or [title]
-    method = [s for s in all_sentences if _METHOD_RE.search(s)][:2] or all_sentences[2:4] or opening
-    limits = [s for s in all_sentences if _LIMIT_RE.search(s)][:2]
+    title_words = set(words(title))
+    opening = " ".join(all_sentences[:2]) or title
+    doing = " ".join([s for s in all_sentences if _METHOD_RE.search(s)][:2] or all_sentences[2:4]) or opening
+    problem_words = _keywords(opening, title_words, 5)
+    method_words = _keywords(doing, title_words | {w.casefold() for w in problem_words}, 5)
+    found_words = _keywords(" ".join(r["finding"] for r in results), title_words, 4)
+    limits = [
+        f"A stated limit concerns {_listed(_keywords(s, title_words, 4))}."
+        for s in all_sentences
+        if _LIMIT_RE.search(s) and _keywords(s, title_words, 4)
+    ][:2]
     if [s.tag for s in sections] == ["Abstract"]:
         limits.append("Only the abstract was available, so details beyond it are not covered.")
-    if not limits:
-        limits = ["The given text states no explicit limitation."]
     takeaways = [
-        f"{_section_label(citable[i % len(citable)])}: {_clip(r['finding'], 14)}" for i, r in enumerate(results[:3])
+        f"Remember from {_where(section)}: {_listed(_keywords(r['finding'], title_words, 4))}."
+        for r, section in zip(results[:3], [citable[i % len(citable)] for i in range(3)], strict=False)
     ]
+    one = f"{_name(title)} is summed up by {len(results)} findings, chiefly on {_listed(found_words)}."
+    problem = f"The opening frames a gap around {_listed(problem_words)}, which earlier work left open."
+    method = f"To close it, the authors build on {_listed(method_words)} and evaluate the result."
     # each string within the schema's caps, as an engine holding the answer to the schema writes it
     return {
-        "one_sentence": _clip_chars(f"{title}: {opening[0]}" if title else opening[0], STRING_CAPS["one_sentence"]),
-        "problem": _clip_chars(" ".join(opening), STRING_CAPS["problem"]),
-        "method": _clip_chars(" ".join(method), STRING_CAPS["method"]),
+        "one_sentence": _clip_chars(one, STRING_CAPS["one_sentence"]),
+        "problem": _clip_chars(problem, STRING_CAPS["problem"]),
+        "method": _clip_chars(method, STRING_CAPS["method"]),
         "results": results,
-        "limitations": [_clip_chars(text, STRING_CAPS["item"]) for text in limits[:3]],
+        "limitations": [_clip_chars(text, STRING_CAPS["item"]) for text in limits[:3]]
+        or ["The given text states no explicit limitation."],
         "takeaways": [_clip_chars(text, STRING_CAPS["item"]) for text in takeaways],
         "mind_map": _mind_map(title or "Paper", sections),
     }
+
+
+def _results(citable: list[_Section], facts: PaperFacts, title: str) -> list[dict[str, Any]]:
+    """3 to 6 results, each one sentence of its section that the checker takes as a finding: whole, within the
+    cap, no passage, not about packaging, unlike the others; its numbers the figures it writes."""
+    n_results = min(max(len(citable), 3), 6)
+    queues = {id(s): [q for q in _ranked_sentences(s.text) if _usable(q, facts)] for s in citable}
+    results: list[dict[str, Any]] = []
+    for i in range(n_results * 3):  # a section may run out of sentences: take the next one's
+        section = citable[i % len(citable)]
+        queue = queues[id(section)]
+        finding = next((q for q in queue if all(overlap(q, r["finding"]) < REPEAT_SHARE for r in results)), None)
+        if finding is not None and len(results) < n_results:
+            queue.remove(finding)
+            results.append(_result(finding, section.tag, facts))
+    while len(results) < 3:  # too little text: say where the paper says it
+        section = citable[len(results) % len(citable)]
+        finding = f"Part {len(results) + 1} of the text, {_where(section)}, describes {title or 'its work'}."
+        results.append(_result(finding, section.tag, facts))
+    return results
+
+
+def _result(finding: str, tag: str, facts: PaperFacts) -> dict[str, Any]:
+    """A result of `finding`: its own figures as the numbers; when it writes none but its section holds
+    figures (and the model saw more than the abstract), it names the section's first one."""
+    numbers = _numbers(finding, tag, facts)
+    if not numbers and not facts.abstract_only and facts.figures_in([tag]):
+        figure = facts.figures_in([tag])[0].text
+        finding = f"{finding} Its section also reports {figure}."
+        numbers = [figure]
+    return {"finding": finding, "numbers": numbers, "sections": [tag]}
+
+
+def _usable(sentence: str, facts: PaperFacts) -> bool:
+    """A sentence the checker takes as a finding: whole, short of the cap (room for a clause), no passage
+    by the checker's reading of the paper's sentence ends, and about what was found."""
+    return (
+        len(sentence) <= STRING_CAPS["finding"] - 60
+        and ends_as_sentence(sentence)
+        and is_sentence(sentence)
+        and not is_packaging(sentence)
+        and not any(run.crosses for run in facts.passages.runs(sentence))
+    )
+
+
+def _keywords(text: str, skip: set[str], most: int) -> list[str]:
+    """The first `most` distinct words of letters (4 or more) of a text that are not in `skip`."""
+    found: list[str] = []
+    for word in _KEYWORD_RE.findall(text):
+        folded = word.casefold()
+        if folded not in skip and folded not in _PLAIN and folded not in {w.casefold() for w in found}:
+            found.append(word)
+        if len(found) == most:
+            break
+    return found
+
+
+def _listed(keywords: list[str]) -> str:
+    """"a, b and c" (each word apart, so a list copies no run of the paper's words)."""
+    if not keywords:
+        return "its subject"
+    return keywords[0] if len(keywords) == 1 else f"{', '.join(keywords[:-1])} and {keywords[-1]}"
+
+
+def _where(section: _Section) -> str:
+    """A section by its tag (its title is the paper's words: a long one would be a copied run)."""
+    return "the abstract" if section.tag == "Abstract" else f"Section {section.tag}"
+
+
+def _name(title: str) -> str:
+    """What one_sentence calls the paper: the title's part before a colon, or its first words."""
+    head = title.split(":", 1)[0].strip() if ":" in title else " ".join(title.split()[:4])
+    return head or "The paper"
 
 
 def translate(value: Any, key: str | None = None) -> Any:
@@ -119,11 +208,17 @@ def translate(value: Any, key: str | None = None) -> Any:
 
 
 def chinese_prose(english: str, key: str) -> str:
-    """Chinese prose standing for `english`: a heading word, filler of about its length, then its figures."""
-    words = len(english.split())
-    filler = (_ZH_FILLER * (1 + words // len(_ZH_FILLER)))[: max(4, round(words * 1.5))]
+    """Chinese prose standing for `english`: a heading word, one or two characters per English word (chosen by
+    the word), then its figures."""
+    chars = "".join(_zh_word(word) for word in english.split()) or _ZH_CHARS[:4]
     figures = "、".join(n.text for n in prose_numbers(english))
-    return f"{_ZH_PREFIX.get(key, '内容：')}{filler}" + (f"，数据为{figures}。" if figures else "。")
+    return f"{_ZH_PREFIX.get(key, '内容：')}{chars}" + (f"，数据为{figures}。" if figures else "。")
+
+
+def _zh_word(word: str) -> str:
+    code = zlib.crc32(word.casefold().encode())
+    first = _ZH_CHARS[code % len(_ZH_CHARS)]
+    return first + _ZH_CHARS[(code // len(_ZH_CHARS)) % len(_ZH_CHARS)] if len(word) > 3 else first
 
 
 def answer(messages: list[dict[str, str]], kind: RequestKind, fault: FaultKind | None) -> tuple[str, str]:
@@ -139,6 +234,9 @@ def answer(messages: list[dict[str, str]], kind: RequestKind, fault: FaultKind |
         obj = None
     if obj is not None and fault in ("wrong_schema", "wrong_numbers", "bad_section", "prose_number"):
         obj = damage(obj, fault)
+    if kind == "digest" and obj is not None and fault == "repeating":
+        title, _, sections = _parse_paper(first_user)
+        obj = repeating(obj, title, " ".join(s.text for s in sections))
     asked = _repair_paths(messages) if kind == "digest" else None
     if obj is not None and asked is not None:  # an English digest's repair: only the fields asked for
         obj = {path: value for path in asked if (value := _field_or_none(obj, path)) is not None}
@@ -253,13 +351,10 @@ def _figures(text: str) -> list[Number]:
 
 
 def _numbers(finding: str, tag: str, facts: PaperFacts) -> list[str]:
-    """Up to 2 of the finding's figures, decimals and units first, that its section holds; when it has none,
-    the section's first figure (a result carries a number whenever its section holds one)."""
+    """Up to 2 of the finding's figures, decimals and units first, that its section holds (`_result` adds one
+    when it has none)."""
     own = [n for n in _figures(finding) if facts.in_sections(n, [tag]) is not None]
-    ranked = sorted(dict.fromkeys(n.text for n in own), key=lambda t: t.isdigit())
-    if not ranked and not facts.abstract_only:
-        ranked = [n.text for n in facts.figures_in([tag])[:1]]
-    return ranked[:2]
+    return sorted(dict.fromkeys(n.text for n in own), key=lambda t: t.isdigit())[:2]
 
 
 def _as_doc(title: str, tags: list[str], sections: list[_Section]) -> FulltextDoc:
@@ -280,11 +375,6 @@ def _level(tag: str) -> int:
 
 def _clip_chars(text: str, most: int) -> str:
     return text if len(text) <= most else text[:most].rsplit(" ", 1)[0]
-
-
-def _clip(text: str, words: int) -> str:
-    parts = text.split()
-    return " ".join(parts[:words]) + (" …" if len(parts) > words else "")
 
 
 def _section_label(section: _Section) -> str:

@@ -8,6 +8,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 from starlette.responses import JSONResponse, Response
 
+from papers_digest.checker.fields import STRING_CAPS
+
 FaultKind = Literal[
     "http_error",
     "slow",
@@ -20,6 +22,7 @@ FaultKind = Literal[
     "empty",
     "length",
     "wrong_language",
+    "repeating",
     "reset",
     "rate_limit",
     "context_length",
@@ -146,3 +149,13 @@ def damage(obj: dict[str, Any], fault: FaultKind) -> dict[str, Any]:
     return obj
 
 
+def repeating(obj: dict[str, Any], title: str, text: str) -> dict[str, Any]:
+    """The digest of a small model that says nothing, as the 0.5B model wrote it on the sample day: the title
+    as its problem, and one_sentence and every finding the paper's opening copied and cut off at the schema's
+    caps, mid-word (the lists stay as they were)."""
+    obj = json.loads(json.dumps(obj))  # deep copy
+    obj["problem"] = title
+    obj["one_sentence"] = text[: STRING_CAPS["one_sentence"]]
+    for result in obj.get("results") or []:
+        result["finding"] = text[: STRING_CAPS["finding"]]
+    return obj

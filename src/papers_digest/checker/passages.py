@@ -1,0 +1,77 @@
+"""Words a digest copied from the paper: the runs of consecutive words a field shares with the text the
+model was given, and whether a run crosses a sentence end of the paper (checker rule `copied`)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from papers_digest.checker.fields import words
+
+_WORD_RE = re.compile(r"[A-Za-z0-9]+")
+# A sentence ends at a full stop, ! or ? (closing quotes and brackets may follow), then a space and a capital.
+_END_RE = re.compile(r"[\"')\]”’]*[.!?][\"')\]”’]*\s+(?=[A-Z])")
+# Words a full stop follows without ending a sentence ("et al. Smith", "Fig. 2", "Dr. GRPO", "e.g. The").
+ABBREVIATIONS = frozenset(
+    {"al", "fig", "figs", "eq", "eqs", "sec", "tab", "dr", "mr", "ms", "vs", "no", "e", "g", "i", "cf", "etc",
+     "approx", "resp", "ref", "refs", "appx", "st", "jr", "inc", "ltd"}
+)  # fmt: skip
+GRAM = 4  # runs shorter than this are not looked up (a term or a short phrase is everybody's)
+
+
+@dataclass(frozen=True)
+class Run:
+    """Consecutive words a field shares with the paper: where in the field, how many, and whether the
+    paper's copy of them runs across one of its sentence ends."""
+
+    start: int
+    length: int
+    crosses: bool
+    text: str
+
+
+@dataclass
+class PaperWords:
+    """The paper's words in order, after which of them a sentence ends, and where each GRAM-word run starts."""
+
+    words: list[str]
+    ends: list[bool]
+    index: dict[tuple[str, ...], list[int]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, text: str) -> PaperWords:
+        found = list(_WORD_RE.finditer(text))
+        ends = []
+        for match in found:
+            word = match.group(0).casefold()
+            ended = _END_RE.match(text, match.end()) is not None
+            ends.append(ended and len(word) > 1 and word not in ABBREVIATIONS)
+        paper_words = [m.group(0).casefold() for m in found]
+        index: dict[tuple[str, ...], list[int]] = {}
+        for i in range(len(paper_words) - GRAM + 1):
+            index.setdefault(tuple(paper_words[i : i + GRAM]), []).append(i)
+        return cls(paper_words, ends, index)
+
+    def runs(self, text: str) -> list[Run]:
+        """The longest run of the paper's words at each place of `text` (GRAM words or more), longest first."""
+        mine = words(text)
+        found: dict[int, Run] = {}
+        for i in range(len(mine) - GRAM + 1):
+            for p in self.index.get(tuple(mine[i : i + GRAM]), ()):
+                if i > 0 and p > 0 and mine[i - 1] == self.words[p - 1]:
+                    continue  # inside a run that starts earlier
+                length = GRAM
+                most = min(len(mine) - i, len(self.words) - p)
+                while length < most and mine[i + length] == self.words[p + length]:
+                    length += 1
+                crosses = any(self.ends[p : p + length - 1])
+                best = found.get(i)
+                if best is None or (length, crosses) > (best.length, best.crosses):
+                    found[i] = Run(i, length, crosses, " ".join(mine[i : i + length]))
+        return sorted(found.values(), key=lambda run: -run.length)
+
+
+def longest_run(text: str, paper: PaperWords) -> int:
+    """The most consecutive words `text` shares with the paper (0 when under GRAM)."""
+    runs = paper.runs(text)
+    return runs[0].length if runs else 0
