@@ -1128,9 +1128,10 @@ RULE_CASES = [
     ("copied", R1, setting("method", "The authors critically examine R1-Zero-like training by analyzing its two core "
                                      "components: base models and RL."),
      ["method", "copies 16 words of the paper", "critically examine r1 zero like training"]),
-    ("copied", VSI, setting("results.2.finding", "During the investigation, we identify the necessity to keep the KL "
-                                                 "penalty (even with a small value) in GRPO. With just"),
-     ["results[2].finding", "copies a passage of the paper", "21 words across its sentences"]),
+    ("copied", VSI, setting("results.2.finding", "Using the carefully curated VSI-100k dataset, following "
+                                                 "DeepSeek-R1-Zero. During the investigation, we identify the "
+                                                 "necessity to keep the KL penalty (even with a small value) in GRPO."),
+     ["results[2].finding", "copies a passage of the paper", "words across its sentences"]),
     ("number_unrelated", VSI, setting("results.1.numbers", ["120"]),
      ["results[1].numbers", "'120'", "not in the finding", "With just 120 GPU hours"]),
     ("packaging", VSI, setting("results.2.finding", "The code and dataset will be available soon."),

@@ -84,7 +84,7 @@ def zh_length(path: str, text: str, english: str) -> list[Problem]:
     if not must_be_chinese(english, label=path.endswith(".label")):
         return []
     source_words = len(_LATIN_WORD_RE.findall(_URL_RE.sub(" ", english)))
-    ratio = zh_units(text) / source_words
+    ratio = zh_ratio(text, english)
     low, high = ZH_RATIO
     if low <= ratio <= high:
         return []
@@ -98,9 +98,11 @@ def zh_length(path: str, text: str, english: str) -> list[Problem]:
     ]
 
 
-def zh_units(text: str) -> int:
-    """A translation's length as ZH_RATIO measures it: CJK characters plus Latin words."""
-    return len(_CJK_RE.findall(text)) + len(_TOKEN_RE.findall(text))
+def zh_ratio(text: str, english: str) -> float:
+    """A translation's length per word of its English (ZH_RATIO): CJK characters plus Latin words, over the
+    English words (web addresses aside)."""
+    source_words = len(_LATIN_WORD_RE.findall(_URL_RE.sub(" ", english)))
+    return (len(_CJK_RE.findall(text)) + len(_TOKEN_RE.findall(text))) / max(source_words, 1)
 
 
 def zh_repeated(fields: list[tuple[str, str]], english: dict[str, str]) -> list[Problem]:

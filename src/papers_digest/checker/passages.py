@@ -16,6 +16,8 @@ ABBREVIATIONS = frozenset(
     {"al", "fig", "figs", "eq", "eqs", "sec", "tab", "dr", "mr", "ms", "vs", "no", "e", "g", "i", "cf", "etc",
      "approx", "resp", "ref", "refs", "appx", "st", "jr", "inc", "ltd"}
 )  # fmt: skip
+# A pause after a word: punctuation before the next word (a clause or a sentence may end there), or the end.
+_PAUSE_RE = re.compile(r"\s*(?:[.,;:!?()\[\]\"”’]|$)")
 GRAM = 4  # runs shorter than this are not looked up (a term or a short phrase is everybody's)
 
 
@@ -36,21 +38,23 @@ class PaperWords:
 
     words: list[str]
     ends: list[bool]
+    pauses: list[bool] = field(default_factory=list)
     index: dict[tuple[str, ...], list[int]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, text: str) -> PaperWords:
         found = list(_WORD_RE.finditer(text))
-        ends = []
+        ends, pauses = [], []
         for match in found:
             word = match.group(0).casefold()
             ended = _END_RE.match(text, match.end()) is not None
-            ends.append(ended and len(word) > 1 and word not in ABBREVIATIONS)
+            ends.append(ended and not (len(word) == 1 and word.isalpha()) and word not in ABBREVIATIONS)
+            pauses.append(_PAUSE_RE.match(text, match.end()) is not None)
         paper_words = [m.group(0).casefold() for m in found]
         index: dict[tuple[str, ...], list[int]] = {}
         for i in range(len(paper_words) - GRAM + 1):
             index.setdefault(tuple(paper_words[i : i + GRAM]), []).append(i)
-        return cls(paper_words, ends, index)
+        return cls(paper_words, ends, pauses, index)
 
     def runs(self, text: str) -> list[Run]:
         """The longest run of the paper's words at each place of `text` (GRAM words or more), longest first."""
@@ -69,6 +73,22 @@ class PaperWords:
                 if best is None or (length, crosses) > (best.length, best.crosses):
                     found[i] = Run(i, length, crosses, " ".join(mine[i : i + length]))
         return sorted(found.values(), key=lambda run: -run.length)
+
+
+def stops_mid_passage(text: str, paper: PaperWords) -> bool:
+    """Whether `text` stops inside a passage it copies: its last word is the start of the paper's next word
+    ("… struggle to address the t"), or its last GRAM words stand in the paper only where no punctuation
+    follows them ("… and observe strong", where the paper goes on "performance superiority.")."""
+    mine = words(text)
+    if len(mine) <= GRAM:
+        return False
+    *head, last = mine
+    for p in paper.index.get(tuple(head[-GRAM:]), ()):
+        following = paper.words[p + GRAM] if p + GRAM < len(paper.words) else ""
+        if following != last and following.startswith(last):
+            return True
+    places = paper.index.get(tuple(mine[-GRAM:]), [])
+    return bool(places) and not any(paper.pauses[p + GRAM - 1] for p in places)
 
 
 def longest_run(text: str, paper: PaperWords) -> int:

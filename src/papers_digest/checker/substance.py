@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 from papers_digest.checker.fields import cap_of, words
 from papers_digest.checker.paper import PaperFacts
-from papers_digest.checker.passages import ABBREVIATIONS, Run
+from papers_digest.checker.passages import ABBREVIATIONS, Run, stops_mid_passage
 from papers_digest.checker.problems import Problem
 from papers_digest.checker.results import STOP
 from papers_digest.core.models import Digest
@@ -70,19 +70,23 @@ def _sentence_fields(digest: Digest) -> list[tuple[str, str]]:
     return [*_summaries(digest), *((f"results[{i}].finding", r.finding) for i, r in enumerate(digest.results))]
 
 
-def _cut(path: str, text: str) -> bool:
-    return not ends_as_sentence(text) and len(text.strip()) >= CUT_SHARE * cap_of(path)
+def _cut(path: str, text: str, facts: PaperFacts) -> bool:
+    """Whether a field was cut off: it does not end as a sentence ends, and it is long (CUT_SHARE of its cap)
+    or stops inside a passage it copies (passages.stops_mid_passage)."""
+    if ends_as_sentence(text):
+        return False
+    return len(text.strip()) >= CUT_SHARE * cap_of(path) or stops_mid_passage(text, facts.passages)
 
 
 def cut_back(digest: Digest) -> Digest:
-    """The digest with every cut field (see CUT_SHARE) cut back to its last full sentence, where it has one."""
+    """The digest with every field that does not end as a sentence ends cut back to its last full sentence,
+    where it has one: a cut field (CUT_SHARE), or one with an unfinished tail after a full sentence (the
+    sample day's "… and image generation. Howeve", shorter than any cap)."""
     data = digest.model_dump()
     for path, text in _sentence_fields(digest):
-        if not _cut(path, text):
-            continue
-        ends = _inner_ends(text)
+        ends = [] if ends_as_sentence(text) else _inner_ends(text)
         if not ends:
-            continue  # nothing to keep: rule cut_off
+            continue  # a whole field, a phrase without a full stop, or nothing to keep (rule cut_off)
         kept = text[: ends[-1]].strip()
         if path.startswith("results["):
             data["results"][int(path[8 : path.index("]")])]["finding"] = kept
@@ -113,7 +117,7 @@ def cut_off(digest: Digest, facts: PaperFacts) -> list[Problem]:
             "with a full stop",
         )
         for path, text in _sentence_fields(digest)
-        if _cut(path, text)
+        if _cut(path, text, facts)
     ]
 
 
