@@ -85,7 +85,7 @@ def test_the_checker_accepts_only_what_the_model_saw():
     doc = real_doc("2503.20783")
     sent = fit(doc, int(estimate_tokens(paper_message(doc)) * 0.5))
     assert "G" in sent.dropped  # appendix G's Table 6 holds Adam's (0.9, 0.95), printed nowhere else
-    finding = "Training uses Adam with the betas given in the settings table of the appendix."
+    finding = "Training uses Adam with betas of 0.95 and below, as the settings table of the appendix gives them."
     reply = json.dumps(
         {
             "one_sentence": "The paper studies how R1-Zero-like training really works on base models.",
