@@ -18,7 +18,7 @@ from conftest import (
 )
 
 from papers_digest.core.models import FulltextDoc, GenerationResult
-from papers_digest.llm.generation import EndpointDown
+from papers_digest.llm.generation import EndpointDown, QuotaExhausted
 from papers_digest.llm.prompting import load_prompt
 from papers_digest.pipeline.fulltexts import fetch_fulltexts
 from papers_digest.pipeline.generating import generate
@@ -205,29 +205,50 @@ LLM_FAILURES = [
     (Fault(kind="empty", times=-1), "the reply is empty", "checker"),
 ]
 QUOTA_BODY = '{"error":{"code":"insufficient_quota"}}'
-# The endpoint's failures, once the transient retries are spent: no paper's result, the stage stops.
-OUTAGES = [
+# "Try later" failures that outlast the transient retries. On every request (the one-token probe included)
+# they are an outage: no paper's result, the stage stops. On one paper's requests alone, that paper fails.
+TRY_LATER = [
     (Fault(kind="rate_limit", times=-1, retry_after_s=0.01), "HTTP 429"),
-    (
-        Fault(kind="http_error", status=429, times=-1, body='{"error":{"code":"insufficient_quota"}}'),
-        "insufficient_quota",
-    ),
+    (Fault(kind="http_error", status=500, times=-1), "HTTP 500"),
     (Fault(kind="http_error", status=503, times=-1), "HTTP 503"),
     (Fault(kind="slow", delay_s=2.0, times=-1), "timed out after 0.5 s"),
     (Fault(kind="reset", times=-1), "broke off mid-answer"),
 ]
 
 
-@pytest.mark.parametrize(("fault", "reason"), OUTAGES, ids=lambda v: getattr(v, "kind", None))
+@pytest.mark.parametrize(("fault", "reason"), TRY_LATER, ids=lambda v: getattr(v, "kind", None))
 def test_an_endpoint_that_keeps_failing_stops_the_stage_and_fails_no_paper(fault, reason):
     sim = EngineSim()
-    sim.add_fault(fault.model_copy(update={"match": TARGET.title}))
+    sim.add_fault(fault)  # every request: the papers' and the probe's
     handed_over: list[GenerationResult] = []
-    with pytest.raises(EndpointDown, match=r"the LLM endpoint stopped answering after \d of 3 papers") as caught:
+    with pytest.raises(EndpointDown, match=r"the LLM endpoint stopped answering after 0 of 3 papers") as caught:
         _generate(sim, on_result=handed_over.append)
     assert reason in str(caught.value) and "finished answers are kept; run again when it is back" in str(caught.value)
-    assert TARGET.arxiv_id not in {r.arxiv_id for r in handed_over}
-    assert all(r.status == "done" for r in handed_over)
+    assert handed_over == []  # nothing is recorded as a paper's result
+
+
+@pytest.mark.parametrize(("fault", "reason"), TRY_LATER, ids=lambda v: getattr(v, "kind", None))
+def test_a_paper_whose_calls_keep_failing_fails_alone_while_the_endpoint_answers_others(fault, reason):
+    sim = EngineSim()
+    sim.add_fault(fault.model_copy(update={"match": TARGET.title}))
+    results = _generate(sim)
+    failed = results[TARGET.arxiv_id]
+    assert failed.status == "failed"
+    assert reason in failed.error and failed.error.endswith("(the endpoint answers other requests)")
+    assert failed.calls and all(c.status == "error" for c in failed.calls)
+    assert _others_done(results)
+
+
+def test_quota_exhaustion_stops_the_stage_with_one_line_that_names_it():
+    sim = EngineSim()
+    sim.add_fault(Fault(kind="http_error", status=429, match=TARGET.title, times=-1, body=QUOTA_BODY))
+    handed_over: list[GenerationResult] = []
+    with pytest.raises(QuotaExhausted) as caught:
+        _generate(sim, concurrency=1, on_result=handed_over.append)
+    message = str(caught.value)
+    assert message.startswith("the LLM account's quota is exhausted after ") and "insufficient_quota" in message
+    assert "\n" not in message and TARGET.arxiv_id not in {r.arxiv_id for r in handed_over}
+    assert sum(r.status == 429 for r in sim.stats.records) == 1  # asked once, never again, and not probed
 
 
 @pytest.mark.parametrize(("fault", "reason", "kind"), LLM_FAILURES, ids=lambda v: getattr(v, "kind", None))
@@ -250,18 +271,6 @@ def test_a_context_error_keeps_the_engines_token_counts():
     assert call.error_kind == "context_length"
     assert call.context_tokens and call.prompt_tokens and call.prompt_tokens > call.context_tokens
     assert len(failed.calls) == 1  # a context error is not retried as if it were transient
-
-
-def test_quota_exhaustion_is_not_retried():
-    sim = EngineSim()
-    sim.add_fault(
-        Fault(
-            kind="http_error", status=429, match=TARGET.title, times=-1, body='{"error":{"code":"insufficient_quota"}}'
-        )
-    )
-    with pytest.raises(EndpointDown, match="insufficient_quota"):
-        _generate(sim, concurrency=1)
-    assert sum(r.status == 429 for r in sim.stats.records) == 1  # asked once, never again
 
 
 def test_retry_after_is_honoured_up_to_the_cap():

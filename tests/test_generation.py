@@ -176,12 +176,18 @@ def test_transient_errors_are_retried_and_every_try_is_recorded(engine):
 def test_the_per_call_timeout_comes_from_params(engine):
     sim, base_url = engine
     sim.add_fault(Fault(kind="slow", delay_s=2.0, match=FIRST.title, times=-1))
-    started = time.monotonic()
+    failed = by_id(run_digests(base_url, docs=[FIRST], timeout_s=0.3))[FIRST.arxiv_id]
+    assert failed.status == "failed" and "timed out after 0.3 s" in failed.error  # the client gave up at 0.3 s
+    # retry.attempts = 3 in the test params, then one quick probe, which the endpoint answers
+    assert chat_calls(sim) == 4 and failed.error.endswith("(the endpoint answers other requests)")
+
+
+def test_when_the_probe_times_out_too_the_stage_stops(engine):
+    sim, base_url = engine
+    sim.add_fault(Fault(kind="slow", delay_s=2.0, times=-1))
     with pytest.raises(EndpointDown, match=r"timed out after 0.3 s"):
         run_digests(base_url, docs=[FIRST], timeout_s=0.3)
-    # three answers at the fault's 2 s would take 6 s: the client gave up on each at 0.3 s
-    assert time.monotonic() - started < 3 * 2.0
-    assert chat_calls(sim) == 3  # retry.attempts = 3 in the test params, then the endpoint counts as down
+    assert chat_calls(sim) == 4  # three tries of the paper, one of the probe
 
 
 def chats_in_started_order(sim: EngineSim):
@@ -229,6 +235,25 @@ def test_a_translation_may_run_past_llm_max_tokens_as_far_as_its_english_digest_
     translations = [r for r in sim.stats.records if r.kind == "translate"]
     assert max(r.completion_tokens for r in translations) > 500
     assert all(r.finish_reason == "stop" for r in translations)  # the sim cuts an answer at max_tokens
+
+
+def test_a_translation_keeps_its_raised_cap_when_the_engine_refuses_structured_output():
+    """The request sent again without response_format keeps its own max_tokens (twice the digest's tokens),
+    not llm.max_tokens 500, which would cut every translation off."""
+    sim = EngineSim(refuse_response_format=True)
+    with BackgroundServer(sim.app) as server:
+        base_url = f"{server.url}/v1"
+        english = run_digests(base_url, max_tokens=2000)
+        params = make_params(
+            llm={"base_url": base_url, "model": "sim-digest", "max_tokens": 500, "structured_output": True}
+        )
+        chinese = asyncio.run(generate("translate_zh", params, SAMPLE_DATE, english, TRANSLATE_PROMPT, lambda r: None))
+    assert [r.status for r in chinese] == ["done"] * len(english), [r.error for r in chinese]
+    translations = [r for r in sim.stats.records if r.kind == "translate"]
+    assert any(r.status == 400 for r in translations)  # refused with the schema, then asked plainly
+    answered = [r for r in translations if r.status == 200]
+    assert max(r.completion_tokens for r in answered) > 500
+    assert all(r.finish_reason == "stop" for r in answered)  # none was cut off at 500, the first answers neither
 
 
 def test_a_translations_cap_is_llm_max_tokens_for_a_short_digest_and_none_without_one():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email.utils
+import itertools
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -11,7 +12,8 @@ import httpx
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
-    retry_if_exception,
+    retry_if_exception_type,
+    retry_if_result,
     stop_after_attempt,
     wait_exponential_jitter,
 )
@@ -38,14 +40,6 @@ def retry_policy(retry: RetryParams) -> RetryPolicy:
     return RetryPolicy(attempts=retry.attempts, max_wait_s=retry.max_wait_s)
 
 
-class RetryableStatus(Exception):
-    """A response whose status says 'try again later'."""
-
-    def __init__(self, response: httpx.Response) -> None:
-        super().__init__(f"HTTP {response.status_code}")
-        self.response = response
-
-
 def make_client(*, timeout_s: float, headers: dict[str, str] | None = None) -> httpx.AsyncClient:
     """An AsyncClient with our user agent, redirects followed and one timeout for the whole call."""
     return httpx.AsyncClient(
@@ -56,14 +50,16 @@ def make_client(*, timeout_s: float, headers: dict[str, str] | None = None) -> h
     )
 
 
-def make_sync_client(*, timeout_s: float, headers: dict[str, str] | None = None) -> httpx.Client:
-    """The same setup for the few blocking calls (an engine's readiness checks), proxies ignored: they
-    talk to a local engine."""
+def make_sync_client(
+    *, timeout_s: float, headers: dict[str, str] | None = None, local: bool = True
+) -> httpx.Client:
+    """The same setup for the few blocking calls: an engine's readiness checks (`local`: proxies ignored, they
+    talk to a local engine) and an alert to a chat webhook (through the environment's proxy, if any)."""
     return httpx.Client(
         headers={"User-Agent": USER_AGENT, **(headers or {})},
         follow_redirects=True,
         timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 15.0)),
-        trust_env=False,
+        trust_env=not local,
     )
 
 
@@ -89,12 +85,16 @@ def _has_request(exc: httpx.TransportError) -> bool:
 
 
 def is_retryable_response(response: httpx.Response) -> bool:
-    if response.status_code not in RETRYABLE_STATUS:
+    """A status that says 'try again later', except a 429 for an exhausted quota (waiting does not help)."""
+    return response.status_code in RETRYABLE_STATUS and not is_quota_exhausted(response)
+
+
+def is_quota_exhausted(response: httpx.Response) -> bool:
+    """A 429 whose body says the account's quota or billing limit is spent (`insufficient_quota`)."""
+    if response.status_code != 429:
         return False
-    if response.status_code == 429:
-        body = response.text.lower()
-        return not any(phrase in body for phrase in _QUOTA_PHRASES)
-    return True
+    body = response.text.lower()
+    return any(phrase in body for phrase in _QUOTA_PHRASES)
 
 
 def retry_after_s(response: httpx.Response) -> float | None:
@@ -122,26 +122,24 @@ async def send_with_retry(policy: RetryPolicy, send: Callable[[int], Awaitable[h
     backoff = wait_exponential_jitter(multiplier=min(1.0, policy.max_wait_s), max=policy.max_wait_s, jitter=0.5)
 
     def wait(state: RetryCallState) -> float:
-        exc = state.outcome.exception() if state.outcome else None
-        if isinstance(exc, RetryableStatus):
-            hinted = retry_after_s(exc.response)
+        outcome = state.outcome
+        if outcome is not None and not outcome.failed:
+            hinted = retry_after_s(outcome.result())
             if hinted is not None:
                 return min(hinted, policy.max_wait_s)
         return min(backoff(state), policy.max_wait_s)
 
+    tries = itertools.count()
+
+    async def one_try() -> httpx.Response:
+        return await send(next(tries))
+
     retrying = AsyncRetrying(
         stop=stop_after_attempt(policy.attempts),
         wait=wait,
-        retry=retry_if_exception(lambda e: isinstance(e, httpx.TransportError | RetryableStatus)),
+        retry=retry_if_exception_type(httpx.TransportError) | retry_if_result(is_retryable_response),
+        # out of tries: the last response as it is, or the last transport error raised
+        retry_error_callback=lambda state: state.outcome.result() if state.outcome else None,
         reraise=True,
     )
-    try:
-        async for attempt in retrying:
-            with attempt:
-                response = await send(attempt.retry_state.attempt_number - 1)
-                if is_retryable_response(response):
-                    raise RetryableStatus(response)
-                return response
-    except RetryableStatus as exc:
-        return exc.response
-    raise AssertionError("unreachable: tenacity either returns or raises")
+    return await retrying(one_try)

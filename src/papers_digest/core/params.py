@@ -39,6 +39,21 @@ class SourceParams(_Section):
         return value.rstrip("/")
 
 
+class Price(_Section):
+    """USD per million tokens: prompt tokens computed, prompt tokens served from the cache, completion tokens."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cached_input: float | None = Field(None, ge=0)  # null: the same as input
+
+    def cost_usd(self, prompt_tokens: int, cached_tokens: int, completion_tokens: int) -> float:
+        """What these tokens cost; cached tokens are part of the prompt tokens, charged at their own rate."""
+        cached = min(cached_tokens, prompt_tokens)
+        cached_rate = self.input if self.cached_input is None else self.cached_input
+        total = (prompt_tokens - cached) * self.input + cached * cached_rate + completion_tokens * self.output
+        return round(total / 1_000_000, 6)
+
+
 class LlmParams(_Section):
     base_url: str = ""  # e.g. http://127.0.0.1:8000/v1; empty: no endpoint, nothing is generated
     model: str = ""
@@ -53,13 +68,16 @@ class LlmParams(_Section):
     max_input_tokens: int | None = Field(None, ge=256)
     # Send the digest's JSON schema as response_format (falls back to prompt-only if refused).
     structured_output: bool = False
+    # A ceiling on a day's spending, in prompt + completion tokens of both generation stages; past it the
+    # remaining papers are not sent and end failed (the retry queue takes them up later). null: none.
+    budget_tokens_per_day: int | None = Field(None, ge=1)
+    # What the endpoint charges, for the day's cost in run.json, the report and the status page. null: unpriced.
+    price: Price | None = None
 
     @field_validator("base_url")
     @classmethod
     def _http_url_or_empty(cls, value: str) -> str:
-        if value and not value.startswith(("http://", "https://")):
-            raise ValueError(f"must be empty or start with http:// or https://, got {value!r}")
-        return value.rstrip("/")
+        return _url_or_empty(value).rstrip("/")
 
     @property
     def configured(self) -> bool:
@@ -111,6 +129,19 @@ class RetryParams(_Section):
     max_wait_s: float = Field(60.0, ge=0)
 
 
+class AlertParams(_Section):
+    """Where `papers daily` reports a bad run: a chat webhook (the environment's PAPERS_ALERT_WEBHOOK wins)."""
+
+    webhook_url: str = ""
+    # A day whose failed papers are more than this share of those picked is reported (0-1).
+    max_failed_share: float = Field(0.5, ge=0, le=1)
+
+    @field_validator("webhook_url")
+    @classmethod
+    def _http_url_or_empty(cls, value: str) -> str:
+        return _url_or_empty(value)
+
+
 class Params(_Section):
     date: str
     limit: int = Field(20, ge=1, le=1000)
@@ -122,6 +153,7 @@ class Params(_Section):
     llm: LlmParams = Field(default_factory=LlmParams)
     engine: EngineParams = Field(default_factory=EngineParams)
     retry: RetryParams = Field(default_factory=RetryParams)
+    alerts: AlertParams = Field(default_factory=AlertParams)
 
     @model_validator(mode="after")
     def _endpoint_of_a_managed_engine(self) -> Params:
@@ -142,6 +174,12 @@ class Params(_Section):
         except ValueError:
             raise ValueError(f"is not a real calendar date: {value!r}") from None
         return value
+
+
+def _url_or_empty(value: str) -> str:
+    if value and not value.startswith(("http://", "https://")):
+        raise ValueError(f"must be empty or start with http:// or https://, got {value!r}")
+    return value
 
 
 def load_params(path: str | Path = "params.yaml") -> Params:

@@ -2,88 +2,32 @@
 
 from __future__ import annotations
 
-import re
+import asyncio
 import time
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any
 
 import httpx
 
 from papers_digest.core.http import (
-    RETRYABLE_STATUS,
     RetryPolicy,
     describe_transport_error,
+    is_quota_exhausted,
     make_client,
     send_with_retry,
 )
 from papers_digest.core.models import CallRecord, Usage
 from papers_digest.core.store import Store, disabled_store, request_key
 from papers_digest.llm.endpoint import api_key as endpoint_api_key
-from papers_digest.llm.endpoint import auth_headers
+from papers_digest.llm.endpoint import auth_headers, probe_request
+from papers_digest.llm.errors import LlmError, context_numbers, is_context_error
 from papers_digest.llm.slots import FIRST, RETRY, PrioritySlots
+from papers_digest.llm.spending import TokenBudget, call_estimate
 
 ERROR_BODY_CHARS = 500
 
 
-ErrorKind = Literal["http", "transport", "context_length", "bad_response"]
-
-# How engines say "the prompt is too long" in a 400 (docs/design.md §3): vLLM, SGLang, llama.cpp, hosted APIs.
-_CONTEXT_PHRASES = (
-    "maximum context length",
-    "context length is",
-    "longer than the model's context length",
-    "exceeds the model's maximum context length",
-    "exceed_context_size_error",
-    "exceeds the available context size",
-    "context_length_exceeded",
-    "is too large",  # vLLM: 'max_tokens' or 'max_completion_tokens' is too large
-    "prompt is too long",
-    "context window",
-)
-_CONTEXT_NUMBER_PATTERNS = (
-    (re.compile(r'"n_prompt_tokens"\s*:\s*(\d+)'), "prompt"),
-    (re.compile(r'"n_ctx"\s*:\s*(\d+)'), "context"),
-    (re.compile(r"maximum context length is (\d+)"), "context"),
-    (re.compile(r"context length \((\d+) tokens\)"), "context"),
-    (re.compile(r"maximum context length \((\d+)\)"), "context"),
-    (re.compile(r"you requested (\d+) tokens"), "prompt"),
-    (re.compile(r"messages resulted in (\d+) tokens"), "prompt"),
-    (re.compile(r"input \((\d+) tokens\)", re.IGNORECASE), "prompt"),
-    (re.compile(r"Input length \((\d+)\)"), "prompt"),
-)
-
-
-def is_context_error(status: int, body: str) -> bool:
-    """Whether an error answer means 'the request does not fit the model's context', on any engine."""
-    lowered = body.lower()
-    return status in (400, 413, 422) and any(phrase.lower() in lowered for phrase in _CONTEXT_PHRASES)
-
-
-def context_numbers(body: str) -> dict[str, int]:
-    """The prompt and context sizes an engine's context error states, when it states them."""
-    found: dict[str, int] = {}
-    for pattern, name in _CONTEXT_NUMBER_PATTERNS:
-        match = pattern.search(body)
-        if match and name not in found:
-            found[name] = int(match.group(1))
-    return found
-
-
-class LlmError(Exception):
-    """No usable answer: an HTTP error status, a transport failure, or a body that is not a completion."""
-
-    def __init__(self, message: str, *, kind: ErrorKind = "http", status: int | None = None, body: str = "") -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.status = status
-        self.body = body
-
-    @property
-    def outage(self) -> bool:
-        """The endpoint, not the paper: no connection, time-outs or a "try later" status (408/409/429/5xx,
-        an exhausted quota included) that outlasted the transient retries. Every other paper would fail the
-        same way, so it is not the paper's result (docs/architecture.md, "Outages")."""
-        return self.kind == "transport" or (self.kind == "http" and self.status in RETRYABLE_STATUS)
+PROBE_REUSE_S = 5.0  # a probe's verdict stands this long for the other papers that failed meanwhile
 
 
 @dataclass(frozen=True)
@@ -122,6 +66,7 @@ class LlmClient:
         api_key: str | None = None,
         store: Store | None = None,
         structured: bool = False,
+        budget: TokenBudget | None = None,
     ) -> None:
         self.url = f"{base_url.rstrip('/')}/chat/completions"
         self.model = model
@@ -136,10 +81,39 @@ class LlmClient:
         # Structured output until the engine refuses it once; then prompt-only for the rest of the run.
         self.structured = structured
         self._halted: str | None = None  # set once the endpoint stopped answering: nothing more is asked
+        self.budget = budget or TokenBudget(limit=None)
+        self._probe_lock = asyncio.Lock()
+        self._last_probe: tuple[float, str | None] | None = None  # (when, verdict)
 
     def halt(self, reason: str) -> None:
         """Ask nothing more (the endpoint stopped answering): later calls fail at once as transport errors."""
         self._halted = reason
+
+    @property
+    def halted(self) -> bool:
+        return self._halted is not None
+
+    async def probe(self) -> str | None:
+        """After a call failed past its retries: does the endpoint answer the readiness check's one-token
+        completion? None when it does (the failure was that request's own), else what went wrong (an outage).
+
+        Papers failing together share one probe: a verdict younger than PROBE_REUSE_S is reused."""
+        async with self._probe_lock:
+            if self._last_probe is not None and time.monotonic() - self._last_probe[0] < PROBE_REUSE_S:
+                return self._last_probe[1]
+            verdict = await self._send_probe()
+            self._last_probe = (time.monotonic(), verdict)
+            return verdict
+
+    async def _send_probe(self) -> str | None:
+        try:
+            async with self._slots.hold(RETRY):
+                response = await self._http.post(self.url, json=probe_request(self.model))
+        except httpx.TransportError as exc:
+            return describe_transport_error(exc, self.url)
+        if response.is_success:
+            return None
+        return f"HTTP {response.status_code}: {self.redact(response.text[:ERROR_BODY_CHARS])}"
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -178,22 +152,28 @@ class LlmClient:
             raise LlmError(f"not asked: {self._halted}", kind="transport")
         outcome: dict[str, Any] = {}
 
+        estimate = call_estimate(messages, payload.get("max_tokens"))
+
         async def send(try_number: int) -> httpx.Response:
             async with self._slots.hold(RETRY if context.attempt > 1 else FIRST):
                 if self._halted is not None:  # halted while this call waited for a slot
                     raise LlmError(f"not asked: {self._halted}", kind="transport")
+                if not self.budget.admit(estimate):  # checked in the slot: the calls in flight are reserved
+                    raise LlmError(self.budget.refusal(), kind="budget")
                 started_wall, started = time.time(), time.monotonic()
+                spent = 0
                 try:
-                    response = await self._http.post(self.url, json=payload)
-                    await response.aread()
-                except httpx.TransportError as exc:
-                    records.append(
-                        self._record(
-                            context, try_number, started_wall, started, error=describe_transport_error(exc, self.url)
-                        )
-                    )
-                    raise
-            record = self._record(context, try_number, started_wall, started, response=response)
+                    try:
+                        response = await self._http.post(self.url, json=payload)
+                        await response.aread()
+                    except httpx.TransportError as exc:
+                        error = describe_transport_error(exc, self.url)
+                        records.append(self._record(context, try_number, started_wall, started, error=error))
+                        raise
+                    record = self._record(context, try_number, started_wall, started, response=response)
+                    spent = (record.prompt_tokens or 0) + (record.completion_tokens or 0)
+                finally:
+                    self.budget.settle(estimate, spent)
             records.append(record)
             outcome["record"] = record
             return response
@@ -205,9 +185,13 @@ class LlmClient:
         record: CallRecord = outcome["record"]
         if not response.is_success and "response_format" in payload and _refuses_response_format(response):
             self.structured = False  # this engine cannot do it: ask plainly from now on
-            return await self.chat(messages, context, records, schema)
+            return await self.chat(messages, context, records, schema, max_tokens=max_tokens)
         if not response.is_success:
             body = self.redact(response.text[:ERROR_BODY_CHARS])
+            if is_quota_exhausted(response):
+                raise LlmError(
+                    f"the account's quota is exhausted (HTTP 429: {body})", kind="quota", status=429, body=body
+                )
             if is_context_error(response.status_code, response.text):
                 numbers = context_numbers(response.text)
                 sizes = f" ({numbers.get('prompt', '?')} > {numbers['context']} tokens)" if "context" in numbers else ""

@@ -92,15 +92,20 @@ def answers_health(client: httpx.Client, root: str) -> bool:
         return False  # not listening yet
 
 
+def probe_request(model: str) -> dict:
+    """The cheapest real question: a one-token completion. The readiness check sends it, and so does the chat
+    client after a call failed past its retries, to tell a request's own failure from an outage."""
+    return {"model": model, "messages": [{"role": "user", "content": "Say OK."}], "max_tokens": 1}
+
+
 def tiny_completion(client: httpx.Client, root: str, model: str) -> str | None:
     """One real completion of one token: None when the engine computed it, else what went wrong.
 
     An engine that loads but cannot compute (a build for another CPU dies on its first matrix multiply)
     fails here, before any paper is touched.
     """
-    body = {"model": model, "messages": [{"role": "user", "content": "Say OK."}], "max_tokens": 1}
     try:
-        response = client.post(f"{root}/v1/chat/completions", json=body)
+        response = client.post(f"{root}/v1/chat/completions", json=probe_request(model))
     except httpx.TransportError as exc:
         return describe_transport_error(exc, f"{root}/v1/chat/completions")
     if response.status_code != 200:

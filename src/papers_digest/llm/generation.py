@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
 from typing import TypeVar
 
 from tqdm import tqdm
@@ -15,7 +16,7 @@ from papers_digest.checker.paper import read_paper
 from papers_digest.checker.problems import Problem, problem_texts, retry_message, rules_broken
 from papers_digest.checker.schema import digest_schema, retry_digest_schema, translation_schema
 from papers_digest.core.errors import PipelineError
-from papers_digest.core.models import CallRecord, Digest, FulltextDoc, GenerationResult
+from papers_digest.core.models import CallRecord, Digest, FulltextDoc, GenerationResult, GenerationStage
 from papers_digest.llm.budget import estimate_tokens, translation_max_tokens
 from papers_digest.llm.client import CallContext, LlmClient, LlmError
 from papers_digest.llm.prompting import (
@@ -30,22 +31,28 @@ from papers_digest.llm.repair import Repair, digest_repair, translation_repair
 Check = Callable[[str], Verdict]
 T = TypeVar("T")
 
+CUT_OFF = Problem("length", "the answer was cut off at the token limit (finish_reason: length)")
 MAX_ATTEMPTS = 2  # the first answer and one retry: the conversation and the problems, or a repair of the fields
 
 
 class EndpointDown(PipelineError):
-    """The endpoint stopped answering (after the transient retries): no paper's result, the stage stops."""
+    """The endpoint stopped answering (after the transient retries, and a one-token probe failed too): no
+    paper's result, the stage stops."""
 
     label = ""  # the message says it all
+    what = "the LLM endpoint stopped answering"
+    then = "finished answers are kept; run again when it is back"
 
     def __init__(self, reason: str, *, stage: str = "", done: int = 0, total: int = 0) -> None:
         self.reason, self.stage, self.done, self.total = reason, stage, done, total
-        super().__init__(
-            f"the LLM endpoint stopped answering after {done} of {total} papers ({reason}); "
-            "finished answers are kept; run again when it is back"
-            if total
-            else reason
-        )
+        super().__init__(f"{self.what} after {done} of {total} papers ({reason}); {self.then}" if total else reason)
+
+
+class QuotaExhausted(EndpointDown):
+    """The account's quota or billing limit is spent (HTTP 429 insufficient_quota): an account-wide stop."""
+
+    what = "the LLM account's quota is exhausted"
+    then = "nothing more is sent; finished answers are kept; run again once the quota is raised"
 
 
 def instructions(messages: list[Message]) -> list[str]:
@@ -56,86 +63,133 @@ def instructions(messages: list[Message]) -> list[str]:
     return [messages[i]["content"] for i in asked]
 
 
+@dataclass(frozen=True)
+class Task:
+    """What a conversation is for: copied into its result and into each of its calls."""
+
+    date: str
+    arxiv_id: str
+    stage: GenerationStage
+    prompt_version: str
+
+
+@dataclass(frozen=True)
+class Asking:
+    """How a conversation asks and judges: the checker, the schemas, the repair and the answers' cap.
+
+    The retry is held to `retry_schema(problems)` when given, else to `schema`; when `repair(answer,
+    problems)` gives a Repair, the retry asks only for its fields, and the checker reads them merged into the
+    answer. `max_tokens` caps every answer of the conversation instead of llm.max_tokens."""
+
+    check: Check
+    schema: dict | None = None
+    retry_schema: Callable[[list[Problem]], dict] | None = None
+    repair: Callable[[str, list[Problem]], Repair | None] | None = None
+    max_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class Request:
+    """One request of a conversation: its messages, its schema, and for a repair how its reply is merged."""
+
+    messages: list[Message]
+    schema: dict | None = None
+    merge: Callable[[str], str] | None = None  # a repair's reply -> the whole answer
+
+    def answer(self, reply: str) -> str:
+        return reply if self.merge is None else self.merge(reply)
+
+
+def next_request(asking: Asking, current: Request, reply: str, problems: list[Problem]) -> Request:
+    """The checker's retry after `reply` broke `problems` (pure): a repair of the failed fields when every
+    problem is one field's, else the whole conversation with the problems (docs/design.md §1)."""
+    fix = asking.repair(current.answer(reply), problems) if asking.repair is not None else None
+    if fix is not None:
+        return Request(fix.messages, fix.schema, fix.merged)
+    messages = [
+        *current.messages,
+        {"role": "assistant", "content": reply},
+        {"role": "user", "content": retry_message(problems)},
+    ]
+    return Request(messages, asking.retry_schema(problems) if asking.retry_schema is not None else current.schema)
+
+
 async def converse(
-    client: LlmClient,
-    messages: list[Message],
-    check: Check,
-    *,
-    date: str,
-    arxiv_id: str,
-    stage: str,
-    prompt_version: str,
-    first_attempt: int = 1,
-    schema: dict | None = None,
-    retry_schema: Callable[[list[Problem]], dict] | None = None,
-    repair: Callable[[str, list[Problem]], Repair | None] | None = None,
-    max_tokens: int | None = None,
+    client: LlmClient, task: Task, messages: list[Message], asking: Asking, *, first_attempt: int = 1
 ) -> GenerationResult:
-    """Ask, check, and on failure ask once more with the problems; never raises for a paper's failure.
-    Attempts are numbered from `first_attempt` (a conversation started over continues the count). The retry
-    is held to `retry_schema(problems)` when given, else to `schema`; when `repair(answer, problems)` gives
-    a Repair, the retry asks only for its fields instead, and the checker reads them merged into the answer.
-    `max_tokens` caps every answer of the conversation instead of llm.max_tokens."""
+    """Ask, check, and on failure ask once more (next_request); never raises for a paper's failure, only for
+    the endpoint's (EndpointDown). Attempts are numbered from `first_attempt` (a conversation started over
+    continues the count)."""
     calls: list[CallRecord] = []
     problems: list[Problem] = []
     rejected: list[str] = []
-    merge: Callable[[str], str] | None = None  # a repair's reply -> the whole answer
+    request = Request(messages, asking.schema)
 
     def result(**fields: object) -> GenerationResult:
         return GenerationResult(
-            arxiv_id=arxiv_id,
-            stage=stage,
+            arxiv_id=task.arxiv_id,
+            stage=task.stage,
             model=client.model,
-            prompt_version=prompt_version,
+            prompt_version=task.prompt_version,
             calls=calls,
             rejected_answers=rejected,
             **fields,
         )  # type: ignore[arg-type]
 
-    for attempt in range(first_attempt, first_attempt + MAX_ATTEMPTS):
-        context = CallContext(date=date, arxiv_id=arxiv_id, stage=stage, attempt=attempt, repair=merge is not None)
+    last = first_attempt + MAX_ATTEMPTS - 1
+    for attempt in range(first_attempt, last + 1):
+        context = CallContext(task.date, task.arxiv_id, task.stage, attempt, repair=request.merge is not None)
         try:
-            reply = await client.chat(messages, context, calls, schema, max_tokens=max_tokens)
+            reply = await client.chat(request.messages, context, calls, request.schema, max_tokens=asking.max_tokens)
         except LlmError as exc:
-            if exc.outage:  # the endpoint's state, not this paper's result: the stage stops
-                raise EndpointDown(str(exc)) from exc
-            return result(status="failed", error=str(exc), error_kind=exc.kind, problems=problem_texts(problems))
-        answer = reply.content if merge is None else merge(reply.content)
-        verdict = check(answer)
-        if verdict.digest is not None and (echoes := echoed(verdict.digest, instructions(messages))):
+            error = await failed_call(client, exc)
+            return result(status="failed", error=error, error_kind=exc.kind, problems=problem_texts(problems))
+        answer = request.answer(reply.content)
+        verdict = asking.check(answer)
+        if verdict.digest is not None and (echoes := echoed(verdict.digest, instructions(request.messages))):
             verdict = Verdict(None, echoes)
         if verdict.digest is not None:
             client.keep(reply)
             return result(status="done", digest=verdict.digest.model_dump(mode="json"), evidence=verdict.evidence)
         problems = verdict.problems
-        rejected.append(answer)
         if reply.finish_reason == "length":
-            cut = Problem("length", "the answer was cut off at the token limit (finish_reason: length)")
-            problems = [cut, *problems]
-        reply.record.status = "rejected"
-        reply.record.error_kind = "checker"
-        reply.record.error = "; ".join(problem_texts(problems))[:1000]
-        reply.record.checker_rules = rules_broken(problems)
-        if attempt == first_attempt + MAX_ATTEMPTS - 1:
-            break
-        fix = repair(answer, problems) if repair is not None else None
-        if fix is not None:
-            messages, schema, merge = fix.messages, fix.schema, fix.merged
-            continue
-        merge = None
-        messages = [
-            *messages,
-            {"role": "assistant", "content": reply.content},
-            {"role": "user", "content": retry_message(problems)},
-        ]
-        if retry_schema is not None:
-            schema = retry_schema(problems)
+            problems = [CUT_OFF, *problems]
+        rejected.append(answer)
+        _mark_rejected(reply.record, problems)
+        if attempt < last:
+            request = next_request(asking, request, reply.content, problems)
     return result(
         status="failed",
         error_kind="checker",
         error=f"the answer failed the checks {MAX_ATTEMPTS} times: {'; '.join(problem_texts(problems))}"[:2000],
         problems=problem_texts(problems),
     )
+
+
+async def failed_call(client: LlmClient, exc: LlmError) -> str:
+    """A call that failed past its retries: the paper's own error, or EndpointDown when it is the endpoint's.
+
+    A "try later" failure (5xx, time-out, no connection) may be this request's alone, as when one input trips
+    a bug in the server: a one-token probe tells. If the endpoint answers it, the paper fails alone (the retry
+    queue tries it again on a later day) and the stage goes on; if not, it is an outage. An exhausted quota is
+    an account-wide stop (docs/operations.md, "When a paper or a day fails")."""
+    if exc.kind == "quota":
+        raise QuotaExhausted(str(exc)) from exc
+    if not exc.outage:
+        return str(exc)
+    if client.halted:
+        raise EndpointDown(str(exc)) from exc
+    down = await client.probe()
+    if down is not None:
+        raise EndpointDown(str(exc)) from exc
+    return f"{exc} (the endpoint answers other requests)"
+
+
+def _mark_rejected(record: CallRecord, problems: list[Problem]) -> None:
+    record.status = "rejected"
+    record.error_kind = "checker"
+    record.error = "; ".join(problem_texts(problems))[:1000]
+    record.checker_rules = rules_broken(problems)
 
 
 Refit = Callable[[FulltextDoc, int], Awaitable[FulltextDoc]]
@@ -182,19 +236,14 @@ async def _digest(
     def check(reply: str) -> Verdict:
         return check_digest_en(reply, facts)
 
-    return await converse(
-        client,
-        messages,
+    asking = Asking(
         check,
-        date=date,
-        arxiv_id=doc.arxiv_id,
-        stage="digest_en",
-        prompt_version=prompt_version,
-        first_attempt=first_attempt,
         schema=digest_schema(facts),
         retry_schema=lambda problems: retry_digest_schema(facts, problems),
         repair=lambda answer, problems: digest_repair(messages, facts, answer, problems),
     )
+    task = Task(date, doc.arxiv_id, "digest_en", prompt_version)
+    return await converse(client, task, messages, asking, first_attempt=first_attempt)
 
 
 async def translate_paper(
@@ -209,18 +258,14 @@ async def translate_paper(
     def check(reply: str) -> Verdict:
         return check_digest_zh(reply, source)
 
-    return await converse(
-        client,
-        translate_messages(system_prompt, english.digest),
+    asking = Asking(
         check,
-        date=date,
-        arxiv_id=english.arxiv_id,
-        stage="translate_zh",
-        prompt_version=prompt_version,
         schema=translation_schema(source),  # the English shape, numbers and sections, held by the grammar
         repair=lambda answer, problems: translation_repair(system_prompt, source, answer, problems),
         max_tokens=translation_max_tokens(client.settings.get("max_tokens"), digest_tokens(english)),
     )
+    task = Task(date, english.arxiv_id, "translate_zh", prompt_version)
+    return await converse(client, task, translate_messages(system_prompt, english.digest), asking)
 
 
 def paper_tokens(doc: FulltextDoc) -> int:
@@ -280,5 +325,5 @@ async def run_all(
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
     if down is not None:
-        raise EndpointDown(down.reason, stage=description, done=len(results), total=len(items)) from down
+        raise type(down)(down.reason, stage=description, done=len(results), total=len(items)) from down
     return results

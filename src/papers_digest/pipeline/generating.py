@@ -28,10 +28,12 @@ from papers_digest.llm.generation import (
     translate_paper,
 )
 from papers_digest.llm.prompting import load_prompt
+from papers_digest.llm.spending import TokenBudget, tokens_spent
 from papers_digest.pipeline.runner import StageClock, run_stage, stage_parser
 
 
-def llm_client(params: Params, store: Store | None = None) -> LlmClient:
+def llm_client(params: Params, store: Store | None = None, spent_before: int = 0) -> LlmClient:
+    """The stage's client; `spent_before`: the day's tokens spent by an earlier stage, against the budget."""
     llm = params.llm
     return LlmClient(
         base_url=llm.base_url,
@@ -42,6 +44,7 @@ def llm_client(params: Params, store: Store | None = None) -> LlmClient:
         settings=llm.generation_settings(),
         store=store if llm.reuse else None,
         structured=llm.structured_output,
+        budget=TokenBudget(limit=llm.budget_tokens_per_day, used=spent_before),
     )
 
 
@@ -58,7 +61,9 @@ async def generate(
     `llm.concurrency` calls in flight across papers."""
     system_prompt, version = prompt
     items: list = list(inputs)
-    async with llm_client(params, store) as client, tokenizer_client() as llm_http:
+    # the day's spending so far: for the translations, what the English digests cost
+    spent = 0 if stage == "digest_en" else tokens_spent(c for r in items for c in r.calls)
+    async with llm_client(params, store, spent) as client, tokenizer_client() as llm_http:
         if stage == "digest_en":
             tokenizer = token_counter(params.llm, llm_http)
 
