@@ -1,7 +1,10 @@
 """DVC stage `publish`: upsert the day into the SQLite database and write the run's metrics."""
 
+import json
 from argparse import Namespace
 from pathlib import Path
+
+import yaml
 
 from papers_digest.day.fingerprint import PACKAGE, publish_fingerprint
 from papers_digest.db.published import published_fingerprint
@@ -29,8 +32,12 @@ def main() -> None:
 
     def body() -> None:
         inputs = [args.list, args.fulltext, args.digest_en, args.translate_zh]
+        # the price is in the fingerprint: a new price recomputes the day's cost (read raw: the fast path
+        # stays free of the params model)
+        raw = yaml.safe_load(Path(args.params).read_text(encoding="utf-8")) or {}
+        price = json.dumps((raw.get("llm") or {}).get("price"))
         fingerprint = publish_fingerprint(
-            inputs, code=(PACKAGE, Path(__file__)), options=f"{args.site} {args.base_url or ''}"
+            inputs, code=(PACKAGE, Path(__file__)), options=f"{args.site} {args.base_url or ''} {price}"
         )
         if _published(args, fingerprint):
             print(
@@ -56,6 +63,7 @@ def _published(args: Namespace, fingerprint: str) -> bool:
 def _publish(args: Namespace, fingerprint: str) -> None:
     # imported here: they are most of the cost of a publish that has nothing to do (see _published)
     from papers_digest.core.artefacts import write_json, write_jsonl
+    from papers_digest.core.params import load_params
     from papers_digest.day.files import load_day
     from papers_digest.day.metrics import run_record
     from papers_digest.db.writer import record_published, write_day
@@ -63,14 +71,15 @@ def _publish(args: Namespace, fingerprint: str) -> None:
     from papers_digest.site.render import render_day
 
     files = load_day(args.list, args.fulltext, args.digest_en, args.translate_zh)
-    run = run_record(files)
+    run = run_record(files, price=load_params(args.params).llm.price)
     write_day(args.db, files, run)
     write_json(args.metrics, run)
     write_jsonl(args.calls, sorted(files.calls, key=lambda c: c.started_at))
+    cost = f", ${run.cost_usd:.4f}" if run.cost_usd is not None else ""
     print(
         f"publish: {args.date}: {run.papers_done} done, {run.papers_failed} failed; "
         f"{run.llm_calls} LLM calls, {run.prompt_tokens} prompt + "
-        f"{run.completion_tokens} completion tokens -> {args.db}"
+        f"{run.completion_tokens} completion tokens{cost} -> {args.db}"
     )
     if args.site:
         # The site is a view of every day in the database, like the database itself: not a DVC output.

@@ -138,7 +138,7 @@ def texts(root: lxml.html.HtmlElement, css_path: str) -> list[str]:
 
 def test_publish_renders_an_index_a_page_per_date_and_per_paper(site, db_rows):
     assert sorted(p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()) == sorted(
-        ["index.html", "style.css", "feed.xml", f"{SAMPLE_DATE}/index.html"]
+        ["index.html", "status.html", "style.css", "feed.xml", f"{SAMPLE_DATE}/index.html"]
         + [f"{SAMPLE_DATE}/{i}.html" for i in RANKED]
     )
     index = page(site / "index.html")
@@ -514,7 +514,7 @@ def test_papers_site_rebuilds_by_hand_with_a_base_url_and_rewrites_only_what_cha
     capsys.readouterr()
     with pytest.raises(SystemExit):
         papers_cli([*args, "--base-url", "https://digest.example.org/papers/"])
-    assert "0 files written, 8 unchanged, 1 removed" in capsys.readouterr().out
+    assert "0 files written, 9 unchanged, 1 removed" in capsys.readouterr().out
     assert not stale.parent.exists() and not leftover.exists() and not_ours.read_text() == "kept"
 
 
@@ -647,7 +647,7 @@ def test_papers_site_renders_every_day_one_day_at_a_time(archive, tmp_path, monk
     assert done.value.code == 0
     all_days = [SAMPLE_DATE, *reversed(OLDER_DAYS)]
     assert loaded == all_days  # each day read once, newest first
-    pages = 3 + len(all_days) * (1 + len(RANKED))
+    pages = 4 + len(all_days) * (1 + len(RANKED))  # index, status, style, feed; a page per day and paper
     assert (
         f"9 day(s), 36 papers, 28 feed entries; {pages} files written, 0 unchanged, 1 removed"
         in capsys.readouterr().out

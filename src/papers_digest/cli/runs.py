@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from papers_digest.cli.alerts import date_runs, send_alert
 from papers_digest.cli.project import (
     DB_PATH,
     EngineDied,
@@ -131,7 +132,7 @@ def run_batch(
                 except EngineDied:
                     outcomes.append(Outcome(date, 1, "the engine died"))
                     outcomes += [Outcome(d, None, "not run: the engine died") for d in dates[len(outcomes) :]]
-                    _summary(command, outcomes)
+                    _summary(command, outcomes, params)
                     raise
                 outcomes.append(Outcome(date, code))
                 if engine is not None and code == 0:
@@ -140,7 +141,7 @@ def run_batch(
     finally:
         if engine is not None and engine.startup_s is not None:
             _write_engine_records(engine, [o.date for o in outcomes if o.code is not None])
-    return _summary(command, outcomes)
+    return _summary(command, outcomes, params)
 
 
 def plan_dates(args: argparse.Namespace, params: Params, yesterday: dt.date, db_path: Path = DB_PATH) -> list[str]:
@@ -212,8 +213,9 @@ def _write_engine_records(engine: ManagedEngine, dates: list[str]) -> None:
         print(f"papers: engine record written to data/<date>/engine.json for {len(dates)} date(s)")
 
 
-def _summary(command: str, outcomes: list[Outcome]) -> int:
-    """One line per date; exit 0 only when every date ran to the end."""
+def _summary(command: str, outcomes: list[Outcome], params: Params) -> int:
+    """One line per date, then the alert when a date failed or a day went bad (cli/alerts.py); exit 0 only
+    when every date ran to the end."""
     failed = 0
     for outcome in outcomes:
         if outcome.code == 0:
@@ -226,6 +228,8 @@ def _summary(command: str, outcomes: list[Outcome]) -> int:
             print(f"{command}: {outcome.date}: FAILED ({why})")
     if len(outcomes) > 1:
         print(f"{command}: {len(outcomes) - failed} of {len(outcomes)} dates ok")
+    finished = [(o.date, None if o.code == 0 else o.note or f"dvc repro exited with {o.code}") for o in outcomes]
+    send_alert(command, params.alerts, date_runs(DB_PATH, finished))
     return 1 if failed else 0
 
 

@@ -217,6 +217,8 @@ class RunRecord(BaseModel):
     prefix_cache_queries: float = 0.0
     prefix_cache_hits: float = 0.0
     prefix_cache_hit_rate: float = 0.0
+    # What the day's HTTP calls cost at llm.price (answers from the store cost nothing); null when unpriced.
+    cost_usd: float | None = None
 
 
 # --- the digest, in either language (what the checker parses an answer into) ---------------------

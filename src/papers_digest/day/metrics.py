@@ -8,15 +8,16 @@ from typing import Any
 import pandas as pd
 
 from papers_digest.core.models import CallRecord, RunRecord
+from papers_digest.core.params import Price
 from papers_digest.day.files import GENERATION_STAGES, DayFiles, model_saw, paper_outcome
 
 CALL_COLUMNS = list(CallRecord.model_fields)
 QUANTILES = {"p50": 0.5, "p90": 0.9}
 
 
-def run_record(files: DayFiles) -> RunRecord:
-    """The day's totals (pure: the same files always give the same record, so publishing a day again
-    leaves the database as it was; `elapsed_s` is the stages' own recorded times, publish excluded)."""
+def run_record(files: DayFiles, price: Price | None = None) -> RunRecord:
+    """The day's totals (pure: the same files and price always give the same record, so publishing a day
+    again leaves the database as it was; `elapsed_s` is the stages' own recorded times, publish excluded)."""
     picked = files.day.picked
     outcomes = [paper_outcome(files, i)[0] for i in picked]
     calls = files.calls
@@ -49,8 +50,19 @@ def run_record(files: DayFiles) -> RunRecord:
         reasoning_tokens=sum(c.reasoning_tokens or 0 for c in calls),
         fulltext_trimmed=sum(model_saw(files, i)[0] == "trimmed" for i in picked),
         context_errors=sum(c.error_kind == "context_length" for c in calls),
+        cost_usd=calls_cost(calls, price) if price is not None else None,
         **prefix_cache_totals(files),
         **call_metrics(calls),
+    )
+
+
+def calls_cost(calls: Iterable[CallRecord], price: Price) -> float:
+    """What these calls cost at `price`, in USD: only those sent over HTTP (store answers cost nothing)."""
+    sent = [c for c in calls if not c.from_store]
+    return price.cost_usd(
+        prompt_tokens=sum(c.prompt_tokens or 0 for c in sent),
+        cached_tokens=sum(c.cached_tokens or 0 for c in sent),
+        completion_tokens=sum(c.completion_tokens or 0 for c in sent),
     )
 
 

@@ -173,3 +173,35 @@ def run_summary(db_path: str | Path, date: str) -> tuple[int, int] | None:
         return None
     rows = list(db.query("select papers_done, papers_failed from runs where date = ?", [date]))
     return (rows[0]["papers_done"], rows[0]["papers_failed"]) if rows else None
+
+
+def status_rows(db_path: str | Path, dates: list[str] | None = None) -> list[dict[str, Any]]:
+    """One row per date with a run record (only `dates`, when given), newest first: `listed` (from
+    day_items), `picked`, `done`, `failed`, the tokens, `cost_usd` (null when unpriced or an older
+    database) and `elapsed_s`: what the status page and the alerts read (day/status.py)."""
+    db = _with_table(db_path, "runs")
+    if db is None:
+        return []
+    columns = db["runs"].columns_dict
+    cost = "r.cost_usd" if "cost_usd" in columns else "null"
+    listed = "(select count(*) from day_items d where d.date = r.date)" if "day_items" in db.table_names() else "0"
+    where = "where r.date in (select value from json_each(?))" if dates is not None else ""
+    sql = (
+        f"select r.date, {listed} as listed, r.papers as picked, r.papers_done as done, r.papers_failed as failed, "
+        f"r.prompt_tokens, r.completion_tokens, {cost} as cost_usd, r.elapsed_s from runs r {where} "
+        "order by r.date desc"
+    )
+    return list(db.query(sql, [json.dumps(dates)] if dates is not None else []))
+
+
+def failure_reasons(db_path: str | Path, date: str, limit: int = 3) -> list[str]:
+    """`<arxiv id>: <error>` of a date's first failed papers, by upvotes."""
+    db = _with_table(db_path, "papers")
+    if db is None:
+        return []
+    rows = db.query(
+        "select arxiv_id, error from papers where date = ? and status = 'failed' "
+        "order by coalesce(upvotes, 0) desc, arxiv_id limit ?",
+        [date, limit],
+    )
+    return [f"{r['arxiv_id']}: {r['error'] or 'no reason recorded'}" for r in rows]

@@ -16,7 +16,8 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from markupsafe import Markup
 
 from papers_digest.core.models import ARXIV_ID_RE
-from papers_digest.db.queries import site_day_rows, site_days
+from papers_digest.day.status import DayStatus, day_status
+from papers_digest.db.queries import site_day_rows, site_days, status_rows
 from papers_digest.site.feed import (
     DEFAULT_BASE_URL,
     FEED_DAYS,
@@ -32,6 +33,9 @@ from papers_digest.site.views import DATE_RE, DaySummary, DayView, SiteError, bu
 # XML 1.0 forbids C0 controls other than tab/LF/CR, surrogates and U+FFFE/U+FFFF; one of them in model
 # output would make the feed unparseable, so they are dropped from every rendered value.
 _XML_INVALID_RE = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+STATUS_FILE = "status.html"  # one row per published date (day/status.py)
 
 
 @dataclass(frozen=True)
@@ -67,7 +71,7 @@ def render_site(db_path: str | Path, out_dir: str | Path, *, base_url: str = DEF
             if i < FEED_DAYS:  # the index is newest first: these are the feed's days
                 entries.extend(feed_entries(day, base))
     feed = make_feed(entries, base)
-    site.write_common(index, feed)
+    site.write_common(db, index, feed)
     return site.summary(index, feed, _remove_stale(site.out, site.kept))
 
 
@@ -95,7 +99,7 @@ def render_day(db_path: str | Path, out_dir: str | Path, date: str, *, base_url:
             site.write_day(day)
     latest = (loaded[s.date] if s.date in loaded else load_day(db, s.date) for s in index[:FEED_DAYS])
     feed = build_feed((d for d in latest if d is not None), base, FEED_DAYS)
-    site.write_common(index, feed)
+    site.write_common(db, index, feed)
     return site.summary(index, feed, _remove_stale(site.out, site.kept, only=set(loaded)))
 
 
@@ -119,9 +123,10 @@ class _Site:
     def write_day(self, day: DayView) -> None:
         self._write_all(_day_files(self.env, day))
 
-    def write_common(self, index: list[DaySummary], feed: Feed) -> None:
-        """After the day pages, so the index and the feed never link to a page not written yet."""
-        self._write_all(_common_files(self.env, index, feed))
+    def write_common(self, db: Path, index: list[DaySummary], feed: Feed) -> None:
+        """After the day pages, so the index, the status page and the feed never link to a page not written yet."""
+        status = [day_status(row) for row in status_rows(db)]
+        self._write_all(_common_files(self.env, index, feed, status))
 
     def summary(self, index: list[DaySummary], feed: Feed, removed: int) -> SiteSummary:
         return SiteSummary(
@@ -194,9 +199,13 @@ def _day_files(env: Environment, day: DayView) -> Iterator[tuple[str, str]]:
         yield paper.path, paper_page.render(paper=paper, day=day, root="../")
 
 
-def _common_files(env: Environment, index: list[DaySummary], feed: Feed) -> Iterator[tuple[str, str]]:
+def _common_files(
+    env: Environment, index: list[DaySummary], feed: Feed, status: list[DayStatus]
+) -> Iterator[tuple[str, str]]:
     yield "style.css", (resources.files("papers_digest.site") / "templates" / "style.css").read_text(encoding="utf-8")
     yield "index.html", env.get_template("index.html").render(days=index, root="")
+    priced = any(day.cost_usd is not None for day in status)
+    yield STATUS_FILE, env.get_template("status.html").render(days=status, priced=priced, root="")
     yield FEED_FILE, env.get_template("feed.xml").render(feed=feed)
 
 

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from papers_digest.core.artefacts import ArtefactError
 from papers_digest.core.models import ARXIV_ID_RE, Digest, MindMapNode
+from papers_digest.day.status import empty_day_reason
 
 ARXIV = "https://arxiv.org"
 HTML_SOURCES = ("html", "trimmed")  # the model saw arXiv's HTML, so section anchors exist there
@@ -142,6 +143,11 @@ class DayView:
     @property
     def failed(self) -> int:
         return len(self.papers) - self.done
+
+    @property
+    def empty_reason(self) -> str:
+        """Why no paper was picked, when none was (the status page says the same)."""
+        return empty_day_reason(self.listed)
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
 
 from papers_digest.sim.replay import Replay
 from papers_digest.sim.routes import EngineSim
@@ -42,3 +48,24 @@ def replay_server(hf_dir: Path | None = None, arxiv_dir: Path | None = None) -> 
 def sample_replay_server() -> contextlib.AbstractContextManager[tuple[Replay, str]]:
     """The bundled sample day, served as `papers sample` serves it."""
     return replay_server(*recorded_dirs("sample"))
+
+
+@dataclass
+class WebhookReceiver:
+    """What a local chat webhook received: each POST's JSON body; it answers `status`."""
+
+    status: int = 200
+    received: list[Any] = field(default_factory=list)
+
+    async def receive(self, request: Request) -> Response:
+        self.received.append(await request.json())
+        return JSONResponse({"ok": self.status < 400}, status_code=self.status)
+
+
+@contextlib.contextmanager
+def webhook_server(status: int = 200) -> Iterator[tuple[WebhookReceiver, str]]:
+    """A chat webhook on a free port that records every message: (receiver, URL)."""
+    receiver = WebhookReceiver(status)
+    app = Starlette(routes=[Route("/hook/{token}", receiver.receive, methods=["POST"])])
+    with BackgroundServer(app) as server:
+        yield receiver, f"{server.url}/hook/secret-token"
