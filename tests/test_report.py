@@ -280,3 +280,46 @@ def test_a_day_without_calls_has_zero_figures_and_nothing_to_plan():
     assert tables.longest_prompt(empty) is None
     assert tables.retries_and_failures(empty).empty and tables.cache_share(empty).empty
     assert planner.capacity_plan(empty, ModelShape(), Gpu()).empty
+
+
+def test_what_readers_got_counts_distinct_findings_copied_words_and_repairs():
+    """The sample day's MergeVQ digest in the 0.5B model's shape (its findings one sentence, twice), next to
+    a faithful one mended by a repair: the table tells them apart."""
+    import json
+
+    from conftest import DATA, abstract_docs, sample_papers
+    from test_checker import MERGEVQ, VSI, en
+
+    from papers_digest.core.models import DayList, GenerationResult
+    from papers_digest.day.files import DayFiles
+
+    docs = {d.arxiv_id: d for d in abstract_docs(sample_papers())}
+    shapes = json.loads((DATA / "checker" / "sample_bad_digests.json").read_text(encoding="utf-8"))
+    sentence = docs["2504.00999"].text.split("\n", 1)[1].split(". ")[0] + "."
+    echoed = {**en(MERGEVQ), "results": [{**r, "finding": sentence} for r in en(MERGEVQ)["results"][:2]]}
+    echoed["results"].append(en(MERGEVQ)["results"][2])
+
+    def result(arxiv_id: str, stage: str, digest: dict, *calls: CallRecord) -> GenerationResult:
+        return GenerationResult(arxiv_id=arxiv_id, stage=stage, status="done", digest=digest, model="m",
+                                prompt_version="v", calls=list(calls))  # fmt: skip
+
+    mended = call(0, 1, arxiv_id="2504.00883", attempt=2, repair=True)
+    files = DayFiles(
+        day=DayList(date=SAMPLE_DATE, limit=4, papers=[], picked=["2504.00999", "2504.00883", "2503.20783"]),
+        fulltext={i: docs[i] for i in ("2504.00999", "2504.00883")},
+        english={
+            "2504.00999": result("2504.00999", "digest_en", echoed, call(0, 1, arxiv_id="2504.00999")),
+            "2504.00883": result("2504.00883", "digest_en", en(VSI), call(0, 1, arxiv_id="2504.00883"), mended),
+            "2503.20783": result("2503.20783", "digest_en", shapes["2503.20783"]["digest"]),
+        },
+        chinese={
+            "2504.00999": result("2504.00999", "translate_zh", {}),
+            "2504.00883": result("2504.00883", "translate_zh", {}),
+        },  # 2503.20783 has no translation: not done, not listed
+    )
+    table = tables.what_readers_got(files).set_index("arxiv_id")
+    assert list(table.index) == ["2504.00999", "2504.00883"]
+    assert table.loc["2504.00999", ["findings", "distinct_findings", "repaired"]].tolist() == [3, 2, "no"]
+    assert table.loc["2504.00999", "longest_copied_run"] == 21  # the abstract's first sentence, whole (21 words)
+    assert table.loc["2504.00883", ["findings", "distinct_findings", "repaired"]].tolist() == [3, 3, "digest_en"]
+    assert table.loc["2504.00883", "longest_copied_run"] < 12

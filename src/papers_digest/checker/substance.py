@@ -22,9 +22,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from papers_digest.checker.fields import cap_of, words
+from papers_digest.checker.fields import cap_of, prose_fields, words
 from papers_digest.checker.paper import PaperFacts
-from papers_digest.checker.passages import ABBREVIATIONS, Run, stops_mid_passage
+from papers_digest.checker.passages import ABBREVIATIONS, Run, longest_run, stops_mid_passage
 from papers_digest.checker.problems import Problem
 from papers_digest.checker.results import STOP
 from papers_digest.core.models import Digest
@@ -214,6 +214,21 @@ def _copied_summary(text: str, facts: PaperFacts) -> Run | None:
     if longest.length >= SHORT_COPY_WORDS and longest.length >= COPY_SHARE * len(words(text)):
         return longest
     return None
+
+
+def distinct_findings(digest: Digest) -> int:
+    """How many of the findings say something the others do not (near-copies, REPEAT_SHARE, count once)."""
+    kept: list[str] = []
+    for result in digest.results:
+        if all(overlap(result.finding, other) < REPEAT_SHARE for other in kept):
+            kept.append(result.finding)
+    return len(kept)
+
+
+def longest_copy(digest: Digest, facts: PaperFacts) -> int:
+    """The most consecutive words of the paper that one prose field carries (mind-map labels aside)."""
+    runs = (longest_run(text, facts.passages) for path, text in prose_fields(digest) if not path.endswith(".label"))
+    return max(runs, default=0)
 
 
 def overlap(a: str, b: str) -> float:

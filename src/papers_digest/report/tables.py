@@ -8,11 +8,13 @@ from typing import Any
 
 import pandas as pd
 
+from papers_digest.checker.paper import read_paper
 from papers_digest.checker.problems import RULES
+from papers_digest.checker.substance import distinct_findings, longest_copy
 from papers_digest.core.artefacts import read_jsonl, read_model
-from papers_digest.core.models import CallRecord, RunRecord
+from papers_digest.core.models import CallRecord, Digest, RunRecord
 from papers_digest.core.params import EngineParams
-from papers_digest.day.files import DayFiles
+from papers_digest.day.files import DayFiles, paper_outcome
 from papers_digest.day.metrics import QUANTILES, calls_frame
 from papers_digest.db.queries import day_totals
 from papers_digest.db.rows import paper_rows
@@ -214,6 +216,33 @@ def checker_outcomes(calls: pd.DataFrame) -> pd.DataFrame:
         key=lambda i: (-rule_total.iloc[i], table["rule"].iloc[i], -table["answers"].iloc[i], table["stage"].iloc[i]),
     )
     return table.iloc[order].reset_index(drop=True)
+
+
+READER_COLUMNS = ["arxiv_id", "findings", "distinct_findings", "longest_copied_run", "repaired"]
+
+
+def what_readers_got(files: DayFiles) -> pd.DataFrame:
+    """Per done paper, what its readers got beyond passing the checker: how many findings it has and how many
+    of them differ (checker/substance.py's measure), the most consecutive words of the paper one field copies
+    (against the text the model was given; None without it), and which stages a repair of fields mended."""
+    rows = []
+    for arxiv_id, english in files.english.items():
+        if english.digest is None or paper_outcome(files, arxiv_id)[0] != "done":
+            continue
+        digest = Digest.model_validate(english.digest)
+        doc = files.fulltext.get(arxiv_id)
+        chinese = files.chinese.get(arxiv_id)
+        calls = [*english.calls, *(chinese.calls if chinese else [])]
+        rows.append(
+            {
+                "arxiv_id": arxiv_id,
+                "findings": len(digest.results),
+                "distinct_findings": distinct_findings(digest),
+                "longest_copied_run": longest_copy(digest, read_paper(doc)) if doc else None,
+                "repaired": ", ".join(dict.fromkeys(c.stage for c in calls if c.repair)) or "no",
+            }
+        )
+    return pd.DataFrame(rows, columns=READER_COLUMNS)
 
 
 def call_reason(status: str, http_status: Any, error: str | None) -> str:
