@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable
 
-from papers_digest.core.artefacts import read_folder, reset_folder, write_json
+from papers_digest.core.artefacts import reset_folder, write_json
 from papers_digest.core.http import retry_policy
 from papers_digest.core.models import FulltextDoc, GenerationResult, GenerationStage
 from papers_digest.core.params import Params, load_params
@@ -29,7 +30,7 @@ from papers_digest.llm.generation import (
 )
 from papers_digest.llm.prompting import load_prompt
 from papers_digest.llm.spending import TokenBudget, tokens_spent
-from papers_digest.pipeline.runner import StageClock, run_stage, stage_parser
+from papers_digest.pipeline.runner import StageClock, stage_parser
 
 
 def llm_client(params: Params, store: Store | None = None, spent_before: int = 0) -> LlmClient:
@@ -130,25 +131,11 @@ def run_generation_stage(
         print(f"{stage}:   {result.arxiv_id}: {result.error}")
 
 
-def stage_main(stage: GenerationStage, doc: str | None, inputs: str, inputs_help: str, model: type) -> None:
-    """The command line of a generation stage's script: its inputs folder (`--fulltext` or `--digests`, read
-    as `model`), the prompt, the store and the output folder, then the stage body under the one runner."""
+def generation_parser(stage: GenerationStage, doc: str | None) -> argparse.ArgumentParser:
+    """The arguments both generation stages take (params, date, prompt, store, output folder); each script adds
+    its own inputs folder."""
     parser = stage_parser(stage, doc)
-    parser.add_argument(inputs, required=True, help=inputs_help)
     parser.add_argument("--prompt", required=True, help="system prompt file")
     parser.add_argument("--out", required=True, help="folder for one <arxiv_id>.json per paper")
     parser.add_argument("--store", required=True, help="store of finished LLM calls (reused across runs)")
-    args = parser.parse_args()
-    folder = getattr(args, inputs.removeprefix("--").replace("-", "_"))
-    run_stage(
-        stage,
-        lambda: run_generation_stage(
-            stage,
-            date=args.date,
-            params_path=args.params,
-            prompt_path=args.prompt,
-            out=args.out,
-            store_path=args.store,
-            load_inputs=lambda: read_folder(folder, model).values(),
-        ),
-    )
+    return parser
