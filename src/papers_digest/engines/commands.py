@@ -40,15 +40,11 @@ def engine_command(
     return [*command, *engine.extra_args]
 
 
-# llama-server's batch (-b / -ub, in tokens) and attention kernel. bench/engine_settings.py measured on the
-# CPU build (docs/performance.md): -ub 256 and 512 prefill alike, and with flash attention off 4 sequences
-# decode next to a 5,800-token context at twice the speed of auto (which turns it on). But the day mixes
-# lengths, and every sequence of a step gets the longest one's KV length: with flash attention on, the short
-# ones skip the masked cells, so 3 abstracts beside the full paper decode 34.3 tok/s with it, 25.7 without.
-# Kept at 256 and auto, the settings the sample day was validated with: with it off the day did not finish faster
-# (637 s against 649 s at one slot) and a fresh clone's sample ended 0 of 4 done (the 0.5B model's greedy
-# answers changed with the numerics). A GPU build wants flash attention on: engine.extra_args
-# ["--flash-attn", "on"] come last, and llama-server takes the last value.
+# llama-server's batch (-b / -ub, in tokens) and attention kernel, as measured by bench/engine_settings.py on
+# the CPU build (docs/performance.md). Flash attention "auto" (on) lets short sequences skip the masked KV cells
+# of a long one batched beside them, which a day of mixed lengths needs; the sample day was validated with these
+# values, and other numerics change a small model's greedy answers. A GPU build wants flash attention on:
+# engine.extra_args ["--flash-attn", "on"] come last, and llama-server takes the last value.
 LLAMA_BATCH_TOKENS = 256
 LLAMA_UBATCH_TOKENS = 256
 LLAMA_FLASH_ATTENTION = "auto"

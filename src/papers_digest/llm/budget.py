@@ -89,8 +89,8 @@ async def fit_to_budget(doc: FulltextDoc, budget: int | None, count: TokenCount)
     return candidate.model_copy(update={"tokens": counted})
 
 
-# On the sample day the 0.5B model's translations took 0.9-2.0x their English digest's tokens (at 39e684d and
-# 0411fc8: 1,264 -> 1,229, 592 -> 782, ~680 -> 1,390), so twice the digest is what a translation may need.
+# A translation runs 0.9-2.0x its English digest's tokens (measured on the sample day: docs/performance.md),
+# so twice the digest is what one may need.
 TRANSLATION_ROOM = 2
 
 
