@@ -1,5 +1,5 @@
 """The English digest's rules, one function each, listed in ENGLISH_RULES: every number where it is cited,
-every figure in prose from the paper, and a digest that says something (README, "The checker", has each rule
+every figure in prose from the paper, and a digest that says something (docs/checker.md, "The rules", has each rule
 with an example; checker/results.py holds a result's rules, checker/substance.py the "says something" ones)."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The rules of one result of an English digest, one function each: its sections exist, its numbers are
 figures of the paper standing in those sections and belonging to its finding, and its finding is a sentence
-that says what the paper found (README, "The checker", has each rule with an example)."""
+that says what the paper found (docs/checker.md, "The rules", has each rule with an example)."""
 
 from __future__ import annotations
 
