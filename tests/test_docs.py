@@ -179,3 +179,11 @@ def test_every_param_is_documented():
 
     missing = [key for key in keys(Params) if f"`{key}`" not in text]
     assert not missing, f"docs/parameters.md does not document {missing}"
+
+
+def test_architecture_names_every_module():
+    text = (DOCS / "architecture.md").read_text(encoding="utf-8")
+    package = ROOT / "src" / "papers_digest"
+    modules = [p for p in sorted(package.glob("*/*.py")) if p.name != "__init__.py"]
+    missing = [str(p.relative_to(package)) for p in modules if f"`{p.name}`" not in text]
+    assert not missing, f"docs/architecture.md, 'Where each concern lives', does not name {missing}"
