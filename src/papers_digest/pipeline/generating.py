@@ -30,7 +30,7 @@ from papers_digest.llm.generation import (
 )
 from papers_digest.llm.prompting import load_prompt
 from papers_digest.llm.spending import TokenBudget, tokens_spent
-from papers_digest.pipeline.runner import StageClock, stage_parser
+from papers_digest.pipeline.runner import StageClock, run_stage, stage_parser
 
 
 def llm_client(params: Params, store: Store | None = None, spent_before: int = 0) -> LlmClient:
@@ -139,3 +139,23 @@ def generation_parser(stage: GenerationStage, doc: str | None) -> argparse.Argum
     parser.add_argument("--out", required=True, help="folder for one <arxiv_id>.json per paper")
     parser.add_argument("--store", required=True, help="store of finished LLM calls (reused across runs)")
     return parser
+
+
+def run_generation_command(
+    stage: GenerationStage,
+    args: argparse.Namespace,
+    load_inputs: Callable[[], Iterable[FulltextDoc] | Iterable[GenerationResult]],
+) -> None:
+    """A generation stage script's body under the one runner, from its parsed arguments (generation_parser)."""
+    run_stage(
+        stage,
+        lambda: run_generation_stage(
+            stage,
+            date=args.date,
+            params_path=args.params,
+            prompt_path=args.prompt,
+            out=args.out,
+            store_path=args.store,
+            load_inputs=load_inputs,
+        ),
+    )
