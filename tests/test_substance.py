@@ -12,7 +12,7 @@ import pytest
 from conftest import DATA, SAMPLE_DATE, abstract_docs, make_params, sample_papers
 from test_checker import CHINESE, HAND, MERGEVQ, PAGES, R1, VSI, auto_digest, doc, en, facts, judge_en
 
-from papers_digest.checker.chinese import ZH_RATIO, check_digest_zh, must_be_chinese, zh_ratio
+from papers_digest.checker.chinese import ZH_RATIO, ZH_RULES, check_digest_zh, must_be_chinese, zh_ratio
 from papers_digest.checker.english import ENGLISH_RULES, check_digest_en, prose_fields
 from papers_digest.checker.paper import read_paper
 from papers_digest.checker.passages import longest_run
@@ -151,11 +151,13 @@ def test_the_real_translation_of_two_findings_as_the_one_sentence_is_named():
     assert ("zh_repeated", "takeaways[0]") not in found(verdict)  # it translates its own English, the same text
 
 
-def test_every_rule_of_the_english_table_is_a_known_rule_once():
-    names = [name for name, _ in ENGLISH_RULES]
-    assert set(names) <= set(RULES)
-    assert all(callable(rule) and rule.__doc__ for _, rule in ENGLISH_RULES)
-    assert len(set(zip(names, [id(rule) for _, rule in ENGLISH_RULES], strict=True))) == len(names)
+def test_the_rule_tables_list_every_rule_one_function_each():
+    """The checker's rules, one function each (#28): the English and the translation tables, with the rules
+    judged elsewhere (parsing: json, schema; the conversation: length, echo), are every rule the report knows."""
+    tables = [*ENGLISH_RULES, *ZH_RULES]
+    assert {name for name, _ in tables} | {"json", "schema", "length", "echo"} == set(RULES)
+    assert all(callable(rule) and rule.__doc__ for _, rule in tables)
+    assert len({id(rule) for _, rule in tables}) == len(tables)
 
 
 # --- the simulator: faithful answers pass, the "repeating" fault is caught or mended ---------------------------

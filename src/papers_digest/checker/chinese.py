@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from papers_digest.checker.english import Verdict, prose_fields
 from papers_digest.checker.numbers import Number, entry_numbers, numbers_in, values
@@ -43,15 +44,28 @@ ZH_REPEAT_SHARE = 0.8
 
 
 def check_digest_zh(reply: str, english: Digest) -> Verdict:
-    """Check a Chinese translation against the English digest it translates."""
+    """Check a Chinese translation against the English digest it translates (every rule of ZH_RULES)."""
     digest, problems = parse_digest(reply)
     if digest is None:
         return Verdict(None, problems)
+    for _, rule in ZH_RULES:
+        problems.extend(rule(digest, english))
+    return Verdict(None if problems else digest, problems)
+
+
+def zh_shape(digest: Digest, english: Digest) -> list[Problem]:
+    """The translation keeps every array length and the mind map's shape."""
+    problems = []
     for key in ("results", "limitations", "takeaways"):
         got, want = len(getattr(digest, key)), len(getattr(english, key))
         if got != want:
             problems.append(Problem("zh_shape", f"{key}: {got} items, the English digest has {want}"))
-    problems.extend(_mind_map_shape(digest.mind_map, english.mind_map, "mind_map"))
+    return problems + _mind_map_shape(digest.mind_map, english.mind_map, "mind_map")
+
+
+def zh_lists(digest: Digest, english: Digest) -> list[Problem]:
+    """Each result's `numbers` and `sections` are copied unchanged."""
+    problems = []
     for i, (zh, en) in enumerate(zip(digest.results, english.results, strict=False)):
         if zh.numbers != en.numbers:
             problems.append(
@@ -61,41 +75,84 @@ def check_digest_zh(reply: str, english: Digest) -> Verdict:
             problems.append(
                 Problem("zh_lists", f"results[{i}].sections must stay exactly {en.sections}, got {zh.sections}")
             )
+    return problems
+
+
+def _paired(digest: Digest, english: Digest) -> list[tuple[str, str, str]]:
+    """(path, translated text, English text) of every prose field both have (the others: zh_shape's)."""
     source = dict(prose_fields(english))
+    return [(path, text, source[path]) for path, text in prose_fields(digest) if path in source]
+
+
+def zh_numbers(digest: Digest, english: Digest) -> list[Problem]:
+    """Each translated field carries exactly its English field's numbers."""
     # A translated finding may also spell out its result's own `numbers` (which the translation copies):
     # that adds no figure the reader cannot check; a changed or dropped one is still missing.
     listed = {
         f"results[{i}].finding": {f"{n.sign}{n.value}" for entry in r.numbers for n in entry_numbers(entry)}
         for i, r in enumerate(english.results)
     }
-    for path, text in prose_fields(digest):
-        original = source.get(path)
-        if original is None:
-            continue  # a field the shape problems already name
-        problems.extend(_field_problems(path, text, original, listed.get(path, set())))
-        problems.extend(zh_length(path, text, original))
-    problems.extend(zh_repeated(prose_fields(digest), source))
-    return Verdict(None if problems else digest, problems)
+    problems = []
+    for path, text, original in _paired(digest, english):
+        missing, extra = _number_difference(original, text)
+        extra = [x for x in extra if _value(x) not in listed.get(path, set())]
+        if missing or extra:
+            wanted = ", ".join(n.text for n in _numbers(original) if n.counts_in_prose) or "no numbers"
+            wrong = [f"missing {', '.join(missing)}"] if missing else []
+            wrong += [f"{', '.join(extra)} not in the English"] if extra else []
+            problems.append(
+                Problem(
+                    "zh_numbers",
+                    f"{path}: the Chinese must carry exactly the English field's numbers ({wanted}), as printed: "
+                    + "; ".join(wrong),
+                )
+            )
+    return problems
 
 
-def zh_length(path: str, text: str, english: str) -> list[Problem]:
-    """A translated field is about as long as its English field (ZH_RATIO), not a heading or a label; a
+def zh_chinese(digest: Digest, english: Digest) -> list[Problem]:
+    """Each translated field that must be Chinese is: CJK characters at least MIN_CJK_SHARE of its letters,
+    and no English copied over in runs making up COPIED_SHARE of it (web addresses aside)."""
+    problems = []
+    for path, text, original in _paired(digest, english):
+        if not must_be_chinese(_URL_RE.sub(" ", original), label=path.endswith(".label")):
+            continue
+        text, original = _URL_RE.sub(" ", text), _URL_RE.sub(" ", original)
+        runs = _copied_runs(text, original, COPIED_RUN)
+        copied = sum(len(r.split()) for r in runs)
+        untranslated = not _CJK_RE.search(text) or cjk_share(text) < MIN_CJK_SHARE
+        if untranslated or copied >= COPIED_SHARE * len(_LATIN_WORD_RE.findall(original)):
+            shown = f" ({_clip(runs[0])!r})" if runs else f" ({_clip(text)!r})"
+            problems.append(
+                Problem(
+                    "zh_chinese",
+                    f"{path}: not translated, it is mostly English{shown}; write it in Chinese, keeping only "
+                    "names and technical terms in Latin script",
+                )
+            )
+    return problems
+
+
+def zh_length(digest: Digest, english: Digest) -> list[Problem]:
+    """Each translated field is about as long as its English field (ZH_RATIO), not a heading or a label; a
     field that may stay as it is (a name) is not measured."""
-    if not must_be_chinese(english, label=path.endswith(".label")):
-        return []
-    source_words = len(_LATIN_WORD_RE.findall(_URL_RE.sub(" ", english)))
-    ratio = zh_ratio(text, english)
+    problems = []
     low, high = ZH_RATIO
-    if low <= ratio <= high:
-        return []
-    what = "too short for its English: a heading, not a translation" if ratio < low else "far longer than its English"
-    return [
-        Problem(
-            "zh_length",
-            f"{path}: {_clip(text)!r} is {what} ({source_words} English words): translate the whole English field, "
-            "and only it",
+    for path, text, original in _paired(digest, english):
+        ratio = zh_ratio(text, original)
+        if not must_be_chinese(original, label=path.endswith(".label")) or low <= ratio <= high:
+            continue
+        source_words = len(_LATIN_WORD_RE.findall(_URL_RE.sub(" ", original)))
+        short = "too short for its English: a heading, not a translation"
+        what = "far longer than its English" if ratio > high else short
+        problems.append(
+            Problem(
+                "zh_length",
+                f"{path}: {_clip(text)!r} is {what} ({source_words} English words): translate the whole English "
+                "field, and only it",
+            )
         )
-    ]
+    return problems
 
 
 def zh_ratio(text: str, english: str) -> float:
@@ -105,14 +162,15 @@ def zh_ratio(text: str, english: str) -> float:
     return (len(_CJK_RE.findall(text)) + len(_TOKEN_RE.findall(text))) / max(source_words, 1)
 
 
-def zh_repeated(fields: list[tuple[str, str]], english: dict[str, str]) -> list[Problem]:
+def zh_repeated(digest: Digest, source: Digest) -> list[Problem]:
     """No translated field is another's text while their English fields differ. Of two such fields the later
     one is named, unless an earlier field with the same English reads the same (then the field translates
     its own English and the other is the one mistranslated: the offline model's takeaway that repeats its
     one_sentence in English and Chinese alike)."""
+    english = dict(prose_fields(source))
     problems = []
     seen: list[tuple[str, set[str], bool]] = []  # (path, CJK pairs, named)
-    for path, text in fields:
+    for path, text in prose_fields(digest):
         if path not in english:
             continue
         mine = _pairs(text)
@@ -178,39 +236,6 @@ def _copied_runs(text: str, source: str, run: int) -> list[str]:
             found.append(" ".join(words[i:end]))
             i = end
     return found
-
-
-def _field_problems(path: str, text: str, original: str, listed: set[str]) -> list[Problem]:
-    problems = []
-    missing, extra = _number_difference(original, text)
-    extra = [x for x in extra if _value(x) not in listed]
-    if missing or extra:
-        wanted = ", ".join(n.text for n in _numbers(original) if n.counts_in_prose) or "no numbers"
-        wrong = [f"missing {', '.join(missing)}"] if missing else []
-        wrong += [f"{', '.join(extra)} not in the English"] if extra else []
-        problems.append(
-            Problem(
-                "zh_numbers",
-                f"{path}: the Chinese must carry exactly the English field's numbers ({wanted}), as printed: "
-                + "; ".join(wrong),
-            )
-        )
-    text, original = _URL_RE.sub(" ", text), _URL_RE.sub(" ", original)
-    source_words = len(_LATIN_WORD_RE.findall(original))
-    if must_be_chinese(original, label=path.endswith(".label")):
-        runs = _copied_runs(text, original, COPIED_RUN)
-        copied = sum(len(r.split()) for r in runs)
-        untranslated = not _CJK_RE.search(text) or cjk_share(text) < MIN_CJK_SHARE
-        if untranslated or copied >= COPIED_SHARE * source_words:
-            shown = f" ({_clip(runs[0])!r})" if runs else f" ({_clip(text)!r})"
-            problems.append(
-                Problem(
-                    "zh_chinese",
-                    f"{path}: not translated, it is mostly English{shown}; write it in Chinese, keeping only "
-                    "names and technical terms in Latin script",
-                )
-            )
-    return problems
 
 
 def _numbers(text: str) -> list[Number]:
@@ -280,3 +305,14 @@ def _mind_map_shape(zh: MindMapNode, en: MindMapNode, path: str) -> list[Problem
     for i, (a, b) in enumerate(zip(zh.children, en.children, strict=True)):
         problems.extend(_mind_map_shape(a, b, f"{path}.children[{i}]"))
     return problems
+
+
+# Every rule of the translation: (rule id, its function of the translation and the English digest).
+ZH_RULES: tuple[tuple[str, Callable[[Digest, Digest], list[Problem]]], ...] = (
+    ("zh_shape", zh_shape),
+    ("zh_lists", zh_lists),
+    ("zh_numbers", zh_numbers),
+    ("zh_chinese", zh_chinese),
+    ("zh_length", zh_length),
+    ("zh_repeated", zh_repeated),
+)
