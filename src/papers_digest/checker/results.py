@@ -45,7 +45,8 @@ _PACKAGING_RE = re.compile(
     r"(?:available|released|open[- ]sourced)\b"
     r"|\b(?:paper|authors?|work|study|text|article)\s+(?:does|do|did)\s+not\s+"
     r"(?:provide|give|report|mention|specify|discuss|describe|include|present|state|detail|explain)\b"
-    r"|\bno\s+(?:specific\s+|further\s+|more\s+)?(?:details|information)\s+(?:is|are|was|were|about|on|regarding)\b",
+    r"|\bno\s+(?:specific\s+|further\s+|more\s+)?(?:details|information)\s+(?:is|are|was|were)\s+"
+    r"(?:given|provided|reported|available)\b",
     re.IGNORECASE,
 )
 

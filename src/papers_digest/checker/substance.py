@@ -14,7 +14,10 @@ tell the end of a word from the middle of one (forced to close at the cap, it cl
 "However", with or without a full stop), and a pattern for "sentences" would slow every token. Instead the
 prompt gives each field's length, and before any rule the checker cuts a field that did not end as a
 sentence ends back to its last full sentence (`cut_back`): the reader gets whole sentences, and what was
-cut is not judged. A field with no full sentence to keep is rejected (`cut_off`) and asked for again.
+cut is not judged. A field with no full sentence to keep is rejected (`cut_off`) and asked for again when it
+was cut: CUT_SHARE of its cap long, or stopping inside a passage it copies ("… and observe strong", where
+the paper goes on; passages.stops_mid_passage). A short phrase without a full stop (the offline model's
+limitation "It neglects historical visual context", a title) is left to the other rules.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from collections.abc import Callable
 from papers_digest.checker.fields import cap_of, prose_fields, words
 from papers_digest.checker.paper import PaperFacts
 from papers_digest.checker.passages import ABBREVIATIONS, Run, longest_run, stops_mid_passage
+from papers_digest.checker.paths import set_field
 from papers_digest.checker.problems import Problem
 from papers_digest.checker.results import STOP
 from papers_digest.core.models import Digest
@@ -80,21 +84,14 @@ def _cut(path: str, text: str, facts: PaperFacts) -> bool:
 
 def cut_back(digest: Digest) -> Digest:
     """The digest with every field that does not end as a sentence ends cut back to its last full sentence,
-    where it has one: a cut field (CUT_SHARE), or one with an unfinished tail after a full sentence (the
-    sample day's "… and image generation. Howeve", shorter than any cap)."""
+    where it has one: a field the grammar closed at its cap, or any other unfinished tail after a full
+    sentence (the sample day's "… and image generation. Howeve", shorter than any cap)."""
     data = digest.model_dump()
     for path, text in _sentence_fields(digest):
         ends = [] if ends_as_sentence(text) else _inner_ends(text)
         if not ends:
             continue  # a whole field, a phrase without a full stop, or nothing to keep (rule cut_off)
-        kept = text[: ends[-1]].strip()
-        if path.startswith("results["):
-            data["results"][int(path[8 : path.index("]")])]["finding"] = kept
-        elif "[" in path:
-            key, index = path[: path.index("[")], int(path[path.index("[") + 1 : path.index("]")])
-            data[key][index] = kept
-        else:
-            data[path] = kept
+        set_field(data, path, text[: ends[-1]].strip())
     return Digest.model_validate(data)
 
 
