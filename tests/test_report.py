@@ -323,3 +323,22 @@ def test_what_readers_got_counts_distinct_findings_copied_words_and_repairs():
     assert table.loc["2504.00999", "longest_copied_run"] == 21  # the abstract's first sentence, whole (21 words)
     assert table.loc["2504.00883", ["findings", "distinct_findings", "repaired"]].tolist() == [3, 3, "digest_en"]
     assert table.loc["2504.00883", "longest_copied_run"] < 12
+
+
+def test_a_priced_day_shows_its_cost_and_the_cost_per_paper():
+    from papers_digest.core.models import RunRecord
+    from papers_digest.core.params import Price
+
+    calls = [REAL_CALL, REAL_CALL.model_copy(update={"attempt": 2, "from_store": True})]
+    price = Price(input=0.15, cached_input=0.075, output=0.6)
+    cost = day_metrics.calls_cost(calls, price)  # the store's answer costs nothing
+    assert cost == round(((10295 - 336) * 0.15 + 336 * 0.075 + 1173 * 0.6) / 1e6, 6)
+    zero = dict.fromkeys(("papers_done", "papers_failed", "fulltext_html", "fulltext_abstract", "llm_calls"), 0)
+    totals = dict.fromkeys(("llm_call_errors", "retries", "prompt_tokens", "completion_tokens", "cached_tokens"), 0)
+    timing = {"elapsed_s": 1.0, "generation_s": 1.0, "generated_tok_s": 1.0}
+    run = RunRecord(date=SAMPLE_DATE, papers=2, cost_usd=cost, **zero, **totals, **timing)
+    shown = tables.summary(run)["value"]
+    assert shown["Cost at llm.price (USD)"] == f"{cost:,.4f}"
+    assert shown["Cost per paper picked (USD)"] == tables.cost_per_paper(run) == f"{cost / 2:,.4f}"
+    unpriced = run.model_copy(update={"cost_usd": None})
+    assert tables.cost_per_paper(unpriced) is None and "Cost at llm.price (USD)" not in tables.summary(unpriced).index

@@ -130,7 +130,17 @@ def summary(run: RunRecord) -> pd.DataFrame:
         ("Latency p50 / p90 / max (s)", f"{run.latency_p50_s:.2f} / {run.latency_p90_s:.2f} / {run.latency_max_s:.2f}"),
         ("Peak calls in flight", f"{run.max_in_flight:,}"),
     ]
+    if run.cost_usd is not None:
+        rows.append(("Cost at llm.price (USD)", f"{run.cost_usd:,.4f}"))
+        rows.append(("Cost per paper picked (USD)", cost_per_paper(run) or "no paper"))
     return pd.DataFrame(rows, columns=["metric", "value"]).set_index("metric").rename_axis(None)
+
+
+def cost_per_paper(run: RunRecord) -> str | None:
+    """The day's cost over the papers picked, in USD; None when unpriced or no paper was picked."""
+    if run.cost_usd is None or not run.papers:
+        return None
+    return f"{run.cost_usd / run.papers:,.4f}"
 
 
 def token_stats(calls: pd.DataFrame) -> pd.DataFrame:
