@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from starlette.responses import JSONResponse, Response
 
 from papers_digest.checker.fields import STRING_CAPS
@@ -48,6 +49,36 @@ class Fault(BaseModel):
     delay_s: float = 0.0  # extra delay before answering, for every kind (`slow` does only this)
     retry_after_s: float = 1.0  # rate_limit
     engine: ServerKind = "vllm"  # context_length: whose error body to imitate
+    # The share of papers it applies to, a model's quality: a paper is in it when a stable hash of its
+    # conversation's first user message (the paper, or the English digest to translate) falls below it, so
+    # the same papers are hit on every run, at any concurrency, on the first answer and on the retry alike.
+    share: float = Field(default=1.0, ge=0.0, le=1.0)
+
+    def applies(self, contents: list[str], stage: str, kind: str | None) -> bool:
+        """Whether this fault answers a request (messages' contents, first/retry, digest/translate)."""
+        if self.times == 0 or self.on not in ("any", stage) or self.request not in ("any", kind):
+            return False
+        if self.match is not None and not any(self.match in c for c in contents):
+            return False
+        return self.share >= 1.0 or paper_point(contents) < self.share
+
+    @staticmethod
+    def take(faults: list[Fault], contents: list[str], stage: str, kind: str | None) -> Fault | None:
+        """The first fault that answers this request (a copy), its `times` counted down; call under the sim's
+        lock."""
+        for fault in faults:
+            if fault.applies(contents, stage, kind):
+                if fault.times > 0:
+                    fault.times -= 1
+                return fault.model_copy()
+        return None
+
+
+def paper_point(contents: list[str]) -> float:
+    """Where a request's paper falls in [0, 1): the sha256 of its first user message (contents[1] after the
+    system prompt), stable across runs, so `Fault.share` picks the same papers every time."""
+    first_user = contents[1] if len(contents) > 1 else (contents[0] if contents else "")
+    return int(hashlib.sha256(first_user.encode("utf-8")).hexdigest()[:13], 16) / 16**13
 
 
 FAULTS = TypeAdapter(list[Fault])
@@ -127,7 +158,6 @@ def refusal(
         context = context_tokens if context_tokens is not None else max(1, prompt // 2)
         return JSONResponse(context_error_body(fault.engine, prompt, context, max_tokens), status_code=400)
     return None
-
 
 
 def damage(obj: dict[str, Any], fault: FaultKind) -> dict[str, Any]:

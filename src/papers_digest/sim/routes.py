@@ -193,15 +193,7 @@ class EngineSim:
 
     def _take_fault(self, contents: list[str], stage: str, kind: RequestKind | None) -> Fault | None:
         with self._lock:
-            for fault in self._faults:
-                if fault.times == 0 or fault.on not in ("any", stage) or fault.request not in ("any", kind):
-                    continue
-                if fault.match is not None and not any(fault.match in c for c in contents):
-                    continue
-                if fault.times > 0:
-                    fault.times -= 1
-                return fault.model_copy()
-        return None
+            return Fault.take(self._faults, contents, stage, kind)
 
     def _authorised(self, request: Request) -> bool:
         return self.api_key is None or request.headers.get("authorization") == f"Bearer {self.api_key}"

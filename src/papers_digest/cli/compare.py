@@ -1,0 +1,268 @@
+"""`papers compare`: candidate models (or endpoints, or settings) on frozen days, each run as a DVC experiment.
+
+Each candidate and date is one `dvc exp run --temp`: the day's list and full texts are copied into the
+experiment's temporary workspace from the main one (-C data/<date>), only digest_en, translate_zh and publish
+run (forced, llm.reuse false), so no request goes to Hugging Face or arXiv. What each experiment wrote is read
+back from its git ref and DVC's cache into data/compare/<first date>/, and notebooks/compare.ipynb renders
+compare.json as compare.html (docs/experiments.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from papers_digest.cli.project import project_lock
+from papers_digest.core.artefacts import write_json
+from papers_digest.core.errors import ConfigError, PipelineError
+from papers_digest.core.params import Params, ParamsError, load_params, validate_params
+from papers_digest.llm.endpoint import check_llm_endpoint
+from papers_digest.report.compare import candidate_dir, compare, load_candidate_day
+
+GENERATION = ("digest_en", "translate_zh", "publish")  # the stages an experiment runs, forced, in this order
+# What an experiment hands back, read from its git ref (dvc.lock) and DVC's cache; list.json is the main
+# workspace's (the experiment ran on a copy of it).
+EXPERIMENT_OUTPUTS = ("digest_en", "translate_zh", "run.json", "calls.jsonl")
+FIXED_KEYS = ("date", "llm.reuse")  # set by the comparison itself, never by a candidate
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.]*$")
+NOTEBOOK = Path("notebooks/compare.ipynb")
+
+
+class CompareError(PipelineError):
+    """A comparison that cannot start or whose experiment failed; the message says which and why."""
+
+    label = ""
+
+
+@dataclass
+class Candidate:
+    name: str
+    settings: dict[str, str] = field(default_factory=dict)  # key -> value as given (DVC parses it as YAML)
+
+    def experiment(self, date: str) -> str:
+        return f"compare-{self.name}-{date}"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "compare",
+        help="compare models or endpoints on days already run: one DVC experiment per candidate and date",
+        description="Run each candidate as a DVC experiment (dvc exp run --temp) on days already run: the days' "
+        "lists and full texts are reused as they are (no request to Hugging Face or arXiv), the generation "
+        "stages run again with llm.reuse false. Writes data/compare/<first date>/compare.json and compare.html; "
+        "the first candidate is the reference the others' agreement is measured against. `dvc exp show` lists "
+        "the experiments' run.json metrics side by side.",
+        epilog="""examples:
+  papers compare --date 2025-04-03 \\
+      --candidate small:llm.model=qwen-0.5b --candidate big:llm.model=qwen-7b,llm.concurrency=8
+  papers compare --date 2025-04-02 --date 2025-04-03 \\
+      --candidate vllm:llm.base_url=http://gpu1:8000/v1 --candidate sglang:llm.base_url=http://gpu2:30000/v1""",
+    )
+    parser.add_argument(
+        "--date", dest="dates", action="append", required=True, metavar="DATE", help="a day already run (repeatable)"
+    )
+    parser.add_argument(
+        "--candidate",
+        dest="candidates",
+        action="append",
+        required=True,
+        metavar="NAME:KEY=VALUE[,KEY=VALUE...]",
+        help="a candidate: its name and the params it sets (repeatable; the first is the reference)",
+    )
+    parser.add_argument("--params", default="params.yaml", help="the pipeline's parameters the candidates start from")
+    parser.add_argument("--out", default="data/compare", help="where data/compare/<first date>/ goes")
+    parser.add_argument("--no-report", action="store_true", help="write compare.json only, not the notebook's HTML")
+    parser.set_defaults(func=cmd_compare)
+
+
+def parse_candidate(text: str) -> Candidate:
+    """`NAME:KEY=VALUE[,KEY=VALUE...]` -> Candidate; a name alone sets nothing (the params as they are)."""
+    name, _, rest = text.partition(":")
+    name = name.strip()
+    if not NAME_RE.match(name):
+        raise ConfigError(f"--candidate {text!r}: the name must be letters, digits, '_' or '.' (no spaces or '-')")
+    settings: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = part.partition("=")
+        if not eq or not key.strip():
+            raise ConfigError(f"--candidate {text!r}: {part!r} is not KEY=VALUE")
+        key = key.strip()
+        if key in FIXED_KEYS:
+            raise ConfigError(f"--candidate {text!r}: {key} is set by the comparison (--date; reuse is off)")
+        settings[key] = value.strip()
+    return Candidate(name, settings)
+
+
+def candidate_params(base: Params, candidate: Candidate) -> Params:
+    """The params a candidate's experiments run with, validated here so a typo stops before anything runs."""
+    raw: dict[str, Any] = base.model_dump(mode="json")
+    for key, value in candidate.settings.items():
+        node = raw
+        *parents, last = key.split(".")
+        for part in parents:
+            if not isinstance(node.get(part), dict):
+                raise ConfigError(f"candidate {candidate.name}: {key}: no such parameter")
+            node = node[part]
+        if last not in node:
+            raise ConfigError(f"candidate {candidate.name}: {key}: no such parameter")
+        node[last] = yaml.safe_load(value) if value else ""
+    raw["llm"]["reuse"] = False
+    try:
+        return validate_params(raw, f"candidate {candidate.name}")
+    except ParamsError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def exp_run_args(candidate: Candidate, date: str) -> list[str]:
+    """`dvc exp run` for one candidate and date: in a temporary workspace, with the day's files copied from
+    the main one, only the generation stages and publish, forced (-f -s), reuse off."""
+    settings = [arg for key, value in candidate.settings.items() for arg in ("-S", f"{key}={value}")]
+    return [
+        *("exp", "run", "--temp", "-n", candidate.experiment(date), "-f", "-s"),
+        *settings,
+        *("-S", "llm.reuse=false", "-S", f"date={date}", "-C", f"data/{date}"),
+        *GENERATION,
+    ]
+
+
+def experiment_ref(baseline: str, name: str) -> str:
+    """The git ref DVC keeps an experiment under: refs/exps/<baseline[:2]>/<baseline[2:]>/<name>."""
+    return f"refs/exps/{baseline[:2]}/{baseline[2:]}/{name}"
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    dates = list(dict.fromkeys(args.dates))
+    candidates = [parse_candidate(text) for text in args.candidates]
+    names = [c.name for c in candidates]
+    if len(set(names)) != len(names):
+        raise ConfigError(f"candidate names must differ: {', '.join(names)}")
+    base = load_params(args.params)
+    runs = {c.name: candidate_params(base, c) for c in candidates}
+    for name, params in runs.items():
+        if params.engine.kind != "none":
+            raise ConfigError(
+                f"candidate {name}: engine.kind is {params.engine.kind}: a comparison runs on endpoints; start the "
+                "engine yourself and give its URL as llm.base_url, with engine.kind=none"
+            )
+        if not params.llm.configured:
+            raise ConfigError(f"candidate {name}: llm.base_url and llm.model must both be set")
+    for date in dates:
+        for needed in (f"data/{date}/list.json", f"data/{date}/fulltext"):
+            if not Path(needed).exists():
+                raise CompareError(f"{needed} is missing: run the day first (papers daily --date {date})")
+    baseline = _git("rev-parse", "HEAD")
+    if baseline is None:
+        raise CompareError("no git commit here: DVC experiments start from one (git commit the project first)")
+    out = Path(args.out) / dates[0]
+    with project_lock("papers compare"):
+        for name, params in runs.items():  # before any experiment: every endpoint answers and serves its model
+            try:
+                asyncio.run(check_llm_endpoint(params.llm))
+            except PipelineError as exc:
+                raise ConfigError(f"candidate {name}: {exc}") from None
+        for candidate in candidates:
+            for date in dates:
+                run_experiment(candidate, date, baseline, out)
+    rows = compare(
+        [(c.name, [load_candidate_day(candidate_dir(out, c.name, d)) for d in dates]) for c in candidates],
+        {c.name: c.settings for c in candidates},
+    )
+    write_json(
+        out / "compare.json",
+        {
+            "dates": dates,
+            "reference": candidates[0].name,
+            "baseline": baseline,
+            "experiments": {c.name: {d: c.experiment(d) for d in dates} for c in candidates},
+            "candidates": [row.model_dump(mode="json") for row in rows],
+        },
+    )
+    if not args.no_report:
+        render_report(out)
+    for row in sorted(rows, key=lambda r: r.rank):
+        agreement = "reference" if row.reference else f"agreement {_share(row.agreement)}"
+        print(
+            f"papers compare: {row.rank}. {row.name}: {row.done}/{row.papers} done ({row.done_first_answer} on the "
+            f"first answer), {row.failed} failed; p50 {row.latency_p50_s:.2f} s; {agreement}"
+        )
+    print(f"papers compare: {out / 'compare.json'}" + ("" if args.no_report else f", {out / 'compare.html'}"))
+    return 0
+
+
+def run_experiment(candidate: Candidate, date: str, baseline: str, out: Path) -> None:
+    """One candidate on one date as a DVC experiment, then its outputs copied into out/candidates/."""
+    name = candidate.experiment(date)
+    print(f"papers compare: {candidate.name} on {date}: dvc exp run (experiment {name})", flush=True)
+    _dvc("exp", "remove", name, quiet=True)  # a comparison run again replaces its experiments
+    code = _dvc(*exp_run_args(candidate, date))
+    ref = experiment_ref(baseline, name)
+    if code != 0 or _git("rev-parse", "--verify", "--quiet", ref) is None:
+        raise CompareError(f"candidate {candidate.name} on {date}: dvc exp run exited with {code}; see above")
+    collect_outputs(ref, date, candidate_dir(out, candidate.name, date))
+
+
+def collect_outputs(ref: str, date: str, dest: Path) -> None:
+    """Copy an experiment's outputs for `date` from its git ref (its dvc.lock) and DVC's cache into `dest`,
+    with the main workspace's list.json beside them: a folder report.compare.load_candidate_day reads."""
+    from dvc.api import DVCFileSystem
+
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    fs = DVCFileSystem(".", rev=ref)
+    day = f"data/{date}"
+    for output in EXPERIMENT_OUTPUTS:
+        path = f"{day}/{output}"
+        files = [path] if fs.isfile(path) else sorted(fs.find(path))
+        for remote in files:
+            local = dest / Path(remote).relative_to(day)
+            local.parent.mkdir(parents=True, exist_ok=True)
+            local.write_bytes(fs.read_bytes(remote))
+    shutil.copy2(Path(day) / "list.json", dest / "list.json")
+
+
+def render_report(out: Path) -> None:
+    """notebooks/compare.ipynb run by papermill into `out`, rendered by nbconvert as compare.html (no code)."""
+    bin_dir = Path(sys.executable).parent
+    executed = out / "compare.ipynb"
+    steps = [
+        [str(bin_dir / "papermill"), "-k", "python3", str(NOTEBOOK), str(executed), "-p", "compare_dir", str(out)],
+        [str(bin_dir / "jupyter"), "nbconvert", "--to", "html", "--no-input", "--no-prompt", str(executed)],
+        # nbconvert names it after the notebook: compare.html beside compare.json
+    ]
+    for step in steps:
+        done = subprocess.run(step, env=_env(), capture_output=True, text=True)
+        if done.returncode != 0:
+            tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-5:])
+            raise CompareError(f"{Path(step[0]).name} exited with {done.returncode}: {tail}")
+
+
+def _env() -> dict[str, str]:
+    bin_dir = Path(sys.executable).parent
+    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "DVC_NO_ANALYTICS": "1"}
+
+
+def _dvc(*args: str, quiet: bool = False) -> int:
+    bin_dir = Path(sys.executable).parent
+    dvc = shutil.which("dvc", path=str(bin_dir)) or shutil.which("dvc") or "dvc"
+    output = subprocess.DEVNULL if quiet else None
+    return subprocess.run([dvc, *args], env=_env(), stdout=output, stderr=output).returncode
+
+
+def _git(*args: str) -> str | None:
+    done = subprocess.run(["git", *args], capture_output=True, text=True)
+    return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else None
+
+
+def _share(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.0%}"

@@ -1,0 +1,304 @@
+"""`papers compare`: candidates as DVC experiments on a frozen day, the simulator's quality, the figures (pure)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import SAMPLE_DATE, copy_project, make_params, run_dvc, write_params
+
+from papers_digest.cli import compare as cli_compare
+from papers_digest.core.errors import ConfigError
+from papers_digest.core.models import CallRecord, DayList, GenerationResult, Paper, RunRecord
+from papers_digest.report import compare
+from papers_digest.sim.faults import Fault, paper_point
+from papers_digest.testing.harness import dvc_env
+from papers_digest.testing.servers import engine_server, sample_replay_server
+
+# --- candidates on the command line ---------------------------------------------------------------------
+
+
+def test_a_candidate_is_a_name_and_the_params_it_sets():
+    small = cli_compare.parse_candidate("small:llm.model=qwen-0.5b")
+    big = cli_compare.parse_candidate("big: llm.model=qwen-7b , llm.concurrency=8")
+    assert (small.name, small.settings) == ("small", {"llm.model": "qwen-0.5b"})
+    assert big.settings == {"llm.model": "qwen-7b", "llm.concurrency": "8"}
+    assert cli_compare.parse_candidate("as_is").settings == {}
+    for bad, why in [
+        ("has space:llm.model=x", "name"),
+        ("dash-name:llm.model=x", "name"),
+        ("x:llm.model", "KEY=VALUE"),
+        ("x:date=2025-04-03", "set by the comparison"),
+        ("x:llm.reuse=true", "set by the comparison"),
+    ]:
+        with pytest.raises(ConfigError, match=why):
+            cli_compare.parse_candidate(bad)
+
+
+def test_a_candidates_params_are_validated_before_anything_runs():
+    base = make_params(llm={"base_url": "http://127.0.0.1:9/v1", "model": "m"})
+    params = cli_compare.candidate_params(base, cli_compare.parse_candidate("big:llm.model=qwen-7b,llm.concurrency=8"))
+    assert (params.llm.model, params.llm.concurrency, params.llm.reuse) == ("qwen-7b", 8, False)
+    with pytest.raises(ConfigError, match=r"llm\.modle: no such parameter"):
+        cli_compare.candidate_params(base, cli_compare.parse_candidate("x:llm.modle=qwen"))
+    with pytest.raises(ConfigError, match="candidate x"):
+        cli_compare.candidate_params(base, cli_compare.parse_candidate("x:llm.concurrency=many"))
+
+
+def test_each_experiment_copies_the_day_and_forces_only_the_generation_stages():
+    args = cli_compare.exp_run_args(cli_compare.parse_candidate("big:llm.model=qwen-7b"), "2025-04-03")
+    assert args[:7] == ["exp", "run", "--temp", "-n", "compare-big-2025-04-03", "-f", "-s"]
+    joined = " ".join(args)
+    assert "-S llm.model=qwen-7b" in joined and "-S llm.reuse=false" in joined and "-S date=2025-04-03" in joined
+    assert "-C data/2025-04-03" in joined
+    assert args[-3:] == ["digest_en", "translate_zh", "publish"]  # list and fulltext never run
+    baseline = "ab" + "c" * 38
+    assert cli_compare.experiment_ref(baseline, "n") == f"refs/exps/ab/{'c' * 38}/n"
+
+
+def test_a_day_not_run_yet_stops_the_comparison_before_anything_runs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_params(tmp_path, make_params(llm={"base_url": "http://127.0.0.1:9/v1", "model": "m"}))
+    parser = __import__("papers_digest.cli.main", fromlist=["build_parser"]).build_parser()
+    args = parser.parse_args(["compare", "--date", SAMPLE_DATE, "--candidate", "a", "--candidate", "b:llm.model=n"])
+    with pytest.raises(cli_compare.CompareError, match=f"data/{SAMPLE_DATE}/list.json is missing"):
+        args.func(args)
+
+
+# --- the simulator's quality ----------------------------------------------------------------------------
+
+
+def test_a_faults_share_picks_the_same_papers_every_time():
+    papers = [["system", f"Title {n}\nSections: …\n[§1 Intro]\ntext {n}"] for n in range(200)]
+    half = Fault(kind="wrong_numbers", share=0.5, times=-1)
+    picked = [p for p in papers if half.applies(p, "first", "digest")]
+    assert 60 < len(picked) < 140  # about half
+    assert picked == [p for p in papers if half.applies(p, "retry", "digest")]  # the same papers on the retry
+    assert all(paper_point(p) == paper_point(list(p)) for p in papers)
+    assert not any(Fault(kind="wrong_numbers", share=0.0, times=-1).applies(p, "first", "digest") for p in papers)
+    assert all(Fault(kind="wrong_numbers", times=-1).applies(p, "first", "digest") for p in papers)
+    assert not Fault(kind="wrong_numbers", times=-1, request="translate").applies(papers[0], "first", "digest")
+
+
+# --- the figures (pure) ---------------------------------------------------------------------------------
+
+A, B, C, X = "2504.00001", "2504.00002", "2504.00003", "2504.00009"
+
+
+def _call(arxiv_id, stage, attempt, status="ok", rules=(), prompt=100, completion=50, latency=1.0, error_kind=None):
+    return CallRecord(
+        date=SAMPLE_DATE,
+        arxiv_id=arxiv_id,
+        stage=stage,
+        attempt=attempt,
+        status=status,
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        cached_tokens=prompt // 2 if attempt > 1 else 0,
+        started_at=0.0,
+        ended_at=latency,
+        latency_s=latency,
+        checker_rules=list(rules),
+        error_kind=error_kind,
+    )
+
+
+def _digest(*results):
+    return {"results": [{"finding": "f", "numbers": list(n), "sections": list(s)} for s, n in results]}
+
+
+def _result(arxiv_id, stage, calls, digest=None, failed=False, error_kind=None):
+    return GenerationResult(
+        arxiv_id=arxiv_id,
+        stage=stage,
+        status="failed" if failed else "done",
+        digest=None if failed else digest,
+        error="broken" if failed else None,
+        error_kind=error_kind if failed else None,
+        model="m",
+        prompt_version="v",
+        calls=calls,
+    )
+
+
+def _day(english, chinese, cost=None):
+    ids = sorted(english)
+    run = RunRecord.model_validate(
+        {name: 0 for name in RunRecord.model_fields if name not in ("date", "cost_usd")}
+        | {"date": SAMPLE_DATE, "generation_s": 10.0, "cost_usd": cost}
+    )
+    calls = [c for results in (english, chinese) for r in results.values() for c in r.calls]
+    day = DayList(date=SAMPLE_DATE, limit=3, papers=[Paper(arxiv_id=i, title=f"Paper {i}") for i in ids], picked=ids)
+    return compare.CandidateDay(SAMPLE_DATE, day, english, chinese, run, calls)
+
+
+DIGEST_A = _digest((["3.1"], ["43.3%"]), (["4"], ["1,000", "2.5×"]), (["5"], []))
+DIGEST_B = _digest((["2"], ["7"]), (["3"], ["8"]), (["4"], ["9"]))
+
+
+def _reference():
+    english = {
+        A: _result(A, "digest_en", [_call(A, "digest_en", 1)], DIGEST_A),
+        B: _result(B, "digest_en", [_call(B, "digest_en", 1)], DIGEST_B),
+        C: _result(C, "digest_en", [_call(C, "digest_en", 1)], DIGEST_B),
+    }
+    chinese = {i: _result(i, "translate_zh", [_call(i, "translate_zh", 1)], {}) for i in english}
+    return _day(english, chinese, cost=0.03)
+
+
+def _poorer():
+    """a: done after a retry, same citations (numbers written differently); b: done first time, one result of
+    three differs; c: failed, its retry broke number_unknown and section_unknown."""
+    same_as_a = _digest((["3.1"], ["43.3 %"]), (["4"], ["2.5×", "1000"]), (["5"], []))
+    one_differs = _digest((["2"], ["7"]), (["3"], ["8"]), (["9"], ["9"]))
+    english = {
+        A: _result(
+            A,
+            "digest_en",
+            [_call(A, "digest_en", 1, "rejected", ["number_unknown"]), _call(A, "digest_en", 2)],
+            same_as_a,
+        ),
+        B: _result(B, "digest_en", [_call(B, "digest_en", 1, latency=3.0)], one_differs),
+        C: _result(
+            C,
+            "digest_en",
+            [
+                _call(C, "digest_en", 1, "rejected", ["number_unknown"]),
+                _call(C, "digest_en", 2, "rejected", ["number_unknown", "section_unknown"]),
+            ],
+            failed=True,
+            error_kind="checker",
+        ),
+    }
+    chinese = {i: _result(i, "translate_zh", [_call(i, "translate_zh", 1)], {}) for i in (A, B)}
+    return _day(english, chinese, cost=None)
+
+
+def test_outcomes_rules_tokens_and_agreement_of_each_candidate():
+    rows = compare.compare([("ref", [_reference()]), ("poor", [_poorer()])], {"poor": {"llm.model": "small"}})
+    ref, poor = rows
+    assert ref.reference and not poor.reference and poor.params == {"llm.model": "small"}
+    assert (ref.papers, ref.done_first_answer, ref.done_after_retry, ref.done, ref.failed) == (3, 3, 0, 3, 0)
+    assert (poor.papers, poor.done_first_answer, poor.done_after_retry, poor.done, poor.failed) == (3, 1, 1, 2, 1)
+    assert poor.failed_by_rule == {"number_unknown": 1, "section_unknown": 1}
+    assert ref.agreement == 1.0 and (ref.agreement_results, ref.agreement_papers) == (9, 3)
+    assert (poor.agreement_results, poor.agreement_papers) == (6, 2) and poor.agreement == round(5 / 6, 4)
+    assert (ref.rank, poor.rank) == (1, 2)
+    # tokens and calls: every call of the day, retries included, the same as calls.jsonl
+    assert poor.llm_calls == 7 and poor.llm_calls_rejected == 3
+    assert poor.prompt_tokens == 700 and poor.completion_tokens == 350 and poor.prompt_tokens_per_paper == 233.3
+    assert poor.cached_tokens == 100 and poor.cached_share == round(100 / 700, 4)
+    assert ref.latency_p50_s == 1.0 and poor.latency_p90_s > 1.0
+    assert ref.generated_tok_s == 30.0  # 300 completion tokens in the stages' 10 s
+    assert (ref.cost_usd, ref.cost_per_paper_usd) == (0.03, 0.01) and poor.cost_usd is None
+
+
+def test_a_paper_that_failed_on_an_error_counts_under_the_errors_kind():
+    english = {X: _result(X, "digest_en", [_call(X, "digest_en", 1, "error")], failed=True, error_kind="http")}
+    (row,) = compare.compare([("only", [_day(english, {})])])
+    assert row.failed_by_rule == {"http": 1} and row.agreement is None and row.rank == 1
+
+
+def test_the_per_paper_table_links_both_digests_and_escapes_titles(tmp_path):
+    table = compare.papers_table([("ref", [_reference()]), ("poor", [_poorer()])])
+    assert list(table["arxiv_id"]) == [A, B, C]
+    row_c = table.set_index("arxiv_id").loc[C]
+    assert row_c["poor"] == "failed (number_unknown, section_unknown)" and row_c["poor agreement"] == ""
+    assert table.set_index("arxiv_id").loc[B, "poor agreement"] == "2/3"
+    html = compare.linked_papers_html(table.assign(title="<b>Paper</b>"))
+    assert f'<a href="candidates/poor/2025-04-03/digest_en/{A}.json">digest</a>' in html
+    assert "&lt;b&gt;Paper&lt;/b&gt;" in html and "<b>Paper" not in html
+
+
+# --- the whole comparison under DVC ---------------------------------------------------------------------
+
+
+def _git(project: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
+        cwd=project,
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.mark.slow
+def test_two_candidates_on_the_sample_day_rank_as_set_and_count_what_their_experiments_did(tmp_path):
+    poor_faults = [  # every first digest answer breaks a number; half the papers' retries cite a section it lacks
+        Fault(kind="bad_section", on="retry", request="digest", times=-1, share=0.5),
+        Fault(kind="wrong_numbers", on="first", request="digest", times=-1),
+    ]
+    with (
+        sample_replay_server() as (replay, replay_url),
+        engine_server(model="sim-good") as (good, good_url),
+        engine_server(model="sim-poor", faults=poor_faults) as (poor, poor_url),
+    ):
+        project = copy_project(tmp_path / "project")
+        params = make_params(
+            source={"hf_url": replay_url, "arxiv_url": replay_url, "arxiv_interval_s": 0},
+            llm={"base_url": good_url, "model": "sim-good"},
+        )
+        write_params(project, params)
+        run_dvc(project, "repro", "publish")  # the day, run once as every day is
+        _git(project, "add", "-A")
+        _git(project, "commit", "-qm", "the project")
+        before = replay.total_requests
+        good.reset_stats()
+
+        done = subprocess.run(
+            [
+                str(Path(sys.executable).parent / "papers"),
+                *("compare", "--date", SAMPLE_DATE),
+                *("--candidate", f"good:llm.base_url={good_url}"),
+                *("--candidate", f"poor:llm.model=sim-poor,llm.base_url={poor_url},llm.concurrency=2"),
+            ],
+            cwd=project,
+            env=dvc_env(),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        assert replay.total_requests == before  # not one request to Hugging Face or arXiv
+
+    out = project / "data" / "compare" / SAMPLE_DATE
+    data = json.loads((out / "compare.json").read_text())
+    rows = {r["name"]: r for r in data["candidates"]}
+    assert data["reference"] == "good" and rows["good"]["reference"]
+    assert (rows["good"]["rank"], rows["poor"]["rank"]) == (1, 2)
+    assert rows["good"]["done_first_answer"] == rows["good"]["done"] == 4 and rows["good"]["agreement"] == 1.0
+    poor_sections = sum(r.fault == "bad_section" for r in poor.stats.records)
+    assert 0 < poor_sections < 4  # the share picked some papers, not all
+    assert rows["poor"]["done_first_answer"] == 0
+    assert rows["poor"]["failed"] == poor_sections and rows["poor"]["done_after_retry"] == 4 - poor_sections
+    assert rows["poor"]["failed_by_rule"] == {"section_unknown": poor_sections}
+
+    for name, sim in (("good", good), ("poor", poor)):
+        chat = [r for r in sim.stats.records if r.path == "/v1/chat/completions"]
+        calls = (out / "candidates" / name / SAMPLE_DATE / "calls.jsonl").read_text().splitlines()
+        assert rows[name]["llm_calls"] == len(calls) == len(chat)  # reuse off: every call reached its engine
+        assert rows[name]["prompt_tokens"] == sum(r.prompt_tokens for r in chat)
+        assert rows[name]["completion_tokens"] == sum(r.completion_tokens for r in chat)
+        run = json.loads((out / "candidates" / name / SAMPLE_DATE / "run.json").read_text())
+        assert run["llm_calls"] == len(calls) and run["papers_done"] == rows[name]["done"]
+
+    # the experiments' run.json are DVC metrics: `dvc exp show` lists them side by side
+    shown = json.loads(run_dvc(project, "exp", "show", "--json").stdout)
+    metrics = {
+        exp["name"]: rev["data"]["metrics"][f"data/{SAMPLE_DATE}/run.json"]["data"]
+        for baseline in shown
+        for exp in baseline.get("experiments") or []
+        for rev in exp["revs"]
+    }
+    assert metrics[f"compare-good-{SAMPLE_DATE}"]["papers_done"] == 4
+    assert metrics[f"compare-poor-{SAMPLE_DATE}"]["papers_failed"] == poor_sections
+    # the main workspace's day is untouched: still the day as it was run
+    assert json.loads((project / "data" / SAMPLE_DATE / "run.json").read_text())["papers_done"] == 4
+
+    page = (out / "compare.html").read_text()
+    assert "Agreement with the reference" in page and "candidates/poor/2025-04-03/digest_en/" in page
+    assert os.path.getsize(out / "compare.ipynb") > 0
