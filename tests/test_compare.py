@@ -28,6 +28,8 @@ def test_a_candidate_is_a_name_and_the_params_it_sets():
     assert (small.name, small.settings) == ("small", {"llm.model": "qwen-0.5b"})
     assert big.settings == {"llm.model": "qwen-7b", "llm.concurrency": "8"}
     assert cli_compare.parse_candidate("as_is").settings == {}
+    priced = cli_compare.parse_candidate("p:llm.price={input: 0.15, output: 0.6},llm.model=m")
+    assert priced.settings == {"llm.price": "{input: 0.15, output: 0.6}", "llm.model": "m"}
     for bad, why in [
         ("has space:llm.model=x", "name"),
         ("dash-name:llm.model=x", "name"),
@@ -43,6 +45,8 @@ def test_a_candidates_params_are_validated_before_anything_runs():
     base = make_params(llm={"base_url": "http://127.0.0.1:9/v1", "model": "m"})
     params = cli_compare.candidate_params(base, cli_compare.parse_candidate("big:llm.model=qwen-7b,llm.concurrency=8"))
     assert (params.llm.model, params.llm.concurrency, params.llm.reuse) == ("qwen-7b", 8, False)
+    priced = cli_compare.candidate_params(base, cli_compare.parse_candidate("p:llm.price={input: 1, output: 2}"))
+    assert priced.llm.price is not None and (priced.llm.price.input, priced.llm.price.output) == (1, 2)
     with pytest.raises(ConfigError, match=r"llm\.modle: no such parameter"):
         cli_compare.candidate_params(base, cli_compare.parse_candidate("x:llm.modle=qwen"))
     with pytest.raises(ConfigError, match="candidate x"):
@@ -248,13 +252,14 @@ def test_two_candidates_on_the_sample_day_rank_as_set_and_count_what_their_exper
         _git(project, "commit", "-qm", "the project")
         before = replay.total_requests
         good.reset_stats()
+        price = "llm.price={input: 1, output: 2}"  # USD per million tokens; a value with a comma
 
         done = subprocess.run(
             [
                 str(Path(sys.executable).parent / "papers"),
                 *("compare", "--date", SAMPLE_DATE),
                 *("--candidate", f"good:llm.base_url={good_url}"),
-                *("--candidate", f"poor:llm.model=sim-poor,llm.base_url={poor_url},llm.concurrency=2"),
+                *("--candidate", f"poor:llm.model=sim-poor,llm.base_url={poor_url},llm.concurrency=2,{price}"),
             ],
             cwd=project,
             env=dvc_env(),
@@ -285,6 +290,11 @@ def test_two_candidates_on_the_sample_day_rank_as_set_and_count_what_their_exper
         assert rows[name]["completion_tokens"] == sum(r.completion_tokens for r in chat)
         run = json.loads((out / "candidates" / name / SAMPLE_DATE / "run.json").read_text())
         assert run["llm_calls"] == len(calls) and run["papers_done"] == rows[name]["done"]
+        assert rows[name]["cost_usd"] == run["cost_usd"]
+    assert rows["good"]["cost_per_paper_usd"] is None  # not priced
+    cost = (rows["poor"]["prompt_tokens"] + 2 * rows["poor"]["completion_tokens"]) / 1e6
+    assert rows["poor"]["cost_usd"] == pytest.approx(cost, abs=1e-6)
+    assert rows["poor"]["cost_per_paper_usd"] == pytest.approx(cost / 4, abs=1e-6)
 
     # the experiments' run.json are DVC metrics: `dvc exp show` lists them side by side
     shown = json.loads(run_dvc(project, "exp", "show", "--json").stdout)

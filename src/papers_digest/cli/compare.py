@@ -35,6 +35,8 @@ GENERATION = ("digest_en", "translate_zh", "publish")  # the stages an experimen
 EXPERIMENT_OUTPUTS = ("digest_en", "translate_zh", "run.json", "calls.jsonl")
 FIXED_KEYS = ("date", "llm.reuse")  # set by the comparison itself, never by a candidate
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.]*$")
+# Settings are split at a comma followed by the next KEY=, so a value may hold commas: llm.price={input: 1, output: 2}
+SETTING_SPLIT = re.compile(r",(?=\s*[A-Za-z_][\w.]*\s*=)")
 NOTEBOOK = Path("notebooks/compare.ipynb")
 
 
@@ -86,13 +88,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def parse_candidate(text: str) -> Candidate:
-    """`NAME:KEY=VALUE[,KEY=VALUE...]` -> Candidate; a name alone sets nothing (the params as they are)."""
+    """`NAME:KEY=VALUE[,KEY=VALUE...]` -> Candidate; a name alone sets nothing (the params as they are). A value
+    is YAML as DVC's -S reads it, and may hold commas: `llm.price={input: 0.15, output: 0.6}`."""
     name, _, rest = text.partition(":")
     name = name.strip()
     if not NAME_RE.match(name):
         raise ConfigError(f"--candidate {text!r}: the name must be letters, digits, '_' or '.' (no spaces or '-')")
     settings: dict[str, str] = {}
-    for part in filter(None, (p.strip() for p in rest.split(","))):
+    for part in filter(None, (p.strip() for p in SETTING_SPLIT.split(rest))):
         key, eq, value = part.partition("=")
         if not eq or not key.strip():
             raise ConfigError(f"--candidate {text!r}: {part!r} is not KEY=VALUE")
