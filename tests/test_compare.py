@@ -9,9 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE_DATE, copy_project, make_params, run_dvc, write_params
+from conftest import SAMPLE_DATE, copy_project, free_port, make_params, run_dvc, write_params
 
 from papers_digest.cli import compare as cli_compare
+from papers_digest.cli.main import build_parser
 from papers_digest.core.errors import ConfigError
 from papers_digest.core.models import CallRecord, DayList, GenerationResult, Paper, RunRecord
 from papers_digest.report import compare
@@ -67,10 +68,25 @@ def test_each_experiment_copies_the_day_and_forces_only_the_generation_stages():
 def test_a_day_not_run_yet_stops_the_comparison_before_anything_runs(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     write_params(tmp_path, make_params(llm={"base_url": "http://127.0.0.1:9/v1", "model": "m"}))
-    parser = __import__("papers_digest.cli.main", fromlist=["build_parser"]).build_parser()
+    parser = build_parser()
     args = parser.parse_args(["compare", "--date", SAMPLE_DATE, "--candidate", "a", "--candidate", "b:llm.model=n"])
     with pytest.raises(cli_compare.CompareError, match=f"data/{SAMPLE_DATE}/list.json is missing"):
         args.func(args)
+
+
+def test_an_endpoint_that_does_not_answer_stops_the_comparison_before_any_experiment(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_params(tmp_path, make_params(llm={"base_url": f"http://127.0.0.1:{free_port()}/v1", "model": "m"}))
+    (tmp_path / "data" / SAMPLE_DATE / "fulltext").mkdir(parents=True)
+    (tmp_path / "data" / SAMPLE_DATE / "list.json").write_text("{}")
+    subprocess.run(["git", "init", "-q"], check=True)
+    _git(tmp_path, "add", "-A")
+    _git(tmp_path, "commit", "-qm", "project")
+    parser = build_parser()
+    args = parser.parse_args(["compare", "--date", SAMPLE_DATE, "--candidate", "down"])
+    with pytest.raises(ConfigError, match="candidate down: "):
+        args.func(args)
+    assert not (tmp_path / "data" / "compare").exists()
 
 
 # --- the simulator's quality ----------------------------------------------------------------------------
