@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import sqlite_utils
 from conftest import SAMPLE_DATE, copy_project, free_port, make_params, run_dvc, write_params
 
 from papers_digest.cli import compare as cli_compare
@@ -18,7 +19,7 @@ from papers_digest.core.models import CallRecord, DayList, GenerationResult, Pap
 from papers_digest.report import compare
 from papers_digest.sim.faults import Fault, paper_point
 from papers_digest.testing.harness import dvc_env
-from papers_digest.testing.servers import engine_server, sample_replay_server
+from papers_digest.testing.servers import engine_server, replay_server, sample_replay_server
 
 # --- candidates on the command line ---------------------------------------------------------------------
 
@@ -328,3 +329,52 @@ def test_two_candidates_on_the_sample_day_rank_as_set_and_count_what_their_exper
     page = (out / "compare.html").read_text()
     assert "Agreement with the reference" in page and "candidates/poor/2025-04-03/digest_en/" in page
     assert os.path.getsize(out / "compare.ipynb") > 0
+
+
+# --- the parallel backfill ------------------------------------------------------------------------------
+
+BACKFILL_DATES = ["2025-09-15", "2026-01-13"]  # recorded days in tests/data with papers to digest
+
+
+@pytest.mark.slow
+def test_a_backfill_generates_days_in_parallel_and_restores_each_into_the_database(tmp_path):
+    with (
+        replay_server() as (_replay, replay_url),
+        engine_server(latency_s=0.4) as (sim, llm_url),
+    ):
+        project = copy_project(tmp_path / "project")
+        params = make_params(
+            source={"hf_url": replay_url, "arxiv_url": replay_url, "arxiv_interval_s": 0},
+            llm={"base_url": llm_url, "model": "sim-digest", "concurrency": 1},
+        )
+        write_params(project, params)
+        _git(project, "add", "-A")
+        _git(project, "commit", "-qm", "the project")
+        done = subprocess.run(
+            [str(Path(sys.executable).parent / "papers"), "backfill", "--jobs", "2"]
+            + [arg for d in BACKFILL_DATES for arg in ("--date", d)],
+            cwd=project,
+            env=dvc_env(),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        stats = sim.stats
+
+    chat = [r for r in stats.records if r.path == "/v1/chat/completions"]
+    assert stats.max_in_flight >= 2  # llm.concurrency is 1: two days were generated at once
+    db = sqlite_utils.Database(project / "data" / "papers.db")
+    runs = {r["date"]: r for r in db.query("select * from runs")}
+    assert sorted(runs) == BACKFILL_DATES
+    assert (
+        sum(r["llm_calls"] for r in runs.values())
+        == len(chat)
+        == db.execute("select count(*) from llm_calls").fetchone()[0]
+    )
+    for date in BACKFILL_DATES:
+        assert f"papers backfill: {date}: ok ({runs[date]['papers_done']} papers done, 0 failed)" in done.stdout
+        assert runs[date]["papers_done"] > 0
+    # the last pass restored every generation stage from the run-cache: nothing was generated twice
+    assert done.stdout.count("Stage 'digest_en' is cached - skipping run") >= len(BACKFILL_DATES)
+    assert "backfill-" not in run_dvc(project, "exp", "list", "--all-commits").stdout  # experiments removed

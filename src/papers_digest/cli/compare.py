@@ -163,7 +163,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         for needed in (f"data/{date}/list.json", f"data/{date}/fulltext"):
             if not Path(needed).exists():
                 raise CompareError(f"{needed} is missing: run the day first (papers daily --date {date})")
-    baseline = _git("rev-parse", "HEAD")
+    baseline = git_output("rev-parse", "HEAD")
     if baseline is None:
         raise CompareError("no git commit here: DVC experiments start from one (git commit the project first)")
     out = Path(args.out) / dates[0]
@@ -206,10 +206,10 @@ def run_experiment(candidate: Candidate, date: str, baseline: str, out: Path) ->
     """One candidate on one date as a DVC experiment, then its outputs copied into out/candidates/."""
     name = candidate.experiment(date)
     print(f"papers compare: {candidate.name} on {date}: dvc exp run (experiment {name})", flush=True)
-    _dvc("exp", "remove", name, quiet=True)  # a comparison run again replaces its experiments
-    code = _dvc(*exp_run_args(candidate, date))
+    run_dvc_command("exp", "remove", name, quiet=True)  # a comparison run again replaces its experiments
+    code = run_dvc_command(*exp_run_args(candidate, date))
     ref = experiment_ref(baseline, name)
-    if code != 0 or _git("rev-parse", "--verify", "--quiet", ref) is None:
+    if code != 0 or git_output("rev-parse", "--verify", "--quiet", ref) is None:
         raise CompareError(f"candidate {candidate.name} on {date}: dvc exp run exited with {code}; see above")
     collect_outputs(ref, date, candidate_dir(out, candidate.name, date))
 
@@ -255,14 +255,14 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "DVC_NO_ANALYTICS": "1"}
 
 
-def _dvc(*args: str, quiet: bool = False) -> int:
+def run_dvc_command(*args: str, quiet: bool = False) -> int:
     bin_dir = Path(sys.executable).parent
     dvc = shutil.which("dvc", path=str(bin_dir)) or shutil.which("dvc") or "dvc"
     output = subprocess.DEVNULL if quiet else None
     return subprocess.run([dvc, *args], env=_env(), stdout=output, stderr=output).returncode
 
 
-def _git(*args: str) -> str | None:
+def git_output(*args: str) -> str | None:
     done = subprocess.run(["git", *args], capture_output=True, text=True)
     return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else None
 
