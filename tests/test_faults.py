@@ -321,3 +321,30 @@ def test_a_translation_in_the_wrong_language_is_retried_then_failed():
     assert "not translated, it is mostly English" in failed.error
     assert len(failed.calls) == 2
     assert _others_done(results)
+
+
+def test_arxiv_requests_keep_their_interval_across_processes(tmp_path):
+    """Two processes fetching at once through one pace file (as the dates of a parallel backfill do) start
+    their requests at least the interval apart, all of them together."""
+    import subprocess
+    import sys
+
+    script = (
+        "import asyncio, sys, time\n"
+        "from pathlib import Path\n"
+        "from papers_digest.core.pacing import Pacer\n"
+        "async def main():\n"
+        "    pacer = Pacer(0.3, Path(sys.argv[1]))\n"
+        "    for _ in range(3):\n"
+        "        async with pacer.turn():\n"
+        "            print(time.time(), flush=True)\n"
+        "asyncio.run(main())\n"
+    )
+    pace = tmp_path / "store" / "arxiv.pace"
+    workers = [
+        subprocess.Popen([sys.executable, "-c", script, str(pace)], stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    starts = sorted(float(line) for w in workers for line in w.communicate(timeout=60)[0].split())
+    assert len(starts) == 6
+    assert min(b - a for a, b in zip(starts, starts[1:], strict=False)) >= 0.3 - 0.005

@@ -14,6 +14,9 @@ from papers_digest.llm.budget import fit_to_budget
 from papers_digest.llm.endpoint import token_counter, tokenizer_client
 from papers_digest.sources.arxiv import ArxivFetcher
 
+# beside the store: every process that fetches for this project (each date, each worker) keeps one pace
+ARXIV_PACE_FILE = "arxiv.pace"
+
 
 async def fetch_fulltexts(
     params: Params,
@@ -34,6 +37,7 @@ async def fetch_fulltexts(
             retry_policy(retry),
             store,
             max_bytes=int(source.max_page_mb * 1e6),
+            pace_file=store.root / ARXIV_PACE_FILE if store is not None and store.enabled else None,
         )
         with tqdm(papers, desc="fulltext", unit="paper", dynamic_ncols=True) as bar:
             for paper in bar:

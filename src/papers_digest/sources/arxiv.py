@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
 import re
-from collections.abc import AsyncIterator
+from pathlib import Path
 
 import httpx
-from aiolimiter import AsyncLimiter
 
 from papers_digest.core.http import RetryPolicy, describe_transport_error, send_with_retry
 from papers_digest.core.models import FulltextDoc, Paper, Section
+from papers_digest.core.pacing import Pacer
 from papers_digest.core.store import Store, disabled_store, request_key
 from papers_digest.sources.latexml import ParsedPage, parse_latexml
 
@@ -91,13 +90,15 @@ class ArxivFetcher:
         store: Store | None = None,
         *,
         max_bytes: int = 15_000_000,
+        pace_file: Path | None = None,
     ) -> None:
         self.client = client
         self.max_bytes = max_bytes
         self.arxiv_url = arxiv_url.rstrip("/")
         self.retry = retry
         self.store = store or disabled_store()
-        self._limiter = AsyncLimiter(1, interval_s) if interval_s > 0 else None
+        # one request at a time, interval_s apart; across processes too when they share pace_file
+        self._pacer = Pacer(interval_s, pace_file)
         self.requests = 0
 
     async def fetch(self, paper: Paper) -> FulltextDoc:
@@ -109,7 +110,7 @@ class ArxivFetcher:
             return doc_from_answer(paper, stored["status"], stored["final_url"], stored["body"].encode("utf-8"))
 
         async def send(_try: int) -> httpx.Response:
-            async with self._paced():
+            async with self._pacer.turn():
                 self.requests += 1
                 return await self._get_capped(url)
 
@@ -154,15 +155,6 @@ class ArxivFetcher:
         return httpx.Response(
             response.status_code, headers=response.headers, content=bytes(body), request=response.request
         )
-
-    @contextlib.asynccontextmanager
-    async def _paced(self) -> AsyncIterator[None]:
-        if self._limiter is None:
-            yield
-        else:
-            async with self._limiter:
-                yield
-
 
 def parse_version(url: str) -> int | None:
     match = _PAGE_ID_RE.search(url)
