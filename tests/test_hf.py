@@ -93,3 +93,29 @@ def test_paging_fetches_until_a_short_page(tmp_path, count, pages):
     assert invalid == 0
     assert fetched_pages == pages
     assert replay.requests["hf"] == pages
+
+
+def test_links_keywords_stars_and_organization_are_kept_where_the_listing_gives_them():
+    body = hf_day("2026-01-13")
+    papers, _ = parse_items(body)
+    for paper, item in zip(papers, body, strict=True):
+        hf = item["paper"]
+        assert paper.ai_keywords == [" ".join(k.split()) for k in hf.get("ai_keywords", [])]
+        assert paper.github_repo == hf.get("githubRepo")
+        assert paper.github_stars == hf.get("githubStars")
+        assert paper.project_page == hf.get("projectPage")
+        org = item.get("organization") or hf.get("organization")
+        assert (paper.organization.name if paper.organization else None) == (org["name"] if org else None)
+    assert any(p.organization and p.organization.fullname for p in papers)
+    old = day_papers("2024-05-27")  # 2024: none of them
+    assert all(not p.ai_keywords and p.github_stars is None and p.organization is None for p in old)
+
+
+def test_an_odd_extra_drops_the_extra_not_the_paper():
+    item = {
+        "organization": {"fullname": "no handle"},
+        "paper": {"id": "2501.00001", "title": "t", "ai_keywords": ["ok", 3], "githubStars": "many"},
+    }
+    (paper,), invalid = parse_items([item])
+    assert invalid == 0
+    assert (paper.ai_keywords, paper.github_stars, paper.organization) == (["ok"], None, None)

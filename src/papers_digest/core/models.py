@@ -10,6 +10,13 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
 ARXIV_ID_RE = re.compile(r"^\d{4}\.\d{4,5}$")
 
 
+class Organization(BaseModel):
+    """The Hugging Face organisation a paper is listed under: its handle (`name`) and display name."""
+
+    name: str
+    fullname: str | None = None
+
+
 class Paper(BaseModel):
     """One paper of a Hugging Face day, normalised from the API item (see hf.py)."""
 
@@ -22,6 +29,10 @@ class Paper(BaseModel):
     github_repo: str | None = None
     project_page: str | None = None
     ai_summary: str | None = None
+    # Added with the topic pages (#29); absent in older list.json files and older API eras.
+    ai_keywords: list[str] = Field(default_factory=list)  # HF's own keywords, as written
+    github_stars: int | None = None
+    organization: Organization | None = None
 
     @field_validator("arxiv_id")
     @classmethod

@@ -8,6 +8,7 @@ from typing import Any
 
 from papers_digest.core.models import GenerationResult
 from papers_digest.day.files import LANG_OF_STAGE, DayFiles, model_saw, paper_outcome
+from papers_digest.day.topics import paper_topics
 
 
 def paper_rows(files: DayFiles) -> list[dict[str, Any]]:
@@ -19,6 +20,7 @@ def paper_rows(files: DayFiles) -> list[dict[str, Any]]:
         english = files.english.get(arxiv_id)
         status, error = paper_outcome(files, arxiv_id)
         source, dropped = model_saw(files, arxiv_id)
+        topics, topics_source = paper_topics(paper)
         rows.append(
             {
                 "arxiv_id": arxiv_id,
@@ -44,6 +46,13 @@ def paper_rows(files: DayFiles) -> list[dict[str, Any]]:
                 else None,
                 "generated_at": generated_at(english),
                 "backfilled_from": files.day.backfill_from.get(arxiv_id),
+                "keywords": json.dumps(paper.ai_keywords, ensure_ascii=False) if paper.ai_keywords else None,
+                "topics": json.dumps(topics, ensure_ascii=False) if topics else None,
+                "topics_source": topics_source,
+                "github_repo": paper.github_repo,
+                "github_stars": paper.github_stars,
+                "project_page": paper.project_page,
+                "organization": paper.organization.model_dump_json() if paper.organization else None,
             }
         )
     return rows

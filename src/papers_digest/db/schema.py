@@ -44,6 +44,14 @@ PAPER_COLUMNS: dict[str, type] = {
     "sections": str,  # JSON list of {tag, title, anchor}
     "generated_at": str,
     "backfilled_from": str,
+    # From the Hugging Face listing, for the site's links and topic pages (#29); null where not given.
+    "keywords": str,  # JSON list: HF's ai_keywords as written
+    "topics": str,  # JSON list of normalised topics (day/topics.py): the keywords, or vocabulary terms
+    "topics_source": str,  # hf | vocabulary
+    "github_repo": str,
+    "github_stars": int,
+    "project_page": str,
+    "organization": str,  # JSON {"name", "fullname"}: the HF organisation the paper is listed under
 }
 
 

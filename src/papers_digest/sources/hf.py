@@ -8,11 +8,11 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import httpx
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from papers_digest.core.errors import PipelineError
 from papers_digest.core.http import RetryPolicy, describe_transport_error, is_retryable_response, send_with_retry
-from papers_digest.core.models import Paper
+from papers_digest.core.models import Organization, Paper
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +29,11 @@ class HfAuthor(_Tolerant):
     hidden: bool = False
 
 
+class HfOrganization(_Tolerant):
+    name: str
+    fullname: str | None = None
+
+
 class HfPaper(_Tolerant):
     id: str
     title: str
@@ -39,6 +44,25 @@ class HfPaper(_Tolerant):
     githubRepo: str | None = None
     projectPage: str | None = None
     ai_summary: str | None = None
+    ai_keywords: list[str] = []
+    githubStars: int | None = None
+    organization: HfOrganization | None = None
+
+    # Extras for the site, not for digesting: an odd value drops the extra, never the paper.
+    @field_validator("ai_keywords", mode="before")
+    @classmethod
+    def _keywords(cls, value: Any) -> list[str]:
+        return [k for k in value if isinstance(k, str)] if isinstance(value, list) else []
+
+    @field_validator("githubStars", mode="before")
+    @classmethod
+    def _stars(cls, value: Any) -> int | None:
+        return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+    @field_validator("organization", mode="before")
+    @classmethod
+    def _org(cls, value: Any) -> Any:
+        return _organization_or_none(value)
 
 
 class HfItem(_Tolerant):
@@ -47,6 +71,12 @@ class HfItem(_Tolerant):
     paper: HfPaper
     title: str | None = None
     summary: str | None = None
+    organization: HfOrganization | None = None  # the same as paper.organization, when both are there
+
+    @field_validator("organization", mode="before")
+    @classmethod
+    def _org(cls, value: Any) -> Any:
+        return _organization_or_none(value)
 
     def to_paper(self) -> Paper:
         p = self.paper
@@ -61,6 +91,9 @@ class HfItem(_Tolerant):
             github_repo=p.githubRepo,
             project_page=p.projectPage,
             ai_summary=p.ai_summary,
+            ai_keywords=[k for k in (_collapse(k) for k in p.ai_keywords) if k],
+            github_stars=p.githubStars,
+            organization=_organization(self.organization or p.organization),
         )
 
 
@@ -139,6 +172,16 @@ async def fetch_day(
 
 async def _get(client: httpx.AsyncClient, url: str, params: dict[str, Any], _try: int) -> httpx.Response:
     return await client.get(url, params=params)
+
+
+def _organization_or_none(value: Any) -> Any:
+    return value if isinstance(value, dict) and isinstance(value.get("name"), str) else None
+
+
+def _organization(org: HfOrganization | None) -> Organization | None:
+    if org is None or not org.name.strip():
+        return None
+    return Organization(name=org.name.strip(), fullname=_collapse(org.fullname or "") or None)
 
 
 def _collapse(text: str) -> str:
