@@ -23,6 +23,7 @@ from papers_digest.cli.main import main as papers_cli
 from papers_digest.core.models import GenerationResult
 from papers_digest.day.files import load_day
 from papers_digest.day.metrics import run_record
+from papers_digest.day.topics import topic_slug
 from papers_digest.db.queries import site_days
 from papers_digest.db.writer import write_day
 from papers_digest.site import render as site_render
@@ -50,6 +51,7 @@ CHROMIUM_FLAGS = (
     "--disable-component-update",
     "--disable-sync",
 )
+ARCHIVE = ("topics", "weeks", "months")  # the topic, week and month pages: tests/test_site_archive.py
 OLDER_DAYS = [f"2025-03-{d}" for d in range(26, 32)] + ["2025-04-01", "2025-04-02"]  # cloned from the sample day
 SCRIPT = "<script>alert(1)</script>"
 IMG = '"><img src=x onerror=alert(1)>'
@@ -137,10 +139,19 @@ def texts(root: lxml.html.HtmlElement, css_path: str) -> list[str]:
 
 
 def test_publish_renders_an_index_a_page_per_date_and_per_paper(site, db_rows):
-    assert sorted(p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()) == sorted(
+    assert sorted(
+        p.relative_to(site).as_posix()
+        for p in site.rglob("*")
+        if p.is_file() and p.relative_to(site).parts[0] not in ARCHIVE
+    ) == sorted(
         ["index.html", "status.html", "style.css", "feed.xml", f"{SAMPLE_DATE}/index.html"]
         + [f"{SAMPLE_DATE}/{i}.html" for i in RANKED]
     )
+    assert {p.relative_to(site).as_posix() for p in site.glob("[wm]*/*.html")} == {
+        "weeks/2025-W14.html",
+        "months/2025-04.html",
+    }
+    assert (site / "topics" / "index.html").is_file()
     index = page(site / "index.html")
     assert [a.get("href") for a in index.cssselect("ul.days a")] == [f"{SAMPLE_DATE}/index.html"]
     assert index.get("lang") == "en"
@@ -514,7 +525,8 @@ def test_papers_site_rebuilds_by_hand_with_a_base_url_and_rewrites_only_what_cha
     capsys.readouterr()
     with pytest.raises(SystemExit):
         papers_cli([*args, "--base-url", "https://digest.example.org/papers/"])
-    assert "0 files written, 9 unchanged, 1 removed" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "0 files written, " in said and " unchanged, 1 removed" in said
     assert not stale.parent.exists() and not leftover.exists() and not_ours.read_text() == "kept"
 
 
@@ -566,10 +578,19 @@ def test_a_publish_writes_only_its_days_pages_the_index_and_the_feed(project, ar
 
     after = _snapshot(out)
     changed = {rel for rel in after if rel in before and after[rel] != before[rel]}
-    assert changed == {f"{SAMPLE_DATE}/index.html", f"{SAMPLE_DATE}/{top}.html", "index.html", "feed.xml"}
+    pages = {rel for rel in changed if rel.split("/")[0] not in ARCHIVE}
+    assert pages == {f"{SAMPLE_DATE}/index.html", f"{SAMPLE_DATE}/{top}.html", "index.html", "feed.xml"}
+    # The retitled paper's topic pages and feeds, and the day's week and month pages, list its title.
+    topics = json.loads(next(r for r in _rows(archive, "papers") if r["arxiv_id"] == top)["topics"])
+    assert changed - pages <= {
+        *(f"topics/{topic_slug(t)}.{ext}" for t in topics for ext in ("html", "xml")),
+        "weeks/2025-W14.html",
+        "months/2025-04.html",
+    }
+    assert f"topics/{topic_slug(topics[0])}.html" in changed and "weeks/2025-W14.html" in changed
     assert set(before) - set(after) == {f"{SAMPLE_DATE}/2501.00001.html", leftover.relative_to(out).as_posix()}
     assert set(after) <= set(before)
-    assert (summary.written, summary.removed, summary.days, summary.papers) == (4, 1, 9, 36)
+    assert (summary.written, summary.removed, summary.days, summary.papers) == (len(changed), 1, 9, 36)
     # Read: the day itself and the feed's seven latest days, each once; never the older days' rows.
     all_days = [SAMPLE_DATE, *reversed(OLDER_DAYS)]
     assert sorted(loaded, reverse=True) == all_days[:7]
@@ -618,7 +639,7 @@ def test_a_paper_the_day_takes_over_leaves_the_earlier_days_pages(project, archi
     assert set(before) - set(after) == {f"{OLDER_DAYS[-1]}/{moved}.html"}
     assert set(after) - set(before) == {f"{SAMPLE_DATE}/{moved}.html"} and summary.removed == 1
     touched = {rel.split("/")[0] for rel in after if rel in before and after[rel] != before[rel]}
-    assert touched <= {SAMPLE_DATE, OLDER_DAYS[-1], "index.html", "feed.xml"}
+    assert touched <= {SAMPLE_DATE, OLDER_DAYS[-1], "index.html", "feed.xml", *ARCHIVE}
     earlier = page(out / OLDER_DAYS[-1] / "index.html")
     assert moved not in {a.get("href").removesuffix(".html") for a in earlier.cssselect("ol.papers h2 a")}
     fresh = tmp_path / "fresh"
@@ -648,6 +669,7 @@ def test_papers_site_renders_every_day_one_day_at_a_time(archive, tmp_path, monk
     all_days = [SAMPLE_DATE, *reversed(OLDER_DAYS)]
     assert loaded == all_days  # each day read once, newest first
     pages = 4 + len(all_days) * (1 + len(RANKED))  # index, status, style, feed; a page per day and paper
+    pages += sum(1 for folder in ARCHIVE for _ in (out / folder).iterdir())  # topics (page, feed), weeks, months
     assert (
         f"9 day(s), 36 papers, 28 feed entries; {pages} files written, 0 unchanged, 1 removed"
         in capsys.readouterr().out
@@ -684,11 +706,13 @@ def test_every_page_loads_without_console_errors_and_every_internal_link_resolve
                 assert answer.status == 200, target
             if target.endswith(".html"):
                 queue.append(target)
-    assert {u.removeprefix(served) for u in seen_pages} == {
+    seen = {u.removeprefix(served) for u in seen_pages}
+    assert {u for u in seen if u.split("/")[0] not in ARCHIVE} - {"status.html"} == {
         "index.html",
         f"{SAMPLE_DATE}/index.html",
         *(f"{SAMPLE_DATE}/{i}.html" for i in RANKED),
     }
+    assert {"topics/index.html", "weeks/2025-W14.html", "months/2025-04.html"} <= seen
     assert {served + "feed.xml", served + "style.css"} <= checked
 
 

@@ -13,6 +13,7 @@ DEFAULT_BASE_URL = "http://localhost:8000/"
 FEED_FILE = "feed.xml"
 FEED_DAYS = 7  # the feed carries the latest days; the site keeps every day
 FEED_ID = "tag:papers-digest,2025:feed"
+FEED_TITLE = "papers-digest: daily paper digests"
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,7 @@ class Feed:
     self_url: str
     site_url: str
     entries: tuple[FeedEntry, ...]
+    title: str = FEED_TITLE
 
 
 def build_feed(days: Iterable[DayView], base_url: str, limit_days: int = FEED_DAYS) -> Feed:
@@ -58,16 +60,26 @@ def feed_entries(day: DayView, base_url: str) -> list[FeedEntry]:
     ]
 
 
-def make_feed(entries: Iterable[FeedEntry], base_url: str) -> Feed:
-    """The feed around its entries, updated when the newest of them was (pure)."""
+def make_feed(
+    entries: Iterable[FeedEntry],
+    base_url: str,
+    *,
+    path: str = FEED_FILE,
+    page: str = "index.html",
+    feed_id: str = FEED_ID,
+    title: str = FEED_TITLE,
+) -> Feed:
+    """The feed around its entries, updated when the newest of them was (pure); `path` and `page`, the feed's
+    and its page's paths in the site, for another feed than the site's (a topic's)."""
     base = normalise_base_url(base_url)
     entries = tuple(entries)
     return Feed(
-        id=FEED_ID,
+        id=feed_id,
         updated=max((e.updated for e in entries), default="1970-01-01T00:00:00Z"),
-        self_url=urljoin(base, FEED_FILE),
-        site_url=urljoin(base, "index.html"),
+        self_url=urljoin(base, path),
+        site_url=urljoin(base, page),
         entries=entries,
+        title=title,
     )
 
 

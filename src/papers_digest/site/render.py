@@ -18,6 +18,7 @@ from markupsafe import Markup
 from papers_digest.core.models import ARXIV_ID_RE
 from papers_digest.day.status import DayStatus, day_status
 from papers_digest.db.queries import site_day_rows, site_days, status_rows
+from papers_digest.site.archive import SiteNav
 from papers_digest.site.feed import (
     DEFAULT_BASE_URL,
     FEED_DAYS,
@@ -28,6 +29,7 @@ from papers_digest.site.feed import (
     make_feed,
     normalise_base_url,
 )
+from papers_digest.site.pages import archive_files, remove_stale_archive, touched_by
 from papers_digest.site.views import DATE_RE, DaySummary, DayView, SiteError, build_days, build_index
 
 # XML 1.0 forbids C0 controls other than tab/LF/CR, surrogates and U+FFFE/U+FFFF; one of them in model
@@ -63,6 +65,7 @@ def render_site(db_path: str | Path, out_dir: str | Path, *, base_url: str = DEF
     db = _database(db_path)
     index = build_index(site_days(db))
     site = _Site(Path(out_dir), make_environment())
+    site.env.globals["nav"] = nav = SiteNav.of(s.date for s in index)
     entries = []
     for i, summary in enumerate(index):
         day = load_day(db, summary.date)
@@ -71,8 +74,11 @@ def render_site(db_path: str | Path, out_dir: str | Path, *, base_url: str = DEF
             if i < FEED_DAYS:  # the index is newest first: these are the feed's days
                 entries.extend(feed_entries(day, base))
     feed = make_feed(entries, base)
+    removed = _remove_stale(site.out, site.kept)
+    site._write_all(archive_files(site.env, db, nav, base))  # every topic, week and month
+    removed += remove_stale_archive(site.out, site.kept)
     site.write_common(db, index, feed)
-    return site.summary(index, feed, _remove_stale(site.out, site.kept))
+    return site.summary(index, feed, removed)
 
 
 def render_day(db_path: str | Path, out_dir: str | Path, date: str, *, base_url: str = DEFAULT_BASE_URL) -> SiteSummary:
@@ -90,6 +96,8 @@ def render_day(db_path: str | Path, out_dir: str | Path, date: str, *, base_url:
     db = _database(db_path)
     index = build_index(site_days(db))
     site = _Site(Path(out_dir), make_environment())
+    site.env.globals["nav"] = nav = SiteNav.of(s.date for s in index)
+    topics, periods = touched_by(db, site.out, date)  # read before the day's page is written again
     loaded = {date: load_day(db, date)}
     ids = [p.arxiv_id for p in loaded[date].papers] if loaded[date] else []
     for other in _days_with_pages_of(site.out, ids, besides=date):
@@ -97,10 +105,17 @@ def render_day(db_path: str | Path, out_dir: str | Path, date: str, *, base_url:
     for day in loaded.values():
         if day is not None:
             site.write_day(day)
-    latest = (loaded[s.date] if s.date in loaded else load_day(db, s.date) for s in index[:FEED_DAYS])
+    # The days before and after link to this one (or, when it is gone, to each other): their day pages only.
+    near = {d: load_day(db, d) for d in (nav.prev(date), nav.next(date)) if d and d not in loaded}
+    site._write_all(next(_day_files(site.env, d)) for d in near.values() if d is not None)
+    loaded_or_near = {**near, **loaded}
+    latest = (loaded_or_near[s.date] if s.date in loaded_or_near else load_day(db, s.date) for s in index[:FEED_DAYS])
     feed = build_feed((d for d in latest if d is not None), base, FEED_DAYS)
+    removed = _remove_stale(site.out, site.kept, only=set(loaded))
+    site._write_all(archive_files(site.env, db, nav, base, topics=topics, periods=periods))
+    removed += remove_stale_archive(site.out, site.kept, topics, periods)
     site.write_common(db, index, feed)
-    return site.summary(index, feed, _remove_stale(site.out, site.kept, only=set(loaded)))
+    return site.summary(index, feed, removed)
 
 
 def load_day(db_path: str | Path, date: str) -> DayView | None:
@@ -178,6 +193,7 @@ def make_environment() -> Environment:
         keep_trailing_newline=True,
     )
     env.filters["when"] = format_when
+    env.globals["nav"] = SiteNav()  # the dates shown: render_site and render_day set it (site/archive.py)
     return env
 
 

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from papers_digest.core.artefacts import ArtefactError
 from papers_digest.core.models import ARXIV_ID_RE, Digest, MindMapNode
 from papers_digest.day.status import empty_day_reason
+from papers_digest.site.archive import PaperLinks, paper_links
 
 ARXIV = "https://arxiv.org"
 HTML_SOURCES = ("html", "trimmed")  # the model saw arXiv's HTML, so section anchors exist there
@@ -109,6 +110,7 @@ class PaperView:
     html_url: str | None
     en: DigestView | None = None
     zh: DigestView | None = None
+    links: PaperLinks | None = None  # arXiv, HF, code, project page, organisation, topics (site/archive.py)
 
     @property
     def done(self) -> bool:
@@ -280,6 +282,7 @@ def paper_view(row: Mapping[str, Any], digests: Mapping[str, Mapping[str, Any]],
         html_url=section_url(arxiv_id, version, source_kind, None) if source_kind in HTML_SOURCES else None,
         en=views.get("en"),
         zh=views.get("zh"),
+        links=paper_links(row),
     )
 
 

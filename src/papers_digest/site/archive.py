@@ -1,0 +1,259 @@
+"""The site's ways through the archive as plain data: a paper's links and topics, day-to-day navigation, and
+the topic, week and month pages (pure)."""
+
+from __future__ import annotations
+
+import bisect
+import datetime as dt
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from papers_digest.day.topics import topic_slug
+
+ARXIV = "https://arxiv.org"
+HF_PAPERS = "https://huggingface.co/papers"
+HF = "https://huggingface.co"
+TOP_PAPERS = 10  # a week's or a month's page: its top papers by upvotes
+TOPIC_PAGE_PAPERS = 100  # a topic's page lists its latest papers, across all days
+TOPIC_FEED_ENTRIES = 20  # a topic's feed: its latest digested papers
+
+
+@dataclass(frozen=True)
+class TopicRef:
+    """A normalised topic (day/topics.py) and its page, `topics/<slug>.html`, with its feed next to it."""
+
+    name: str
+
+    @property
+    def slug(self) -> str:
+        return topic_slug(self.name)
+
+    @property
+    def path(self) -> str:
+        return f"topics/{self.slug}.html"
+
+    @property
+    def feed_path(self) -> str:
+        return f"topics/{self.slug}.xml"
+
+
+@dataclass(frozen=True)
+class Organization:
+    name: str  # the Hugging Face handle
+    fullname: str
+
+    @property
+    def url(self) -> str:
+        return f"{HF}/{self.name}"
+
+
+@dataclass(frozen=True)
+class PaperLinks:
+    """Where else a paper is: arXiv (abstract, PDF), its Hugging Face page, and what
+    the listing gave: code with its stars, a project page, an organisation; and its topics."""
+
+    abs_url: str
+    pdf_url: str
+    hf_url: str
+    code_url: str | None = None
+    stars: int | None = None
+    project_url: str | None = None
+    organization: Organization | None = None
+    topics: tuple[TopicRef, ...] = ()
+    topics_source: str | None = None  # hf | vocabulary
+
+    @property
+    def code_label(self) -> str:
+        """`github.com/owner/repo` for a link's text."""
+        parts = urlsplit(self.code_url or "")
+        return (parts.netloc.removeprefix("www.") + parts.path.rstrip("/")) or (self.code_url or "")
+
+
+def paper_links(row: Mapping[str, Any]) -> PaperLinks:
+    """A `papers` row -> its links and topics; a column an older database lacks reads as not given. Only
+    http(s) addresses become links: the listing's text is not trusted to be a URL."""
+    arxiv_id = row["arxiv_id"]
+    stars = row.get("github_stars")
+    org = _json_value(row.get("organization"))
+    name = org.get("name") if isinstance(org, dict) else None
+    fullname = org.get("fullname") if isinstance(org, dict) else None
+    return PaperLinks(
+        abs_url=f"{ARXIV}/abs/{arxiv_id}",
+        pdf_url=f"{ARXIV}/pdf/{arxiv_id}",
+        hf_url=f"{HF_PAPERS}/{arxiv_id}",
+        code_url=_web_url(row.get("github_repo")),
+        stars=stars if isinstance(stars, int) and _web_url(row.get("github_repo")) else None,
+        project_url=_web_url(row.get("project_page")),
+        organization=Organization(name=name, fullname=fullname if isinstance(fullname, str) else name)
+        if isinstance(name, str) and name
+        else None,
+        topics=tuple(TopicRef(t) for t in topic_names(row.get("topics"))),
+        topics_source=row.get("topics_source"),
+    )
+
+
+def topic_names(text: str | None) -> list[str]:
+    """A `papers.topics` value (JSON list of normalised topics) -> the topics; [] when absent or not a list."""
+    value = _json_value(text)
+    return [t for t in value if isinstance(t, str) and t] if isinstance(value, list) else []
+
+
+# --- navigation: days, weeks, months ---------------------------------------------------------------------
+
+
+def week_key(date: str) -> str:
+    """`2026-01-01` -> `2026-W01` (ISO week: Monday to Sunday, the week's year)."""
+    year, week, _ = dt.date.fromisoformat(date).isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+def week_range(key: str) -> tuple[str, str]:
+    """`2026-W01` -> its Monday and Sunday."""
+    year, week = key.split("-W")
+    monday = dt.date.fromisocalendar(int(year), int(week), 1)
+    return monday.isoformat(), (monday + dt.timedelta(days=6)).isoformat()
+
+
+def month_range(key: str) -> tuple[str, str]:
+    """`2026-02` -> its first and last day."""
+    first = dt.date.fromisoformat(f"{key}-01")
+    following = (first.replace(day=28) + dt.timedelta(days=4)).replace(day=1)
+    return first.isoformat(), (following - dt.timedelta(days=1)).isoformat()
+
+
+@dataclass(frozen=True)
+class Period:
+    """A week (`2026-W01`) or a month (`2026-01`) and its page."""
+
+    kind: str  # week | month
+    key: str
+
+    @property
+    def path(self) -> str:
+        return f"{self.kind}s/{self.key}.html"
+
+    @property
+    def range(self) -> tuple[str, str]:
+        return week_range(self.key) if self.kind == "week" else month_range(self.key)
+
+    @property
+    def title(self) -> str:
+        start, end = self.range
+        if self.kind == "week":
+            return f"Week {self.key} ({start} to {end})"
+        return f"{dt.date.fromisoformat(start):%B %Y}"
+
+
+def periods_of(date: str) -> tuple[Period, Period]:
+    """The week and the month a date belongs to."""
+    return Period("week", week_key(date)), Period("month", date[:7])
+
+
+@dataclass(frozen=True)
+class SiteNav:
+    """The dates the site shows, oldest first: each day's previous and next day, and every week and month."""
+
+    dates: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, dates: Iterable[str]) -> SiteNav:
+        return cls(tuple(sorted(set(dates))))
+
+    def prev(self, date: str) -> str | None:
+        """The latest date before `date` (whether or not `date` itself is shown)."""
+        i = bisect.bisect_left(self.dates, date)
+        return self.dates[i - 1] if i > 0 else None
+
+    def next(self, date: str) -> str | None:
+        i = bisect.bisect_right(self.dates, date)
+        return self.dates[i] if i < len(self.dates) else None
+
+    def week(self, date: str) -> Period:
+        return periods_of(date)[0]
+
+    def month(self, date: str) -> Period:
+        return periods_of(date)[1]
+
+    def weeks(self) -> list[Period]:
+        """Every week with a shown date, newest first."""
+        return [Period("week", k) for k in sorted({week_key(d) for d in self.dates}, reverse=True)]
+
+    def months(self) -> list[Period]:
+        return [Period("month", k) for k in sorted({d[:7] for d in self.dates}, reverse=True)]
+
+
+# --- the pages of a topic and of a week or month -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ListedPaper:
+    """A paper as a topic, week or month page lists it: a link to its page and its one-sentence summaries."""
+
+    arxiv_id: str
+    date: str
+    title: str
+    upvotes: int
+    done: bool
+    en: str | None  # the English one-sentence summary (done papers only)
+    zh: str | None
+    generated_at: str | None
+
+    @property
+    def path(self) -> str:
+        return f"{self.date}/{self.arxiv_id}.html"
+
+
+@dataclass(frozen=True)
+class TopicPage:
+    topic: TopicRef
+    total: int  # papers with the topic, across all days
+    papers: tuple[ListedPaper, ...]  # the latest TOPIC_PAGE_PAPERS, newest day first
+
+
+@dataclass(frozen=True)
+class TopicCount:
+    topic: TopicRef
+    papers: int
+    latest: str  # the latest date with a paper on it
+
+
+@dataclass(frozen=True)
+class PeriodPage:
+    period: Period
+    days: int  # dates of the period the site shows
+    papers: tuple[ListedPaper, ...]  # the top TOP_PAPERS by upvotes
+
+
+def listed_paper(row: Mapping[str, Any]) -> ListedPaper:
+    """A row of db/archive.py's queries -> the paper as listed; a summary counts only for a done paper."""
+    done = row.get("status") == "done" and bool(row.get("en")) and bool(row.get("zh"))
+    return ListedPaper(
+        arxiv_id=row["arxiv_id"],
+        date=row["date"],
+        title=row.get("title") or row["arxiv_id"],
+        upvotes=row.get("upvotes") or 0,
+        done=done,
+        en=row.get("en") if done else None,
+        zh=row.get("zh") if done else None,
+        generated_at=row.get("generated_at"),
+    )
+
+
+def _web_url(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return None
+    value = value.strip()
+    parts = urlsplit(value)
+    return value if parts.scheme in ("http", "https") and parts.netloc else None
+
+
+def _json_value(text: Any) -> Any:
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return None

@@ -1,0 +1,328 @@
+"""The archive's ways in: links from the listing, topic pages and feeds, day-to-day navigation, week and month
+pages; on a multi-day archive written straight from the recorded Hugging Face days (no DVC, no engine)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import lxml.html
+import pytest
+import sqlite_utils
+from conftest import HF_DIR, day_papers, hf_day
+
+from papers_digest.core.models import CallRecord, DayList, GenerationResult
+from papers_digest.day.files import DayFiles
+from papers_digest.day.metrics import run_record
+from papers_digest.day.topics import normalise_topic, topic_slug
+from papers_digest.db.schema import PAPER_COLUMNS
+from papers_digest.db.writer import write_day
+from papers_digest.site.archive import SiteNav, month_range, paper_links, week_key, week_range
+from papers_digest.site.render import render_day, render_site
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+RECORDED = sorted(p.stem for p in HF_DIR.glob("*.json"))  # 2024-05-27 … 2026-01-13: every era of the API
+# Published as four days in a row of one ISO week (2026-W01, Monday 2025-12-29) but of two months, and the
+# newest the next week: weeks, months and neighbours are all exercised.
+DATES = ["2025-12-29", "2025-12-30", "2025-12-31", "2026-01-01", "2026-01-05"]
+PUBLISHED = dict(zip(DATES, RECORDED, strict=True))
+PICKED = 6  # papers picked per day
+HEAD_PAPER_COLUMNS = [  # `papers` as the version before the topic pages (git HEAD at #29) created it
+    "arxiv_id", "date", "title", "upvotes", "status", "error", "authors", "summary", "version", "fulltext_source",
+    "fulltext_dropped", "fulltext_tokens", "fulltext_reason", "model", "prompt_version", "sections",
+    "generated_at", "backfilled_from",
+]  # fmt: skip
+
+
+def _digest(title: str, lang: str) -> dict:
+    sentence = f"{'EN' if lang == 'en' else 'ZH'}: {title}"
+    result = {"finding": "It works.", "numbers": [], "sections": ["Abstract"]}
+    return {
+        "one_sentence": sentence,
+        "problem": "p",
+        "method": "m",
+        "results": [result] * 3,
+        "limitations": ["l"],
+        "takeaways": ["t"],
+        "mind_map": {"label": "root", "children": []},
+    }
+
+
+def day_files(date: str, recorded: str, failing: int = 1) -> DayFiles:
+    """A recorded HF day published on `date`: its top PICKED papers, done except the `failing`-th one."""
+    papers = sorted(day_papers(recorded), key=lambda p: (-p.upvotes, p.arxiv_id))
+    picked = papers[:PICKED]
+    results: dict[str, dict[str, GenerationResult]] = {"digest_en": {}, "translate_zh": {}}
+    for n, paper in enumerate(picked):
+        if n == failing:
+            continue
+        for stage, lang in (("digest_en", "en"), ("translate_zh", "zh")):
+            call = CallRecord(
+                date=date, arxiv_id=paper.arxiv_id, stage=stage, attempt=1, status="ok",
+                started_at=1.0e9, ended_at=1.0e9 + 1, latency_s=1.0,
+            )  # fmt: skip
+            results[stage][paper.arxiv_id] = GenerationResult(
+                arxiv_id=paper.arxiv_id, stage=stage, status="done", digest=_digest(paper.title, lang),
+                model="sim", prompt_version="test", calls=[call],
+            )  # fmt: skip
+    day = DayList(date=date, limit=PICKED, papers=papers, picked=[p.arxiv_id for p in picked])
+    return DayFiles(day=day, fulltext={}, english=results["digest_en"], chinese=results["translate_zh"])
+
+
+def publish(db: Path, out: Path, date: str, recorded: str) -> None:
+    files = day_files(date, recorded)
+    write_day(db, files, run_record(files))
+    render_day(db, out, date)
+
+
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Six days published one by one, as `publish` does, into one database and site."""
+    folder = tmp_path_factory.mktemp("archive")
+    db, out = folder / "papers.db", folder / "site"
+    for date, recorded in PUBLISHED.items():
+        publish(db, out, date, recorded)
+    return db, out
+
+
+def page(path: Path) -> lxml.html.HtmlElement:
+    return lxml.html.fromstring(path.read_bytes())
+
+
+def rows(db: Path, sql: str, params: list | tuple = ()) -> list[dict]:
+    with sqlite3.connect(db) as conn:
+        conn.row_factory = sqlite3.Row
+        return [dict(r) for r in conn.execute(sql, params)]
+
+
+# ---------------------------------------------------------------- links and facts from the listing
+
+
+def test_links_appear_where_the_listing_gives_them_and_not_otherwise(archive):
+    db, out = archive
+    papers = {r["arxiv_id"]: r for r in rows(db, "select * from papers")}
+    listed = {p.arxiv_id: p for d in RECORDED for p in day_papers(d)}
+    with_code = [i for i in papers if listed[i].github_repo]
+    without = [i for i in papers if not listed[i].github_repo and not listed[i].project_page]
+    assert with_code and without
+    for arxiv_id, row in papers.items():
+        paper = listed[arxiv_id]
+        assert (row["github_repo"], row["github_stars"], row["project_page"]) == (
+            paper.github_repo,
+            paper.github_stars,
+            paper.project_page,
+        )
+        html = page(out / row["date"] / f"{arxiv_id}.html")
+        hrefs = [a.get("href") for a in html.cssselect("p.outlinks a")]
+        assert hrefs[0] == f"https://arxiv.org/abs/{arxiv_id}"
+        assert f"https://arxiv.org/pdf/{arxiv_id}" in hrefs and f"https://huggingface.co/papers/{arxiv_id}" in hrefs
+        assert [a.get("href") for a in html.cssselect("p.outlinks a.code")] == (
+            [paper.github_repo] if paper.github_repo else []
+        )
+        stars = [s.text_content() for s in html.cssselect("p.outlinks .stars")]
+        assert stars == ([f"★ {paper.github_stars}"] if paper.github_repo and paper.github_stars is not None else [])
+        assert [a.get("href") for a in html.cssselect("p.outlinks a.project")] == (
+            [paper.project_page] if paper.project_page else []
+        )
+        orgs = [a.get("href") for a in html.cssselect("p.authors a.org")]
+        assert orgs == ([f"https://huggingface.co/{paper.organization.name}"] if paper.organization else [])
+        # The day's list carries the same links.
+        item = page(out / row["date"] / "index.html").xpath(f'//li[@id="p-{arxiv_id}"]')[0]
+        assert [a.get("href") for a in item.cssselect("p.outlinks a")] == hrefs
+    assert any(listed[i].organization for i in papers) and any(listed[i].github_stars for i in papers)
+
+
+def test_only_web_addresses_become_links():
+    links = paper_links(
+        {"arxiv_id": "2501.00001", "github_repo": "javascript:alert(1)", "github_stars": 3, "project_page": "x"}
+    )
+    assert (links.code_url, links.stars, links.project_url, links.organization) == (None, None, None, None)
+
+
+# ---------------------------------------------------------------- topics
+
+
+def test_papers_carry_normalised_topics_hf_keywords_or_the_vocabulary(archive):
+    db, _ = archive
+    found = rows(db, "select arxiv_id, keywords, topics, topics_source from papers")
+    listed = {p.arxiv_id: p for d in RECORDED for p in day_papers(d)}
+    sources = {r["topics_source"] for r in found}
+    assert {"hf", "vocabulary"} <= sources
+    for row in found:
+        topics = json.loads(row["topics"] or "[]")
+        assert topics == sorted(set(topics), key=topics.index)
+        assert all(normalise_topic(t) == t for t in topics)
+        if listed[row["arxiv_id"]].ai_keywords:
+            assert row["topics_source"] == "hf" and json.loads(row["keywords"]) == listed[row["arxiv_id"]].ai_keywords
+
+
+def test_a_topic_page_lists_papers_of_different_days_newest_first_with_its_feed(archive):
+    db, out = archive
+    by_topic: dict[str, list[dict]] = {}
+    for row in rows(db, "select p.arxiv_id, p.date, t.value as topic from papers p, json_each(p.topics) t"):
+        by_topic.setdefault(row["topic"], []).append(row)
+    spread = {t: ps for t, ps in by_topic.items() if len({p["date"] for p in ps}) >= 2}
+    assert spread, "some topic must span two days"
+    for topic, papers in spread.items():
+        html = page(out / "topics" / f"{topic_slug(topic)}.html")
+        links = [a.get("href") for a in html.cssselect("ol.papers h2 a")]
+        dates = [h.split("/")[1] for h in links]
+        assert dates == sorted(dates, reverse=True)
+        assert sorted(links) == sorted(f"../{p['date']}/{p['arxiv_id']}.html" for p in papers)
+        assert all((out / "topics" / h).resolve().is_file() for h in links)
+        feed = ET.parse(out / "topics" / f"{topic_slug(topic)}.xml").getroot()
+        assert feed.findtext(f"{ATOM}title") == f"papers-digest: {topic}"
+        ids = {e.findtext(f"{ATOM}id") for e in feed.iter(f"{ATOM}entry")}
+        done = {
+            f"tag:papers-digest,{r['date']}:{r['arxiv_id']}"
+            for r in rows(db, "select * from papers where status = 'done'")
+        }
+        assert ids == {f"tag:papers-digest,{p['date']}:{p['arxiv_id']}" for p in papers} & done
+    index = page(out / "topics" / "index.html")
+    counted = {a.text_content(): int(a.getnext().text_content()) for a in index.cssselect("ul.topic-index a.topic")}
+    assert counted == {t: len(ps) for t, ps in by_topic.items()}
+    assert list(counted.values()) == sorted(counted.values(), reverse=True)
+
+
+def test_topic_chips_on_day_and_paper_pages_link_to_their_topic_pages(archive):
+    db, out = archive
+    for row in rows(db, "select arxiv_id, date, topics from papers"):
+        expected = [f"../topics/{topic_slug(t)}.html" for t in json.loads(row["topics"] or "[]")]
+        for html in (page(out / row["date"] / f"{row['arxiv_id']}.html"), page(out / row["date"] / "index.html")):
+            scope = html.xpath(f'//li[@id="p-{row["arxiv_id"]}"]') or [html]
+            assert [a.get("href") for a in scope[0].cssselect("p.topics a.topic")] == expected
+            assert all((out / row["date"] / h).resolve().is_file() for h in expected)
+
+
+# ---------------------------------------------------------------- days, weeks, months
+
+
+def test_previous_and_next_links_walk_the_days_in_order(archive):
+    _, out = archive
+    dates = DATES
+    walked, date = [], dates[0]
+    while date:
+        walked.append(date)
+        nav = page(out / date / "index.html").cssselect("nav.days-nav a[rel=next]")
+        date = nav[0].get("href").split("/")[1] if nav else None
+    assert walked == dates
+    back, date = [], dates[-1]
+    while date:
+        back.append(date)
+        nav = page(out / date / "index.html").cssselect("nav.days-nav a[rel=prev]")
+        date = nav[0].get("href").split("/")[1] if nav else None
+    assert back == dates[::-1]
+
+
+def test_week_and_month_pages_list_the_top_papers_by_upvotes(archive):
+    db, out = archive
+    dates = DATES
+    for key, (start, end), folder in [
+        *((k, week_range(k), "weeks") for k in {week_key(d) for d in dates}),
+        *((k, month_range(k), "months") for k in {d[:7] for d in dates}),
+    ]:
+        top = rows(
+            db,
+            "select arxiv_id, date from papers where date between ? and ? order by upvotes desc, arxiv_id limit 10",
+            [start, end],
+        )
+        html = page(out / folder / f"{key}.html")
+        assert [a.get("href") for a in html.cssselect("ol.papers h2 a")] == [
+            f"../{r['date']}/{r['arxiv_id']}.html" for r in top
+        ]
+        votes = [int(m.text_content().split()[1]) for m in html.cssselect("ol.papers p.meta")]
+        assert votes == sorted(votes, reverse=True) and len(votes) == min(
+            10, len(rows(db, "select 1 from papers where date between ? and ?", [start, end]))
+        )
+    day = page(out / dates[0] / "index.html")
+    assert [a.get("href") for a in day.cssselect("nav.days-nav a.week, nav.days-nav a.month")] == [
+        f"../weeks/{week_key(dates[0])}.html",
+        f"../months/{dates[0][:7]}.html",
+    ]
+    index = page(out / "index.html")
+    assert {a.get("href") for a in index.cssselect("nav.archive a")} >= {
+        "topics/index.html",
+        *(f"weeks/{week_key(d)}.html" for d in dates),
+        *(f"months/{d[:7]}.html" for d in dates),
+    }
+
+
+def test_publishing_day_by_day_gives_the_site_a_full_render_gives(archive, tmp_path):
+    db, out = archive
+    fresh = tmp_path / "fresh"
+    render_site(db, fresh)
+    mine = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    full = {p.relative_to(fresh).as_posix(): p.read_bytes() for p in fresh.rglob("*") if p.is_file()}
+    assert sorted(mine) == sorted(full)
+    assert [rel for rel in full if mine[rel] != full[rel]] == []
+
+
+def test_a_publish_renders_only_the_topics_and_periods_its_day_touches(archive, tmp_path):
+    db, out = archive
+    site = tmp_path / "site"
+    render_site(db, site)
+    before = {p.relative_to(site).as_posix(): p.stat().st_mtime_ns for p in site.rglob("*") if p.is_file()}
+    date = DATES[2]
+    files = day_files(date, RECORDED[2], failing=0)  # one more paper fails: its topic pages change
+    write_day(db, files, run_record(files))
+    render_day(db, site, date)
+    after = {p.relative_to(site).as_posix(): p.stat().st_mtime_ns for p in site.rglob("*") if p.is_file()}
+    changed = {rel for rel in after if before.get(rel) != after[rel]}
+    topics = {
+        t for r in rows(db, "select topics from papers where date = ?", [date]) for t in json.loads(r["topics"] or "[]")
+    }
+    allowed = {f"topics/{topic_slug(t)}.{ext}" for t in topics for ext in ("html", "xml")}
+    allowed |= {
+        "topics/index.html",
+        f"weeks/{week_key(date)}.html",
+        f"months/{date[:7]}.html",
+        "index.html",
+        "feed.xml",
+        "status.html",
+    }
+    others = {rel for rel in changed if not rel.startswith((date, "pagefind/"))}  # the search index: #29's other part
+    assert others <= allowed
+    assert any(rel.startswith("topics/") and rel != "topics/index.html" for rel in changed)
+    files = day_files(date, RECORDED[2])  # as it was, for the other tests
+    write_day(db, files, run_record(files))
+    render_day(db, out, date)
+
+
+# ---------------------------------------------------------------- an older database
+
+
+def test_a_database_of_the_previous_version_opens_and_upgrades(tmp_path):
+    db_path = tmp_path / "old.db"
+    old = sqlite_utils.Database(db_path)
+    old["papers"].create({c: PAPER_COLUMNS[c] for c in HEAD_PAPER_COLUMNS}, pk="arxiv_id")
+    old["papers"].insert({"arxiv_id": "2401.00001", "date": "2025-12-28", "title": "An old paper", "status": "failed"})
+    out = tmp_path / "site"
+    render_site(db_path, out)  # not upgraded yet: renders without topics
+    assert (out / "2025-12-28" / "index.html").is_file() and (out / "topics" / "index.html").is_file()
+    publish(db_path, out, DATES[0], RECORDED[0])
+    columns = sqlite_utils.Database(db_path)["papers"].columns_dict
+    assert set(PAPER_COLUMNS) <= set(columns)
+    assert rows(db_path, "select topics from papers where arxiv_id = '2401.00001'") == [{"topics": None}]
+    assert rows(db_path, "select count(*) as n from papers where topics is not null")[0]["n"] > 0
+    nav = page(out / DATES[0] / "index.html").cssselect("nav.days-nav a[rel=prev]")
+    assert [a.get("href") for a in nav] == ["../2025-12-28/index.html"]
+    assert page(out / "2025-12-28" / "index.html").cssselect("nav.days-nav a[rel=next]")[0].get("href") == (
+        f"../{DATES[0]}/index.html"
+    )
+
+
+def test_site_nav_finds_neighbours_even_of_a_day_not_shown():
+    nav = SiteNav.of(["2026-01-02", "2025-12-30", "2026-01-05"])
+    assert (nav.prev("2026-01-02"), nav.next("2026-01-02")) == ("2025-12-30", "2026-01-05")
+    assert (nav.prev("2026-01-01"), nav.next("2026-01-01")) == ("2025-12-30", "2026-01-02")
+    assert (nav.prev("2025-12-30"), nav.next("2026-01-05")) == (None, None)
+    assert [w.key for w in nav.weeks()] == ["2026-W02", "2026-W01"]
+    assert [m.path for m in nav.months()] == ["months/2026-01.html", "months/2025-12.html"]
+    assert week_range("2026-W01") == ("2025-12-29", "2026-01-04")
+    assert month_range("2024-02") == ("2024-02-01", "2024-02-29")
+
+
+def test_recorded_days_are_what_the_fixture_expects():
+    assert len(RECORDED) == 5 and all(hf_day(d) for d in RECORDED)
