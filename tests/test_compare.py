@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import sqlite_utils
-from conftest import SAMPLE_DATE, copy_project, free_port, make_params, run_dvc, write_params
+from conftest import ARXIV_DIR, HF_DIR, SAMPLE_DATE, copy_project, free_port, make_params, run_dvc, write_params
 
 from papers_digest.cli import compare as cli_compare
 from papers_digest.cli.main import build_parser
@@ -18,6 +18,7 @@ from papers_digest.core.errors import ConfigError
 from papers_digest.core.models import CallRecord, DayList, GenerationResult, Paper, RunRecord
 from papers_digest.report import compare
 from papers_digest.sim.faults import Fault, paper_point
+from papers_digest.sim.replay import ReplayFault
 from papers_digest.testing.harness import dvc_env
 from papers_digest.testing.servers import engine_server, replay_server, sample_replay_server
 
@@ -333,48 +334,78 @@ def test_two_candidates_on_the_sample_day_rank_as_set_and_count_what_their_exper
 
 # --- the parallel backfill ------------------------------------------------------------------------------
 
-BACKFILL_DATES = ["2025-09-15", "2026-01-13"]  # recorded days in tests/data with papers to digest
+BACKFILL_DATES = ["2025-09-15", "2025-09-16", "2025-09-17"]  # recorded days; the last one's list fails
 
 
 @pytest.mark.slow
-def test_a_backfill_generates_days_in_parallel_and_restores_each_into_the_database(tmp_path):
+def test_dates_generated_in_parallel_each_reach_the_database_a_failed_one_is_reported_and_a_rerun_asks_nothing(
+    tmp_path,
+):
+    hf = tmp_path / "hf"
+    hf.mkdir()
+    (hf / "2025-09-15.json").write_bytes((HF_DIR / "2025-09-15.json").read_bytes())
+    (hf / "2025-09-16.json").write_bytes((HF_DIR / "2026-01-13.json").read_bytes())
+    papers = [str(Path(sys.executable).parent / "papers"), "daily", "--jobs", "2", "--to", BACKFILL_DATES[-1]]
     with (
-        replay_server() as (_replay, replay_url),
+        replay_server(hf, ARXIV_DIR) as (replay, replay_url),
         engine_server(latency_s=0.4) as (sim, llm_url),
     ):
+        replay.add_fault(ReplayFault(target="hf", kind="http_error", status=503, match=BACKFILL_DATES[-1], times=-1))
         project = copy_project(tmp_path / "project")
         params = make_params(
             source={"hf_url": replay_url, "arxiv_url": replay_url, "arxiv_interval_s": 0},
-            llm={"base_url": llm_url, "model": "sim-digest", "concurrency": 1},
+            llm={"base_url": llm_url, "model": "sim-digest", "concurrency": 2},
+            retry={"attempts": 1},
         )
         write_params(project, params)
         _git(project, "add", "-A")
         _git(project, "commit", "-qm", "the project")
+
         done = subprocess.run(
-            [str(Path(sys.executable).parent / "papers"), "backfill", "--jobs", "2"]
-            + [arg for d in BACKFILL_DATES for arg in ("--date", d)],
+            [*papers, "--from", BACKFILL_DATES[0]],
             cwd=project,
             env=dvc_env(),
             capture_output=True,
             text=True,
             timeout=300,
         )
-        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-        stats = sim.stats
+        assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]  # one date failed
+        first_run = [r for r in sim.stats.records if r.path == "/v1/chat/completions"]
+        peak = sim.stats.max_in_flight
+        before = sum(replay.requests.values()), len(first_run)
+        ok_dates = BACKFILL_DATES[:2]
+        again = subprocess.run(
+            [*papers[:-2], "--from", ok_dates[0], "--to", ok_dates[1]],
+            cwd=project,
+            env=dvc_env(),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+        after_ok = (
+            sum(replay.requests.values()),
+            len([r for r in sim.stats.records if r.path == "/v1/chat/completions"]),
+        )
 
-    chat = [r for r in stats.records if r.path == "/v1/chat/completions"]
-    assert stats.max_in_flight >= 2  # llm.concurrency is 1: two days were generated at once
+    assert peak == 2  # llm.concurrency bounds every worker together, and two dates were generated at once
     db = sqlite_utils.Database(project / "data" / "papers.db")
     runs = {r["date"]: r for r in db.query("select * from runs")}
-    assert sorted(runs) == BACKFILL_DATES
+    assert sorted(runs) == ok_dates
     assert (
         sum(r["llm_calls"] for r in runs.values())
-        == len(chat)
+        == len(first_run)
         == db.execute("select count(*) from llm_calls").fetchone()[0]
     )
-    for date in BACKFILL_DATES:
-        assert f"papers backfill: {date}: ok ({runs[date]['papers_done']} papers done, 0 failed)" in done.stdout
+    for date in ok_dates:
+        assert f"papers daily: {date}: ok ({runs[date]['papers_done']} papers done, 0 failed)" in done.stdout
         assert runs[date]["papers_done"] > 0
+        assert (project / "data" / "site" / date / "index.html").is_file()
+    assert (
+        f"papers daily: {BACKFILL_DATES[-1]}: FAILED" in done.stdout and "papers daily: 2 of 3 dates ok" in done.stdout
+    )
     # the last pass restored every generation stage from the run-cache: nothing was generated twice
-    assert done.stdout.count("Stage 'digest_en' is cached - skipping run") >= len(BACKFILL_DATES)
-    assert "backfill-" not in run_dvc(project, "exp", "list", "--all-commits").stdout  # experiments removed
+    assert done.stdout.count("Stage 'digest_en' is cached - skipping run") >= len(ok_dates)
+    # rerunning the finished dates asks Hugging Face, arXiv and the engine nothing
+    assert after_ok == before
+    assert "daily-" not in run_dvc(project, "exp", "list", "--all-commits").stdout  # experiments removed

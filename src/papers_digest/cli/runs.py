@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from papers_digest.cli.alerts import date_runs, send_alert
+from papers_digest.cli.compare import git_output, run_dvc_command
 from papers_digest.cli.project import (
     DB_PATH,
     EngineDied,
@@ -42,7 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
   papers daily                                   # yesterday, and the missed days (catch_up_days)
   papers daily --date 2025-04-03                 # one day
   papers daily --from 2025-04-01 --to 2025-04-03 # a range, oldest first
-  papers daily --date 2025-04-03 --retry-failed  # ask again only for that day's failed papers""",
+  papers daily --date 2025-04-03 --retry-failed  # ask again only for that day's failed papers
+  papers daily --from 2025-03-01 --to 2025-03-31 --jobs 4  # a month, 4 dates generated at a time""",
     )
     which = daily.add_mutually_exclusive_group()
     which.add_argument("--date", help="one day, YYYY-MM-DD (default: yesterday and the missed days)")
@@ -58,6 +60,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="ask again for the failed papers of each date only (done answers come from data/store)",
     )
+    daily.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="generate N dates at a time, each a DVC experiment in its own workspace; Hugging Face and arXiv are "
+        "still asked one date after the other, and llm.concurrency bounds the calls of all of them together",
+    )
     daily.set_defaults(func=cmd_daily, targets=[])
 
     run = sub.add_parser(
@@ -72,7 +82,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--params", default="params.yaml", help="the pipeline's parameters")
     run.add_argument("--force", action="store_true", help="pass --force to dvc repro (rerun every stage)")
     run.add_argument("targets", nargs="*", help="stages for dvc repro (default: all)")
-    run.set_defaults(func=cmd_daily, date=None, start=None, end=None, no_catch_up=True, retry_failed=False, here=True)
+    run.set_defaults(
+        func=cmd_daily, date=None, start=None, end=None, no_catch_up=True, retry_failed=False, here=True, jobs=1
+    )
 
 
 @dataclass
@@ -98,6 +110,10 @@ def cmd_daily(args: argparse.Namespace) -> int:
                 f"{params_path}: llm.model is empty: set it to the name the {params.engine.kind} engine should "
                 "serve the model under (the stages send it with every request)"
             )
+        if args.jobs < 1:
+            raise ParamsError(f"--jobs must be 1 or more, got {args.jobs}")
+        if args.jobs > 1 and len(dates) > 1 and not (args.force or args.retry_failed):
+            return run_parallel(command, params_path, params, dates, args.jobs)
         return run_batch(
             command, params_path, params, dates, force=args.force, retry=args.retry_failed, targets=args.targets
         )
@@ -141,6 +157,49 @@ def run_batch(
     finally:
         if engine is not None and engine.startup_s is not None:
             _write_engine_records(engine, [o.date for o in outcomes if o.code is not None])
+    return _summary(command, outcomes, params)
+
+
+def run_parallel(command: str, params_path: Path, params: Params, dates: list[str], jobs: int) -> int:
+    """Many dates at once (docs/experiments.md, "A parallel backfill"). Lists and full texts are fetched one
+    date after the other in this workspace (arXiv's pace holds across them, core/pacing.py); the generation
+    runs `jobs` dates at a time as DVC experiments in temporary workspaces, each at its share of
+    llm.concurrency; then a plain `dvc repro` per date restores its stages from the run-cache and publishes
+    it. A date whose experiment failed is generated there, serially; the summary and exit code are as for
+    one date after the other."""
+    if git_output("rev-parse", "HEAD") is None:
+        raise ParamsError("--jobs needs a git commit here: DVC experiments start from one (git commit the project)")
+    workers = min(jobs, params.llm.concurrency, len(dates))
+    share = params.llm.concurrency // workers
+    print(
+        f"{command}: {len(dates)} date(s), generated {workers} at a time with {share} call(s) in flight each"
+        + (f" (--jobs {jobs} capped by llm.concurrency {params.llm.concurrency})" if workers < jobs else ""),
+        flush=True,
+    )
+    fetched: dict[str, int] = {}
+    names = {date: f"daily-{date}" for date in dates}
+    with endpoint_for_the_batch(params) as (watch, _engine):
+        for date in dates:  # Hugging Face and arXiv: one date after the other, in this workspace
+            set_params(params_path, {"date": date})
+            print(f"{command}: {date}: list and full texts", flush=True)
+            fetched[date] = dvc_repro("fulltext", watch=watch)
+        ready = [date for date in dates if fetched[date] == 0]  # a date whose list failed is reported as failed
+        run_dvc_command("exp", "remove", *names.values(), quiet=True)
+        for date in ready:
+            queued = ["-S", f"date={date}", "-S", f"llm.concurrency={share}", "translate_zh"]
+            run_dvc_command("exp", "run", "--queue", "-n", names[date], *queued)
+        print(f"{command}: generating {len(ready)} date(s), {workers} at a time", flush=True)
+        if ready:
+            run_dvc_command("exp", "run", "--run-all", "-j", str(workers))
+        outcomes: list[Outcome] = []
+        for date in dates:
+            if date not in ready:
+                outcomes.append(Outcome(date, fetched[date]))
+                continue
+            set_params(params_path, {"date": date})
+            print(f"{command}: {date}: restore and publish", flush=True)
+            outcomes.append(Outcome(date, dvc_repro(watch=watch)))
+    run_dvc_command("exp", "remove", *names.values(), quiet=True)
     return _summary(command, outcomes, params)
 
 
