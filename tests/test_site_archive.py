@@ -17,6 +17,7 @@ from papers_digest.core.models import CallRecord, DayList, GenerationResult
 from papers_digest.day.files import DayFiles
 from papers_digest.day.metrics import run_record
 from papers_digest.day.topics import normalise_topic, topic_slug
+from papers_digest.db.queries import failed_recently
 from papers_digest.db.schema import PAPER_COLUMNS
 from papers_digest.db.writer import write_day
 from papers_digest.site.archive import SiteNav, month_range, paper_links, week_key, week_range
@@ -326,3 +327,16 @@ def test_site_nav_finds_neighbours_even_of_a_day_not_shown():
 
 def test_recorded_days_are_what_the_fixture_expects():
     assert len(RECORDED) == 5 and all(hf_day(d) for d in RECORDED)
+
+
+def test_the_retry_queue_keeps_what_the_listing_gave(tmp_path):
+    db = tmp_path / "papers.db"
+    files = day_files(DATES[-1], RECORDED[-1])  # 2026: keywords, code, stars, organisations
+    write_day(db, files, run_record(files))
+    failed = {r["arxiv_id"] for r in rows(db, "select arxiv_id from papers where status = 'failed'")}
+    queued = failed_recently(db, "2026-01-06", days=3)
+    assert {p.arxiv_id for p, _ in queued} == failed
+    listed = {p.arxiv_id: p for p in files.day.papers}
+    for paper, first in queued:
+        assert first == DATES[-1]
+        assert paper == listed[paper.arxiv_id].model_copy(update={"published_at": None, "ai_summary": None})

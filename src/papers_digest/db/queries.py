@@ -10,7 +10,9 @@ from typing import Any
 
 import sqlite_utils
 
-from papers_digest.core.models import Paper
+from papers_digest.core.models import Organization, Paper
+
+_LISTING_EXTRAS = ("keywords", "github_repo", "github_stars", "project_page", "organization")  # db/schema.py
 
 
 def _with_table(db_path: str | Path, table: str) -> sqlite_utils.Database | None:
@@ -30,9 +32,12 @@ def failed_recently(db_path: str | Path, date: str, days: int) -> list[tuple[Pap
     if db is None:
         return []
     since = (dt.date.fromisoformat(date) - dt.timedelta(days=days)).isoformat()
-    first = "coalesce(backfilled_from, date)" if "backfilled_from" in db["papers"].columns_dict else "date"
+    columns = db["papers"].columns_dict
+    first = "coalesce(backfilled_from, date)" if "backfilled_from" in columns else "date"
+    # What the listing gave beyond the title (#29's links and topics), so the retried paper keeps it.
+    extras = "".join(f", {c}" if c in columns else f", null as {c}" for c in _LISTING_EXTRAS)
     rows = db.query(
-        f"select arxiv_id, {first} as first_failed, title, upvotes, summary, authors from papers "
+        f"select arxiv_id, {first} as first_failed, title, upvotes, summary, authors{extras} from papers "
         f"where status = 'failed' and {first} >= ? and date < ? order by first_failed, arxiv_id",
         [since, date],
     )
@@ -44,6 +49,11 @@ def failed_recently(db_path: str | Path, date: str, days: int) -> list[tuple[Pap
                 summary=row["summary"] or "",
                 upvotes=row["upvotes"] or 0,
                 authors=json.loads(row["authors"] or "[]"),
+                ai_keywords=json.loads(row["keywords"] or "[]"),
+                github_repo=row["github_repo"],
+                github_stars=row["github_stars"],
+                project_page=row["project_page"],
+                organization=Organization.model_validate_json(row["organization"]) if row["organization"] else None,
             ),
             row["first_failed"],
         )
