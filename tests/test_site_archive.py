@@ -340,3 +340,38 @@ def test_the_retry_queue_keeps_what_the_listing_gave(tmp_path):
     for paper, first in queued:
         assert first == DATES[-1]
         assert paper == listed[paper.arxiv_id].model_copy(update={"published_at": None, "ai_summary": None})
+
+
+def test_a_day_gone_from_the_database_leaves_its_neighbours_linked_and_its_topics_recounted(tmp_path):
+    db, out = tmp_path / "papers.db", tmp_path / "site"
+    for date, recorded in list(PUBLISHED.items())[:3]:
+        publish(db, out, date, recorded)
+    gone = DATES[1]
+    only_there = {
+        r["topic"]
+        for r in rows(
+            db,
+            "select t.value as topic from papers p, json_each(p.topics) t group by t.value "
+            "having min(p.date) = ? and max(p.date) = ?",
+            [gone, gone],
+        )
+    }
+    assert only_there
+    with sqlite3.connect(db) as conn:
+        for table in ("papers", "digests", "day_items", "runs", "llm_calls"):
+            conn.execute(f"delete from {table} where date = ?", [gone])
+    render_day(db, out, gone)
+    assert not (out / gone).exists()
+    assert page(out / DATES[0] / "index.html").cssselect("a[rel=next]")[0].get("href") == f"../{DATES[2]}/index.html"
+    assert page(out / DATES[2] / "index.html").cssselect("a[rel=prev]")[0].get("href") == f"../{DATES[0]}/index.html"
+    assert not any((out / "topics" / f"{topic_slug(t)}.html").exists() for t in only_there)
+    listed = {a.text_content() for a in page(out / "topics" / "index.html").cssselect("a.topic")}
+    assert not listed & only_there
+    fresh = tmp_path / "fresh"
+    render_site(db, fresh)
+    mine = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
+    assert {p for p in mine if not p.startswith("pagefind/")} == {
+        p.relative_to(fresh).as_posix()
+        for p in fresh.rglob("*")
+        if p.is_file() and not p.relative_to(fresh).as_posix().startswith("pagefind/")
+    }
