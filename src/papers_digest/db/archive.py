@@ -61,16 +61,19 @@ def papers_by_topic(
     return found
 
 
-def topic_counts(db_path: str | Path) -> list[dict[str, Any]]:
-    """Every topic with its number of papers and its latest date: most papers first, then by name."""
+def topic_counts(db_path: str | Path, min_papers: int = 1) -> tuple[list[dict[str, Any]], int]:
+    """The topics with at least `min_papers` papers, with that number and their latest date (most papers
+    first, then by name), and how many topics have fewer."""
     db = _db(db_path)
     if db is None:
-        return []
+        return [], 0
     sql = (
         f"select t.value as topic, count(*) as papers, max(p.date) as latest from papers p, {_TOPICS} "
         "where t.type = 'text' group by t.value order by papers desc, topic"
     )
-    return list(db.query(sql))
+    counted = list(db.query(sql))
+    kept = [r for r in counted if r["papers"] >= min_papers]
+    return kept, len(counted) - len(kept)
 
 
 def top_papers(db_path: str | Path, start: str, end: str, limit: int) -> tuple[int, list[dict[str, Any]]]:

@@ -19,6 +19,9 @@ HF = "https://huggingface.co"
 TOP_PAPERS = 10  # a week's or a month's page: its top papers by upvotes
 TOPIC_PAGE_PAPERS = 100  # a topic's page lists its latest papers, across all days
 TOPIC_FEED_ENTRIES = 20  # a topic's feed: its latest digested papers
+# The topic index lists the topics that recur: most of Hugging Face's keywords name one paper's own method,
+# and a year of them would make an index of tens of thousands of lines, rendered at every publish.
+TOPIC_INDEX_MIN_PAPERS = 2
 
 
 @dataclass(frozen=True)

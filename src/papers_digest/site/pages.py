@@ -14,6 +14,7 @@ from papers_digest.db.archive import papers_by_topic, top_papers, topic_counts, 
 from papers_digest.site.archive import (
     TOP_PAPERS,
     TOPIC_FEED_ENTRIES,
+    TOPIC_INDEX_MIN_PAPERS,
     TOPIC_PAGE_PAPERS,
     Period,
     PeriodPage,
@@ -51,8 +52,9 @@ def archive_files(
         page = TopicPage(topic=TopicRef(name), total=total, papers=tuple(listed_paper(r) for r in rows))
         yield page.topic.path, topic_page.render(page=page, root="../")
         yield page.topic.feed_path, env.get_template("feed.xml").render(feed=topic_feed(page, base_url))
-    counts = [TopicCount(TopicRef(r["topic"]), r["papers"], r["latest"]) for r in topic_counts(db)]
-    yield TOPICS_INDEX, env.get_template("topics.html").render(topics=counts, root="../")
+    recurring, others = topic_counts(db, TOPIC_INDEX_MIN_PAPERS)
+    counts = [TopicCount(TopicRef(r["topic"]), r["papers"], r["latest"]) for r in recurring]
+    yield TOPICS_INDEX, env.get_template("topics.html").render(topics=counts, others=others, root="../")
     for period in [*nav.weeks(), *nav.months()] if periods is None else periods:
         days, rows = top_papers(db, *period.range, TOP_PAPERS)
         if days:
