@@ -46,17 +46,20 @@ def papers_by_topic(
     if db is None or topics == []:
         return {}
     wanted = "where t.value in (select value from json_each(?))" if topics is not None else ""
-    sql = (
-        f"select * from (select {_listed(db)}, t.value as topic, count(*) over topic as total, "
+    # Rank first, then read the kept papers' columns and summaries: a frequent topic has thousands of papers.
+    ranked = (
+        "select p.arxiv_id as id, t.value as topic, count(*) over topic as total, "
         "row_number() over (topic order by p.date desc, coalesce(p.upvotes, 0) desc, p.arxiv_id) as n "
-        f"from papers p, {_TOPICS} {wanted} window topic as (partition by t.value)) "
-        "where n <= ? order by topic, n"
+        f"from papers p, {_TOPICS} {wanted} window topic as (partition by t.value)"
+    )
+    sql = (
+        f"select {_listed(db)}, r.topic, r.total from ({ranked}) r join papers p on p.arxiv_id = r.id "
+        "where r.n <= ? order by r.topic, r.n"
     )
     found: dict[str, tuple[int, list[dict[str, Any]]]] = {}
     for row in db.query(sql, [json.dumps(topics), limit] if topics is not None else [limit]):
         topic = row.pop("topic")
         total = row.pop("total")
-        row.pop("n")
         found.setdefault(topic, (total, []))[1].append(row)
     return found
 
