@@ -163,6 +163,7 @@ def _publish_command(work: Path, archive: Path) -> list[str]:
         "--fulltext", str(day / "fulltext"), "--digest-en", str(day / "digest_en"),
         "--translate-zh", str(day / "translate_zh"), "--db", str(archive / "papers.db"),
         "--metrics", str(day / "run.json"), "--calls", str(day / "calls.jsonl"), "--site", str(archive / "site"),
+        "--params", str(ROOT / "params.yaml"),
     ]  # fmt: skip
 
 
