@@ -13,7 +13,7 @@ import pytest
 import sqlite_utils
 from conftest import HF_DIR, day_papers, hf_day
 
-from papers_digest.core.models import CallRecord, DayList, GenerationResult
+from papers_digest.core.models import CallRecord, DayList, GenerationResult, Organization
 from papers_digest.day.files import DayFiles
 from papers_digest.day.metrics import run_record
 from papers_digest.day.topics import normalise_topic, topic_slug
@@ -382,3 +382,31 @@ def test_a_day_gone_from_the_database_leaves_its_neighbours_linked_and_its_topic
         for p in fresh.rglob("*")
         if p.is_file() and not p.relative_to(fresh).as_posix().startswith("pagefind/")
     }
+
+
+def test_what_the_listing_wrote_is_shown_as_text(tmp_path):
+    hostile = '"><img src=x onerror=alert(1)>'
+    files = day_files(DATES[0], RECORDED[-1])
+    first = files.day.papers[0].model_copy(
+        update={
+            "ai_keywords": [f"<script>alert(1)</script>{hostile}", "RL"],
+            "github_repo": f"https://github.com/a/b{hostile}",
+            "project_page": "javascript:alert(1)",
+            "organization": Organization(name=f"org{hostile}", fullname=f"Org {hostile}"),
+        }
+    )
+    files.day = files.day.model_copy(update={"papers": [first, *files.day.papers[1:]]})
+    db, out = tmp_path / "papers.db", tmp_path / "site"
+    write_day(db, files, run_record(files))
+    render_site(db, out)
+    for path in (out / DATES[0] / f"{first.arxiv_id}.html", out / DATES[0] / "index.html"):
+        html = page(path)
+        assert not html.xpath("//img | //script[not(@src)]") and not html.xpath("//a[starts-with(@href, 'javascript')]")
+        assert f"Org {hostile}" in [a.text_content() for a in html.cssselect("a.org")]
+        assert [
+            a.get("href")
+            for a in html.xpath(f'//*[@id="p-{first.arxiv_id}"]//a[@class="code"] | //article//a[@class="code"]')
+        ] == [f"https://github.com/a/b{hostile}"]
+    topic = normalise_topic(first.ai_keywords[0])
+    assert all(c.isalnum() or c in " +#&." for c in topic)  # markup characters never reach a topic
+    assert (out / "topics" / f"{topic_slug(topic)}.html").is_file()
