@@ -36,8 +36,9 @@ def main() -> None:
         # stays free of the params model)
         raw = yaml.safe_load(Path(args.params).read_text(encoding="utf-8")) or {}
         price = json.dumps((raw.get("llm") or {}).get("price"))
+        report = json.dumps((raw.get("site") or {}).get("report_url"))
         fingerprint = publish_fingerprint(
-            inputs, code=(PACKAGE, Path(__file__)), options=f"{args.site} {args.base_url or ''} {price}"
+            inputs, code=(PACKAGE, Path(__file__)), options=f"{args.site} {args.base_url or ''} {price} {report}"
         )
         if _published(args, fingerprint):
             print(
@@ -71,7 +72,8 @@ def _publish(args: Namespace, fingerprint: str) -> None:
     from papers_digest.site.render import render_day
 
     files = load_day(args.list, args.fulltext, args.digest_en, args.translate_zh)
-    run = run_record(files, price=load_params(args.params).llm.price)
+    params = load_params(args.params)
+    run = run_record(files, price=params.llm.price)
     write_day(args.db, files, run)
     write_json(args.metrics, run)
     write_jsonl(args.calls, sorted(files.calls, key=lambda c: c.started_at))
@@ -84,12 +86,20 @@ def _publish(args: Namespace, fingerprint: str) -> None:
     if args.site:
         # The site is a view of every day in the database, like the database itself: not a DVC output.
         # Only what this day changed is rendered (`papers site` rebuilds every day on demand).
-        site = render_day(args.db, args.site, args.date, base_url=args.base_url or DEFAULT_BASE_URL)
+        site = render_day(
+            args.db,
+            args.site,
+            args.date,
+            base_url=args.base_url or DEFAULT_BASE_URL,
+            report_url=params.site.report_url,
+        )
         print(
             f"publish: site: {args.date} of {site.days} day(s), {site.papers} papers, "
             f"{site.feed_entries} feed entries; {site.written} files written, {site.unchanged} unchanged, "
-            f"{site.removed} removed -> {args.site}"
+            f"{site.removed} removed; search index of {site.indexed} day(s) -> {args.site}"
         )
+        if site.search_error:  # the pages are there; `papers site` indexes the day again later
+            print(f"publish: search: the day was not indexed: {site.search_error}")
     # last, after the database, the outputs and the site: a publish killed before it is done again in full
     record_published(args.db, args.date, fingerprint)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import http.server
 import json
+import re
 import shutil
 import sqlite3
 import tempfile
@@ -142,9 +143,9 @@ def test_publish_renders_an_index_a_page_per_date_and_per_paper(site, db_rows):
     assert sorted(
         p.relative_to(site).as_posix()
         for p in site.rglob("*")
-        if p.is_file() and p.relative_to(site).parts[0] not in ARCHIVE
+        if p.is_file() and p.relative_to(site).parts[0] not in (*ARCHIVE, "pagefind")
     ) == sorted(
-        ["index.html", "status.html", "style.css", "feed.xml", f"{SAMPLE_DATE}/index.html"]
+        ["index.html", "status.html", "style.css", "site.js", "search.html", "feed.xml", f"{SAMPLE_DATE}/index.html"]
         + [f"{SAMPLE_DATE}/{i}.html" for i in RANKED]
     )
     assert {p.relative_to(site).as_posix() for p in site.glob("[wm]*/*.html")} == {
@@ -197,7 +198,9 @@ def test_a_paper_page_shows_both_languages_who_wrote_it_and_what_the_model_saw(s
     # The mind map is a nested list of the digest's shape: readable with no script at all.
     (root,) = paper.cssselect("[lang=en] > ul.mindmap > li")
     assert _shape_of_item(root) == _shape_of_node(english["mind_map"])
-    assert not list(site.rglob("*.js")) and b"<script" not in (site / SAMPLE_DATE / f"{HTML_PAPER}.html").read_bytes()
+    # The one script is the site's own (the language switch and search); the page does without it.
+    assert [p.name for p in site.glob("*.js")] == ["site.js"]
+    assert [e.get("src") for e in paper.iter("script")] == ["../site.js"]
 
 
 def test_an_abstract_only_paper_links_to_the_abstract_page_and_says_why(site):
@@ -354,13 +357,13 @@ def test_markup_in_an_evidence_sentence_is_shown_as_text(project, tmp_path):
         )
     render_site(db, tmp_path / "site")
 
-    raw = (tmp_path / "site" / SAMPLE_DATE / f"{HTML_PAPER}.html").read_text(encoding="utf-8")
+    raw = _own_script_out((tmp_path / "site" / SAMPLE_DATE / f"{HTML_PAPER}.html").read_text(encoding="utf-8"))
     assert "<script" not in raw and "<img" not in raw
     assert "It &lt;script&gt;alert(1)&lt;/script&gt; and &#34;&gt;&lt;img src=x onerror=alert(1)&gt; ran." in raw
     paper = page(tmp_path / "site" / SAMPLE_DATE / f"{HTML_PAPER}.html")
     first = paper.cssselect("ol.results > li")[0]
     assert texts(first, "ul.evidence q")[0] == f"It {SCRIPT} and {IMG} ran."
-    assert paper.cssselect("script") == [] and paper.cssselect("img") == []
+    assert [e.get("src") for e in paper.cssselect("script")] == ["../site.js"] and paper.cssselect("img") == []
 
 
 def test_a_database_without_the_evidence_column_renders_as_before(project, tmp_path):
@@ -464,14 +467,14 @@ def test_markup_in_model_output_is_shown_as_text_and_the_feed_stays_well_formed(
     render_site(db, tmp_path / "site")
 
     for html_file in (tmp_path / "site").rglob("*.html"):
-        raw = html_file.read_text(encoding="utf-8")
+        raw = _own_script_out(html_file.read_text(encoding="utf-8"))
         assert "<script" not in raw and "<img" not in raw, html_file
     raw = (tmp_path / "site" / SAMPLE_DATE / f"{HTML_PAPER}.html").read_text(encoding="utf-8")
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in raw
     assert "&#34;&gt;&lt;img src=x onerror=alert(1)&gt;" in raw
     paper = page(tmp_path / "site" / SAMPLE_DATE / f"{HTML_PAPER}.html")
     assert texts(paper, "h1") == [" ".join(shown.split())]
-    assert paper.cssselect("img") == [] and paper.cssselect("script") == []
+    assert paper.cssselect("img") == [] and [e.get("src") for e in paper.cssselect("script")] == ["../site.js"]
 
     feed = ET.parse(tmp_path / "site" / "feed.xml").getroot()
     entry = next(e for e in feed.iter(f"{ATOM}entry") if e.findtext(f"{ATOM}id").endswith(HTML_PAPER))
@@ -668,7 +671,8 @@ def test_papers_site_renders_every_day_one_day_at_a_time(archive, tmp_path, monk
     assert done.value.code == 0
     all_days = [SAMPLE_DATE, *reversed(OLDER_DAYS)]
     assert loaded == all_days  # each day read once, newest first
-    pages = 4 + len(all_days) * (1 + len(RANKED))  # index, status, style, feed; a page per day and paper
+    # index, status, style, site.js, search, feed; a page per day and paper
+    pages = 6 + len(all_days) * (1 + len(RANKED))
     pages += sum(1 for folder in ARCHIVE for _ in (out / folder).iterdir())  # topics (page, feed), weeks, months
     assert (
         f"9 day(s), 36 papers, 28 feed entries; {pages} files written, 0 unchanged, 1 removed"
@@ -758,7 +762,9 @@ def test_hostile_model_text_is_visible_as_text_in_the_browser_and_runs_nothing(b
         browser.get((tmp_path / "site" / path).as_uri())
         with pytest.raises(NoAlertPresentException):
             browser.switch_to.alert  # noqa: B018 - reading it is the check: no dialog was opened
-        assert browser.execute_script("return document.images.length + document.scripts.length") == 0
+        # no image, and no script but the site's own (site.js: the language switch and search)
+        scripts = "[...document.scripts].filter(s => !s.src.endsWith('/site.js')).length"
+        assert browser.execute_script(f"return document.images.length + {scripts}") == 0
         body = browser.find_element(By.TAG_NAME, "body").text
         assert f"Results {SCRIPT} and {IMG} end." in body
     mind_map_labels = [
@@ -787,17 +793,23 @@ def _poison(db: Path, arxiv_id: str, text: str) -> None:
         conn.execute("update papers set title = ? where arxiv_id = ?", [text, arxiv_id])
 
 
+def _own_script_out(raw: str) -> str:
+    """A page without the site's own script tag (site.js, in every page's head): any other is model text run."""
+    return re.sub(r'<script src="(\.\./)?site\.js"></script>', "", raw, count=1)
+
+
 def _archive_ids(n: int) -> list[str]:
     """The ranked arXiv ids of the archive's `n`-th day, newest first: the sample's, then the copies'."""
     return RANKED if n == 0 else [f"24{len(OLDER_DAYS) + 1 - n:02d}.{i[5:]}" for i in RANKED]
 
 
 def _snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:
-    """Every file of a folder: its bytes and modification time, by path inside the folder."""
+    """Every file of a folder but the search indexes (tests/test_readers.py): its bytes and modification time,
+    by path inside the folder."""
     return {
         p.relative_to(folder).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
         for p in folder.rglob("*")
-        if p.is_file()
+        if p.is_file() and p.relative_to(folder).parts[0] != "pagefind"
     }
 
 

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from papers_digest.core.params import load_params
 from papers_digest.day.files import load_day_dir
 from papers_digest.day.metrics import run_record
 from papers_digest.db.writer import write_day
@@ -66,6 +67,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help=f"the site's public address, used only for the feed's absolute links (default: {DEFAULT_BASE_URL})",
     )
+    site.add_argument(
+        "--params", default="params.yaml", help="the parameters to read site.report_url from, when the file exists"
+    )
     site.set_defaults(func=cmd_site)
 
 
@@ -92,12 +96,16 @@ def cmd_rebuild_db(args: argparse.Namespace) -> int:
 
 def cmd_site(args: argparse.Namespace) -> int:
     try:
-        site = render_site(args.db, args.out, base_url=args.base_url or DEFAULT_BASE_URL)
+        report_url = load_params(args.params).site.report_url if Path(args.params).is_file() else ""
+        site = render_site(args.db, args.out, base_url=args.base_url or DEFAULT_BASE_URL, report_url=report_url)
     except SiteError as exc:
         print(f"papers site: {exc}", file=sys.stderr)
         return 2
     print(
         f"papers site: {site.days} day(s), {site.papers} papers, {site.feed_entries} feed entries; "
-        f"{site.written} files written, {site.unchanged} unchanged, {site.removed} removed -> {args.out}/index.html"
+        f"{site.written} files written, {site.unchanged} unchanged, {site.removed} removed; search index of "
+        f"{site.indexed} day(s) -> {args.out}/index.html"
     )
+    if site.search_error:
+        print(f"papers site: search: not indexed: {site.search_error}")
     return 0

@@ -8,13 +8,13 @@ import textwrap
 from collections.abc import Callable
 
 from papers_digest import __version__
-from papers_digest.cli import compare, data, runs, sample, servers
+from papers_digest.cli import compare, data, mail, runs, sample, servers
 from papers_digest.core.errors import PipelineError
 
 # Each module adds its commands with `register(sub)`, in the order `papers --help` lists them; a new command
 # is one more register function here. A command's parser takes `help=` (its line in the list), `description=`
 # (with an example) and sets `func`; every option takes `help=`, and its default is added when it has one.
-COMMANDS = (runs, sample, data, servers, compare)
+COMMANDS = (runs, mail, sample, data, servers, compare)
 
 DESCRIPTION = """\
 Daily Hugging Face papers -> arXiv full text -> checked English and Chinese digests, as a DVC pipeline.

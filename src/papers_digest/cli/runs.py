@@ -13,6 +13,7 @@ from pathlib import Path
 
 from papers_digest.cli.alerts import date_runs, send_alert
 from papers_digest.cli.compare import git_output, run_dvc_command
+from papers_digest.cli.mail import send_days
 from papers_digest.cli.project import (
     DB_PATH,
     EngineDied,
@@ -289,6 +290,7 @@ def _summary(command: str, outcomes: list[Outcome], params: Params) -> int:
         print(f"{command}: {len(outcomes) - failed} of {len(outcomes)} dates ok")
     finished = [(o.date, None if o.code == 0 else o.note or f"dvc repro exited with {o.code}") for o in outcomes]
     send_alert(command, params.alerts, date_runs(DB_PATH, finished))
+    send_days(params.email, [o.date for o in outcomes if o.code == 0], DB_PATH, command)
     return 1 if failed else 0
 
 

@@ -142,6 +142,43 @@ class AlertParams(_Section):
         return _url_or_empty(value)
 
 
+class SiteParams(_Section):
+    """The readers' site: an optional "report a problem" link on each paper and each result."""
+
+    # A URL template with {arxiv_id}, {date}, {field}, {title}, {page} (each filled URL-encoded), e.g.
+    # https://github.com/OWNER/REPO/issues/new?title=Digest+of+{arxiv_id}:+{field}. Empty: no link.
+    report_url: str = ""
+
+    @field_validator("report_url")
+    @classmethod
+    def _known_fields(cls, value: str) -> str:
+        _url_or_empty(value)
+        try:
+            value.format(arxiv_id="", date="", field="", title="", page="")
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ValueError(f"may use only {{arxiv_id}}, {{date}}, {{field}}, {{title}}, {{page}}: {exc}") from None
+        return value
+
+
+class EmailParams(_Section):
+    """The day's digest by email after `papers daily` (and `papers email`); the password only from the
+    environment (PAPERS_SMTP_PASSWORD)."""
+
+    to: list[str] = Field(default_factory=list)  # empty: no email
+    sender: str = "papers-digest@localhost"
+    smtp_host: str = "localhost"
+    smtp_port: int = Field(587, ge=1, le=65535)
+    starttls: bool = True
+    username: str = ""  # empty: no login
+    lang: Literal["both", "en", "zh"] = "both"
+    site_url: str = ""  # the site's public address: papers link to their pages there; empty: to arXiv
+
+    @field_validator("site_url")
+    @classmethod
+    def _site_http_url_or_empty(cls, value: str) -> str:
+        return _url_or_empty(value)
+
+
 class Params(_Section):
     date: str
     limit: int = Field(20, ge=1, le=1000)
@@ -154,6 +191,8 @@ class Params(_Section):
     engine: EngineParams = Field(default_factory=EngineParams)
     retry: RetryParams = Field(default_factory=RetryParams)
     alerts: AlertParams = Field(default_factory=AlertParams)
+    site: SiteParams = Field(default_factory=SiteParams)
+    email: EmailParams = Field(default_factory=EmailParams)
 
     @model_validator(mode="after")
     def _endpoint_of_a_managed_engine(self) -> Params:

@@ -102,6 +102,8 @@ class SiteRows:
     digests: list[dict[str, Any]] = field(default_factory=list)
     listed: dict[str, int] = field(default_factory=dict)
     run_dates: list[str] = field(default_factory=list)
+    calls: list[dict[str, Any]] = field(default_factory=list)  # the date's llm_calls rows (site/trust.py)
+    engine_kind: str | None = None  # runs.engine_kind: the managed engine that served the date, if any
 
 
 def site_day_rows(db_path: str | Path, date: str) -> SiteRows:
@@ -120,11 +122,16 @@ def site_day_rows(db_path: str | Path, date: str) -> SiteRows:
         else []
     )
     listed = rows("select count(*) as n from day_items where date = ?", "day_items")
+    calls = rows("select * from llm_calls where date = ?", "llm_calls")  # any schema version: read what is there
+    engine = "engine_kind" in db["runs"].columns_dict if "runs" in tables else False
+    runs = rows(f"select date, {'engine_kind' if engine else 'null'} as engine_kind from runs where date = ?", "runs")
     return SiteRows(
         papers=papers,
         digests=digests,
         listed={date: listed[0]["n"]} if listed and listed[0]["n"] else {},
-        run_dates=[r["date"] for r in rows("select date from runs where date = ?", "runs")],
+        run_dates=[r["date"] for r in runs],
+        calls=calls,
+        engine_kind=runs[0]["engine_kind"] if runs else None,
     )
 
 

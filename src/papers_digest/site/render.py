@@ -30,7 +30,9 @@ from papers_digest.site.feed import (
     normalise_base_url,
 )
 from papers_digest.site.pages import archive_files, remove_stale_archive, touched_by
-from papers_digest.site.views import DATE_RE, DaySummary, DayView, SiteError, build_days, build_index
+from papers_digest.site.search import SearchIndexError, index_days, indexed_days
+from papers_digest.site.trust import report_link
+from papers_digest.site.views import DATE_RE, DaySummary, DayView, PaperView, SiteError, build_days, build_index
 
 # XML 1.0 forbids C0 controls other than tab/LF/CR, surrogates and U+FFFE/U+FFFF; one of them in model
 # output would make the feed unparseable, so they are dropped from every rendered value.
@@ -38,6 +40,7 @@ _XML_INVALID_RE = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U001
 
 
 STATUS_FILE = "status.html"  # one row per published date (day/status.py)
+STATIC_FILES = ("style.css", "site.js")  # copied from templates/ as they are
 
 
 @dataclass(frozen=True)
@@ -51,20 +54,25 @@ class SiteSummary:
     written: int  # files created or changed
     unchanged: int
     removed: int  # pages of papers or days no longer in the database
+    indexed: int = 0  # days whose search index was (re)built
+    search_error: str | None = None  # why a day's search index was not built (the pages are written anyway)
 
 
-def render_site(db_path: str | Path, out_dir: str | Path, *, base_url: str = DEFAULT_BASE_URL) -> SiteSummary:
+def render_site(
+    db_path: str | Path, out_dir: str | Path, *, base_url: str = DEFAULT_BASE_URL, report_url: str = ""
+) -> SiteSummary:
     """Render every day of the database into `out_dir`: index, day pages, paper pages, style.css, feed.xml;
     remove the pages of days and papers no longer in it.
 
     Day by day: one day's rows and pages are in memory at a time, the index comes from aggregate queries.
     Each file is written via a temporary file and a rename, and only when its content changed, so a
-    crash never leaves a half-written page and a static server or rsync sees only real changes.
+    crash never leaves a half-written page and a static server or rsync sees only real changes. A day's
+    search index is rebuilt when one of its pages changed or it has none.
     """
     base = normalise_base_url(base_url)
     db = _database(db_path)
     index = build_index(site_days(db))
-    site = _Site(Path(out_dir), make_environment())
+    site = _Site(Path(out_dir), make_environment(report_url))
     site.env.globals["nav"] = nav = SiteNav.of(s.date for s in index)
     entries = []
     for i, summary in enumerate(index):
@@ -74,28 +82,32 @@ def render_site(db_path: str | Path, out_dir: str | Path, *, base_url: str = DEF
             if i < FEED_DAYS:  # the index is newest first: these are the feed's days
                 entries.extend(feed_entries(day, base))
     feed = make_feed(entries, base)
-    removed = _remove_stale(site.out, site.kept)
+    removed = _remove_stale(site.out, site.kept)  # before indexing: a removed page leaves its day's index too
     site._write_all(archive_files(site.env, db, nav, base))  # every topic, week and month
     removed += remove_stale_archive(site.out, site.kept)
+    have = set(indexed_days(site.out))
+    site.index_search({d for d in site.days if d in site.changed_days or (d not in have and d[:7] not in have)})
     site.write_common(db, index, feed)
     return site.summary(index, feed, removed)
 
 
-def render_day(db_path: str | Path, out_dir: str | Path, date: str, *, base_url: str = DEFAULT_BASE_URL) -> SiteSummary:
+def render_day(
+    db_path: str | Path, out_dir: str | Path, date: str, *, base_url: str = DEFAULT_BASE_URL, report_url: str = ""
+) -> SiteSummary:
     """Render what publishing `date` changed: its day page and paper pages, the index, the feed and
     style.css; remove that day's pages of papers no longer listed for it. Other days' pages are left as
     they are, and only the rows needed are read: aggregates for the index, the latest days for the feed.
 
     One exception: a paper the day took over from an earlier day (the retry queue lists a failed paper
     again; the later day's row wins) leaves that day, so a day with a page of one of its papers is
-    rendered again too.
+    rendered again too. The search index of each day rendered is rebuilt: the cost of a day, not of the archive.
     """
     if not DATE_RE.match(date):
         raise SiteError(f"not a date (YYYY-MM-DD): {date!r}")
     base = normalise_base_url(base_url)
     db = _database(db_path)
     index = build_index(site_days(db))
-    site = _Site(Path(out_dir), make_environment())
+    site = _Site(Path(out_dir), make_environment(report_url))
     site.env.globals["nav"] = nav = SiteNav.of(s.date for s in index)
     topics, periods = touched_by(db, site.out, date)  # read before the day's page is written again
     loaded = {date: load_day(db, date)}
@@ -111,9 +123,10 @@ def render_day(db_path: str | Path, out_dir: str | Path, date: str, *, base_url:
     loaded_or_near = {**near, **loaded}
     latest = (loaded_or_near[s.date] if s.date in loaded_or_near else load_day(db, s.date) for s in index[:FEED_DAYS])
     feed = build_feed((d for d in latest if d is not None), base, FEED_DAYS)
-    removed = _remove_stale(site.out, site.kept, only=set(loaded))
+    removed = _remove_stale(site.out, site.kept, only=set(loaded))  # before indexing, as in render_site
     site._write_all(archive_files(site.env, db, nav, base, topics=topics, periods=periods))
     removed += remove_stale_archive(site.out, site.kept, topics, periods)
+    site.index_search(set(loaded), published={s.date for s in index})
     site.write_common(db, index, feed)
     return site.summary(index, feed, removed)
 
@@ -121,7 +134,14 @@ def render_day(db_path: str | Path, out_dir: str | Path, date: str, *, base_url:
 def load_day(db_path: str | Path, date: str) -> DayView | None:
     """One day of the database as its pages show it; None when the database has no paper or run of it."""
     rows = site_day_rows(db_path, date)
-    days = build_days(papers=rows.papers, digests=rows.digests, listed=rows.listed, run_dates=rows.run_dates)
+    days = build_days(
+        papers=rows.papers,
+        digests=rows.digests,
+        listed=rows.listed,
+        run_dates=rows.run_dates,
+        calls=rows.calls,
+        engines={date: rows.engine_kind},
+    )
     return days[0] if days else None
 
 
@@ -134,14 +154,31 @@ class _Site:
     kept: set[Path] = field(default_factory=set)
     written: int = 0
     unchanged: int = 0
+    days: list[str] = field(default_factory=list)  # the dates written
+    changed_days: set[str] = field(default_factory=set)  # the dates with a page created or changed
+    indexed: int = 0
+    search_error: str | None = None
 
     def write_day(self, day: DayView) -> None:
+        before = self.written
         self._write_all(_day_files(self.env, day))
+        self.days.append(day.date)
+        if self.written > before:
+            self.changed_days.add(day.date)
+
+    def index_search(self, dates: set[str], published: set[str] | None = None) -> None:
+        """The search indexes of these dates, after their pages (site/search.py); a failure is kept for the
+        summary, never raised: the pages are written, and the next publish or `papers site` indexes again."""
+        try:
+            self.indexed += index_days(self.out, dates, set(self.days) if published is None else published)
+        except SearchIndexError as exc:
+            self.search_error = str(exc)
 
     def write_common(self, db: Path, index: list[DaySummary], feed: Feed) -> None:
-        """After the day pages, so the index, the status page and the feed never link to a page not written yet."""
+        """After the day pages and their search indexes, so the index, the status page, the search page and
+        the feed never point to a page or an index not written yet."""
         status = [day_status(row) for row in status_rows(db)]
-        self._write_all(_common_files(self.env, index, feed, status))
+        self._write_all(_common_files(self.env, index, feed, status, indexed_days(self.out)))
 
     def summary(self, index: list[DaySummary], feed: Feed, removed: int) -> SiteSummary:
         return SiteSummary(
@@ -152,6 +189,8 @@ class _Site:
             written=self.written,
             unchanged=self.unchanged,
             removed=removed,
+            indexed=self.indexed,
+            search_error=self.search_error,
         )
 
     def _write_all(self, files: Iterable[tuple[str, str]]) -> None:
@@ -181,8 +220,9 @@ def _database(db_path: str | Path) -> Path:
     return path
 
 
-def make_environment() -> Environment:
-    """Jinja2 with autoescaping for .html and .xml: model output is untrusted text, never markup."""
+def make_environment(report_url: str = "") -> Environment:
+    """Jinja2 with autoescaping for .html and .xml: model output is untrusted text, never markup.
+    `report_url` is params site.report_url: `report_link(paper, field)` fills it ("" when unset)."""
     env = Environment(
         loader=PackageLoader("papers_digest.site", "templates"),
         autoescape=select_autoescape(["html", "xml"]),
@@ -194,6 +234,13 @@ def make_environment() -> Environment:
     )
     env.filters["when"] = format_when
     env.globals["nav"] = SiteNav()  # the dates shown: render_site and render_day set it (site/archive.py)
+
+    def paper_report_link(paper: PaperView, field_name: str) -> str:
+        return report_link(
+            report_url, arxiv_id=paper.arxiv_id, date=paper.date, field=field_name, title=paper.title, page=paper.path
+        )
+
+    env.globals["report_link"] = paper_report_link
     return env
 
 
@@ -216,10 +263,12 @@ def _day_files(env: Environment, day: DayView) -> Iterator[tuple[str, str]]:
 
 
 def _common_files(
-    env: Environment, index: list[DaySummary], feed: Feed, status: list[DayStatus]
+    env: Environment, index: list[DaySummary], feed: Feed, status: list[DayStatus], search_days: list[str]
 ) -> Iterator[tuple[str, str]]:
-    yield "style.css", (resources.files("papers_digest.site") / "templates" / "style.css").read_text(encoding="utf-8")
+    for name in STATIC_FILES:
+        yield name, (resources.files("papers_digest.site") / "templates" / name).read_text(encoding="utf-8")
     yield "index.html", env.get_template("index.html").render(days=index, root="")
+    yield "search.html", env.get_template("search.html").render(search_days=search_days, root="")
     priced = any(day.cost_usd is not None for day in status)
     yield STATUS_FILE, env.get_template("status.html").render(days=status, priced=priced, root="")
     yield FEED_FILE, env.get_template("feed.xml").render(feed=feed)

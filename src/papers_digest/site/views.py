@@ -16,6 +16,7 @@ from papers_digest.core.artefacts import ArtefactError
 from papers_digest.core.models import ARXIV_ID_RE, Digest, MindMapNode
 from papers_digest.day.status import empty_day_reason
 from papers_digest.site.archive import PaperLinks, paper_links
+from papers_digest.site.trust import Trust, trust_view
 
 ARXIV = "https://arxiv.org"
 HTML_SOURCES = ("html", "trimmed")  # the model saw arXiv's HTML, so section anchors exist there
@@ -105,11 +106,13 @@ class PaperView:
     model: str | None
     prompt_version: str | None
     generated_at: str | None  # ISO-8601 UTC, when the English digest was generated
+    version: int | None  # the arXiv version digested
     source: Source
     abs_url: str
     html_url: str | None
     en: DigestView | None = None
     zh: DigestView | None = None
+    trust: Trust | None = None  # engine, tokens, answers and the checker's verdict (site/trust.py)
     links: PaperLinks | None = None  # arXiv, HF, code, project page, organisation, topics (site/archive.py)
 
     @property
@@ -210,12 +213,18 @@ def build_days(
     digests: Iterable[Mapping[str, Any]],
     listed: Mapping[str, int] | None = None,
     run_dates: Iterable[str] = (),
+    calls: Iterable[Mapping[str, Any]] = (),
+    engines: Mapping[str, str | None] | None = None,
 ) -> list[DayView]:
-    """Database rows -> days, newest first, each with its papers ranked by upvotes (pure)."""
-    listed = listed or {}
+    """Database rows -> days, newest first, each with its papers ranked by upvotes (pure); with `calls`
+    (llm_calls rows) and `engines` (runs.engine_kind by date), each paper carries its Trust."""
+    listed, engines = listed or {}, engines or {}
     by_paper: dict[str, dict[str, Mapping[str, Any]]] = {}
     for row in digests:
         by_paper.setdefault(row["arxiv_id"], {})[row["lang"]] = row
+    calls_of: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    for call in calls:
+        calls_of.setdefault((call["date"], call["arxiv_id"]), []).append(call)
     by_date: dict[str, list[Mapping[str, Any]]] = {d: [] for d in run_dates}
     for row in papers:
         by_date.setdefault(row["date"], []).append(row)
@@ -224,12 +233,22 @@ def build_days(
         if not DATE_RE.match(date):
             raise SiteError(f"papers.db: not a date (YYYY-MM-DD): {date!r}")
         ranked = sorted(by_date[date], key=lambda r: (-(r.get("upvotes") or 0), r["arxiv_id"]))
-        views = tuple(paper_view(r, by_paper.get(r["arxiv_id"], {}), rank) for rank, r in enumerate(ranked, 1))
+        views = tuple(
+            paper_view(
+                r,
+                by_paper.get(r["arxiv_id"], {}),
+                rank,
+                trust_view(calls_of.get((date, r["arxiv_id"]), ()), engines.get(date)),
+            )
+            for rank, r in enumerate(ranked, 1)
+        )
         days.append(DayView(date=date, papers=views, listed=listed.get(date, 0)))
     return days
 
 
-def paper_view(row: Mapping[str, Any], digests: Mapping[str, Mapping[str, Any]], rank: int = 1) -> PaperView:
+def paper_view(
+    row: Mapping[str, Any], digests: Mapping[str, Mapping[str, Any]], rank: int = 1, trust: Trust | None = None
+) -> PaperView:
     """One `papers` row and its `digests` rows (by lang) -> the paper as shown (pure)."""
     arxiv_id = row["arxiv_id"]
     if not ARXIV_ID_RE.match(arxiv_id or ""):
@@ -275,6 +294,7 @@ def paper_view(row: Mapping[str, Any], digests: Mapping[str, Mapping[str, Any]],
         model=row.get("model"),
         prompt_version=row.get("prompt_version"),
         generated_at=row.get("generated_at"),
+        version=version,
         source=source_view(
             source_kind, row.get("fulltext_reason"), _json_list(row.get("fulltext_dropped")), link, version
         ),
@@ -282,6 +302,7 @@ def paper_view(row: Mapping[str, Any], digests: Mapping[str, Mapping[str, Any]],
         html_url=section_url(arxiv_id, version, source_kind, None) if source_kind in HTML_SOURCES else None,
         en=views.get("en"),
         zh=views.get("zh"),
+        trust=trust,
         links=paper_links(row),
     )
 

@@ -1,0 +1,488 @@
+"""Readers find, follow and trust (#29): search over every day, what each digest was made with, the report
+link, the language switch, the day's email; the browser tests on a small archive written into the database."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import functools
+import http.server
+import json
+import shutil
+import sqlite3
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import lxml.html
+import pytest
+from conftest import free_port
+from readers_archive import DATES, EN_PAPER, WORD_EN, WORD_ZH, ZH_PAPER, arxiv_id, write_archive
+
+from papers_digest.cli.mail import send_day, send_days
+from papers_digest.cli.main import main as papers_cli
+from papers_digest.core.params import EmailParams, ParamsError, validate_params
+from papers_digest.site.render import render_day, render_site
+from papers_digest.site.search import indexed_days
+from papers_digest.site.trust import report_link, trust_view
+
+REPORT = "https://github.com/o/r/issues/new?title=Digest+of+{arxiv_id}:+{field}&body={title}+{page}"
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+DONE_PAPER = arxiv_id(DATES[-1], 1)
+
+
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Four days over two months, rendered with the report link: March's days fold into one index."""
+    folder = tmp_path_factory.mktemp("readers")
+    db = write_archive(folder / "papers.db")
+    render_site(db, folder / "site", report_url=REPORT)
+    return folder
+
+
+def page(path: Path) -> lxml.html.HtmlElement:
+    return lxml.html.fromstring(path.read_bytes())
+
+
+# ---------------------------------------------------------------- trust and the report link
+
+
+def test_a_paper_page_says_in_one_place_how_its_digest_was_made(archive):
+    root = page(archive / "site" / DATES[-1] / f"{DONE_PAPER}.html")
+    (block,) = root.cssselect("dl.provenance")
+    shown = dict(
+        zip(
+            (" ".join(dt.text_content().split()) for dt in block.cssselect("dt")),
+            (" ".join(dd.text_content().split()) for dd in block.cssselect("dd")),
+            strict=True,
+        )
+    )
+    assert shown["Model"] == "sim-digest"
+    assert shown["Engine"] == "an OpenAI-compatible endpoint (llm.base_url)"
+    assert shown["Prompt version"] == "digest digest_en-v1, translation translate_zh-v1"
+    assert shown["arXiv version"] == "v2"
+    assert shown["Generated"].startswith(DATES[-1])
+    assert shown["What the model saw"] == "Full text (arXiv HTML v2)"
+    # two answers per stage (the first rejected for `echo`), 1,000 + 300 tokens each
+    assert shown["Tokens"] == "4,000 prompt + 1,200 completion, in 4 answers from the model"
+    (verdict,) = block.cssselect("dd.verdict")
+    assert [" ".join(t.split()) for t in verdict.itertext()] == [
+        "English digest: passed the checker on answer 2 of 2 (earlier answers broke: echo)",
+        "Chinese translation: passed the checker on answer 2 of 2 (earlier answers broke: echo)",
+    ]
+    assert block.get("data-pagefind-ignore") is not None  # the search index holds the paper, not this block
+
+
+def test_a_managed_engine_and_a_failed_paper_are_named(archive, tmp_path):
+    db = tmp_path / "papers.db"
+    shutil.copy(archive / "papers.db", db)
+    with sqlite3.connect(db) as conn:
+        conn.execute("alter table runs add column engine_kind text")
+        conn.execute("update runs set engine_kind = 'vllm' where date = ?", [DATES[-1]])
+    render_day(db, tmp_path / "site", DATES[-1])
+    done = page(tmp_path / "site" / DATES[-1] / f"{DONE_PAPER}.html")
+    assert "vLLM, started by papers-digest for the run" in done.cssselect("dl.provenance")[0].text_content()
+    failed = page(tmp_path / "site" / DATES[-1] / f"{arxiv_id(DATES[-1], 3)}.html")
+    (verdict,) = failed.cssselect("dd.verdict")
+    assert (
+        " ".join(verdict.text_content().split())
+        == "English digest: rejected by the checker after 2 answer(s) (earlier answers broke: echo)"
+    )
+
+
+def test_report_links_fill_the_template_url_encoded_for_the_paper_and_each_result(archive):
+    root = page(archive / "site" / DATES[-1] / f"{DONE_PAPER}.html")
+    links = [a.get("href") for a in root.cssselect("a.report")]
+    assert len(links) == 1 + 3  # the digest, then each result
+    fields = [parse_qs(urlsplit(u).query)["title"][0] for u in links]
+    assert fields == [f"Digest of {DONE_PAPER}: {f}" for f in ("digest", "results[0]", "results[1]", "results[2]")]
+    body = parse_qs(urlsplit(links[0]).query)["body"][0]
+    assert body == f"Sparse routers, part 1 ({DATES[-1]}) {DATES[-1]}/{DONE_PAPER}.html"
+    # a value that would end the query or the attribute stays inside its parameter
+    hostile = report_link(REPORT, arxiv_id="2504.1", date="d", field='x&y="z"#', title="a b", page="p")
+    assert parse_qs(urlsplit(hostile).query)["title"] == ['Digest of 2504.1: x&y="z"#']
+    assert report_link("", arxiv_id="x", date="d", field="f") == ""
+
+
+def test_without_a_report_url_there_is_no_report_link(archive, tmp_path):
+    render_day(archive / "papers.db", tmp_path / "site", DATES[-1])
+    assert page(tmp_path / "site" / DATES[-1] / f"{DONE_PAPER}.html").cssselect("a.report") == []
+
+
+@pytest.mark.parametrize("template", ["ftp://x/{arxiv_id}", "https://x/{arxiv}", "https://x/{0}"])
+def test_a_bad_report_url_names_the_key(template):
+    with pytest.raises(ParamsError, match=r"site\.report_url"):
+        validate_params({"date": "2025-04-03", "site": {"report_url": template}})
+
+
+def test_trust_counts_answers_not_transport_retries():
+    calls = [
+        {"stage": "digest_en", "attempt": 1, "retry": 0, "status": "error", "prompt_tokens": 0, "started_at": 1},
+        {
+            "stage": "digest_en",
+            "attempt": 1,
+            "retry": 1,
+            "status": "ok",
+            "prompt_tokens": 10,
+            "completion_tokens": 5,
+            "started_at": 2,
+            "from_store": 0,
+            "checker_rules": "[]",
+        },
+    ]
+    (stage,) = trust_view(calls).stages
+    assert (stage.answers, stage.tokens, stage.verdict, stage.broken) == (1, 15, "passed", ())
+
+
+# ---------------------------------------------------------------- the search index
+
+
+def test_a_past_month_is_one_index_and_the_latest_month_one_per_day(archive):
+    site = archive / "site"
+    assert indexed_days(site) == ["2025-04-02", "2025-04-01", "2025-03"]
+    for name in ("pagefind.js", "pagefind-worker.js", "wasm.unknown.pagefind", "pagefind-entry.json"):
+        assert (site / "pagefind" / name).is_file()  # Pagefind's runtime, once, at its default place
+    assert not list((site / "pagefind" / "2025-03").glob("*.js"))  # the merged indexes carry no runtime
+    days = json.loads(page(site / "search.html").cssselect("#search-results")[0].get("data-days"))
+    assert days == indexed_days(site)
+    paper = page(site / DATES[0] / f"{arxiv_id(DATES[0], 1)}.html")
+    assert paper.cssselect("article[data-pagefind-body]")  # results are paper pages, never day lists
+    assert not page(site / DATES[0] / "index.html").cssselect("[data-pagefind-body]")
+
+
+def test_a_publish_indexes_its_own_day_and_the_first_of_a_month_folds_the_last(archive, tmp_path):
+    db, site = tmp_path / "papers.db", tmp_path / "site"
+    write_archive(db, DATES[:2])  # March only
+    render_site(db, site)
+    assert indexed_days(site) == ["2025-03-31", "2025-03-30"]
+    write_archive(db, DATES[2:3])
+    summary = render_day(db, site, DATES[2])
+    assert summary.search_error is None and summary.indexed == 2  # the day, and March folded
+    assert indexed_days(site) == ["2025-04-01", "2025-03"]
+    before = (site / "pagefind" / "2025-03" / "pagefind-entry.json").stat().st_mtime_ns
+    write_archive(db, DATES[3:])
+    assert render_day(db, site, DATES[3]).indexed == 1  # only its day: the cost of a day, not of the archive
+    assert (site / "pagefind" / "2025-03" / "pagefind-entry.json").stat().st_mtime_ns == before
+    assert '"2025-04-02"' in (site / "search.html").read_text(encoding="utf-8")
+
+
+def test_without_pagefind_the_pages_are_written_and_the_summary_says_why(archive, tmp_path, monkeypatch):
+    monkeypatch.setattr("papers_digest.site.search.pagefind_binary", lambda: None)
+    summary = render_day(archive / "papers.db", tmp_path / "site", DATES[-1])
+    assert (tmp_path / "site" / DATES[-1] / f"{DONE_PAPER}.html").is_file()
+    assert "Pagefind is not installed" in summary.search_error
+
+
+# ---------------------------------------------------------------- the day's email
+
+
+class _Inbox:
+    """An aiosmtpd handler keeping every message it receives."""
+
+    def __init__(self) -> None:
+        self.messages: list[tuple[list[str], bytes]] = []
+
+    async def handle_DATA(self, server, session, envelope):  # aiosmtpd's hook name
+        self.messages.append((list(envelope.rcpt_tos), envelope.original_content or envelope.content))
+        return "250 OK"
+
+
+@pytest.fixture
+def smtp() -> Iterator[tuple[_Inbox, int]]:
+    controller_module = pytest.importorskip("aiosmtpd.controller", reason="aiosmtpd is a dev dependency (.[dev])")
+    inbox = _Inbox()
+    port = free_port()
+    controller = controller_module.Controller(inbox, hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        yield inbox, port
+    finally:
+        controller.stop()
+
+
+def _settings(port: int, **changes) -> EmailParams:
+    values = {
+        "to": ["reader@example.org"],
+        "sender": "digest@example.org",
+        "smtp_host": "127.0.0.1",
+        "smtp_port": port,
+        "starttls": False,
+    } | changes
+    return EmailParams(**values)
+
+
+def test_the_days_email_reaches_the_server_with_both_parts_and_every_done_paper(archive, smtp, capsys):
+    inbox, port = smtp
+    assert send_day(_settings(port, site_url="https://digest.example.org/"), DATES[-1], archive / "papers.db")
+    ((rcpt, raw),) = inbox.messages
+    assert rcpt == ["reader@example.org"]
+    message = email.message_from_bytes(raw, policy=email.policy.default)
+    assert message["Subject"] == f"papers-digest {DATES[-1]}: 2 papers"
+    text = message.get_body(("plain",)).get_content()
+    html = message.get_body(("html",)).get_content()
+    for n in (1, 2):  # the done papers, in both languages, linked to their pages
+        paper_id = arxiv_id(DATES[-1], n)
+        title = f"Sparse routers, part {n} ({DATES[-1]})"
+        assert title in text and f"https://digest.example.org/{DATES[-1]}/{paper_id}.html" in text
+        links = lxml.html.fromstring(html).cssselect(
+            f"a[href='https://digest.example.org/{DATES[-1]}/{paper_id}.html']"
+        )
+        assert [a.text_content() for a in links] == [title]
+        assert f"Paper {n} of {DATES[-1]} trains a sparse router" in text
+    assert text.count("该论文训练了一个用于长上下文的稀疏路由器") == 2 and "路由器在任务0上将延迟降低了10%" in html
+    assert f"1 paper failed and is not summarised: {arxiv_id(DATES[-1], 3)}." in text
+    assert f"email for {DATES[-1]} sent to 1 address(es)" in capsys.readouterr().out
+
+
+def test_one_language_and_markup_in_a_title_is_text(archive, smtp, tmp_path):
+    inbox, port = smtp
+    db = tmp_path / "papers.db"
+    shutil.copy(archive / "papers.db", db)
+    with sqlite3.connect(db) as conn:
+        conn.execute("update papers set title = '<script>alert(1)</script>' where arxiv_id = ?", [DONE_PAPER])
+    assert send_day(_settings(port, lang="en"), DATES[-1], db)
+    message = email.message_from_bytes(inbox.messages[0][1], policy=email.policy.default)
+    html = message.get_body(("html",)).get_content()
+    assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "稀疏路由器" not in html and "https://arxiv.org/abs/" in html  # no site_url: links go to arXiv
+
+
+def test_a_failed_send_is_one_line_and_never_raises(archive, capsys):
+    closed = _settings(1)  # nothing listens on port 1
+    assert not send_day(closed, DATES[-1], archive / "papers.db", command="papers daily")
+    out = capsys.readouterr().out.strip()
+    assert out.startswith(f"papers daily: the email for {DATES[-1]} was not sent: ") and "\n" not in out
+    send_days(closed, [DATES[-1], "2031-01-01"], archive / "papers.db", command="papers daily")  # no raise
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 2 and "2031-01-01 was not sent" in lines[1]
+    send_days(EmailParams(), [DATES[-1]], archive / "papers.db")  # email.to empty: nothing, not a word
+    assert capsys.readouterr().out == ""
+
+
+def test_papers_email_sends_a_day_by_hand(archive, smtp, tmp_path, capsys):
+    inbox, port = smtp
+    params = tmp_path / "params.yaml"
+    params.write_text(
+        f'date: "{DATES[-1]}"\nemail:\n  smtp_host: 127.0.0.1\n  smtp_port: {port}\n  starttls: false\n',
+        encoding="utf-8",
+    )
+    argv = ["email", "--date", DATES[-1], "--params", str(params), "--db", str(archive / "papers.db")]
+    with pytest.raises(SystemExit) as nobody:
+        papers_cli(argv)
+    assert nobody.value.code == 2 and "email.to" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as sent:
+        papers_cli([*argv, "--to", "a@example.org", "--to", "b@example.org"])
+    assert sent.value.code == 0
+    assert inbox.messages[0][0] == ["a@example.org", "b@example.org"]
+
+
+def test_papers_daily_mails_the_dates_that_ran_ok(monkeypatch):
+    from papers_digest.cli import runs
+
+    sent: list[list[str]] = []
+    monkeypatch.setattr(runs, "send_alert", lambda *a: None)
+    monkeypatch.setattr(runs, "run_summary", lambda db, date: (2, 1))
+    monkeypatch.setattr(runs, "date_runs", lambda db, finished: [])
+    monkeypatch.setattr(runs, "send_days", lambda settings, dates, db, command: sent.append(list(dates)))
+    params = validate_params({"date": DATES[-1], "email": {"to": ["r@example.org"]}})
+    outcomes = [runs.Outcome(DATES[0], 0), runs.Outcome(DATES[1], 1), runs.Outcome(DATES[2], 0)]
+    assert runs._summary("papers daily", outcomes, params) == 1
+    assert sent == [[DATES[0], DATES[2]]]
+
+
+# ---------------------------------------------------------------- in a real browser
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
+        pytest.skip("chromium/chromedriver not installed (apt-get install chromium chromium-driver; .ci/run does)")
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is a dev dependency (.[dev])")
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="chromium-profile-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        "--window-size=1280,900",
+    ):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(str(CHROMEDRIVER)))
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def served(archive: Path) -> Iterator[str]:
+    """The site over HTTP (browsers load no module script from file://, so search needs a server)."""
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+    handler = functools.partial(Quiet, directory=str(archive / "site"))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _wait(condition, timeout_s: float = 30.0):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"not true within {timeout_s} s")
+
+
+def _search(browser, served: str, term: str) -> list[str]:
+    from selenium.webdriver.common.by import By
+
+    browser.get(served + "search.html")
+    box = browser.find_element(By.ID, "q")
+    box.send_keys(term)
+    box.submit()
+    _wait(lambda: browser.find_element(By.ID, "search-results").get_attribute("data-ms"))
+    return [
+        a.get_attribute("href").removeprefix(served)
+        for a in browser.find_elements(By.CSS_SELECTOR, "#search-results h2 a")
+    ]
+
+
+@pytest.mark.slow
+def test_an_english_and_a_chinese_word_each_find_their_paper(browser, served):
+    from selenium.webdriver.common.by import By
+
+    assert _search(browser, served, WORD_EN) == [f"{EN_PAPER[1]}/{EN_PAPER[0]}.html"]
+    assert _search(browser, served, WORD_ZH) == [f"{ZH_PAPER[1]}/{ZH_PAPER[0]}.html"]  # in March's folded index
+    marks = [m.text for m in browser.find_elements(By.CSS_SELECTOR, "#search-results .excerpt mark")]
+    assert marks and all(m in WORD_ZH for m in marks)  # the Chinese word, or its segments
+    found = _search(browser, served, "router")  # every paper page, of every month, and no stub
+    assert len(found) == 3 * len(DATES) and all(u.count("/") == 1 for u in found)
+    # the header's box on any page leads to the same search
+    browser.get(served + f"{DATES[0]}/index.html")
+    browser.find_element(By.ID, "site-search").send_keys(WORD_EN)
+    browser.find_element(By.ID, "site-search").submit()
+    _wait(lambda: browser.find_element(By.ID, "search-results").get_attribute("data-ms"))
+    assert browser.current_url == served + f"search.html?q={WORD_EN}"
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+@pytest.mark.slow
+def test_the_language_switch_hides_the_other_language_and_keeps_the_choice(browser, served):
+    from selenium.webdriver.common.by import By
+
+    url = served + f"{DATES[-1]}/{DONE_PAPER}.html"
+    browser.get(url)
+    browser.execute_script("localStorage.clear()")
+    browser.refresh()
+
+    def shown(lang: str) -> bool:
+        return all(e.is_displayed() for e in browser.find_elements(By.CSS_SELECTOR, f".pair > p[lang={lang}]"))
+
+    def hidden(lang: str) -> bool:
+        return not any(e.is_displayed() for e in browser.find_elements(By.CSS_SELECTOR, f".pair > p[lang={lang}]"))
+
+    assert shown("en") and shown("zh-Hans")  # both, by default
+    browser.find_element(By.CSS_SELECTOR, ".lang-switch button[data-show=zh]").click()
+    assert shown("zh-Hans") and hidden("en")
+    browser.refresh()
+    assert shown("zh-Hans") and hidden("en")  # kept after a reload
+    assert (
+        browser.find_element(By.CSS_SELECTOR, ".lang-switch button[data-show=zh]").get_attribute("aria-pressed")
+        == "true"
+    )
+    browser.get(served + f"{DATES[-1]}/index.html")  # and on other pages
+    assert not any(e.is_displayed() for e in browser.find_elements(By.CSS_SELECTOR, ".summary[lang=en]"))
+    browser.find_element(By.CSS_SELECTOR, ".lang-switch button[data-show=en]").click()
+    assert not any(e.is_displayed() for e in browser.find_elements(By.CSS_SELECTOR, ".summary[lang=zh-Hans]"))
+    browser.find_element(By.CSS_SELECTOR, ".lang-switch button[data-show=both]").click()
+    assert all(e.is_displayed() for e in browser.find_elements(By.CSS_SELECTOR, ".summary"))
+
+
+@pytest.mark.slow
+def test_without_javascript_both_languages_show_and_there_is_no_switch(archive):
+    root = page(archive / "site" / DATES[-1] / f"{DONE_PAPER}.html")
+    (switch,) = root.cssselect(".lang-switch")
+    assert switch.get("hidden") is not None  # site.js shows it; the CSS hides a language only on its say-so
+    css = (archive / "site" / "style.css").read_text(encoding="utf-8")
+    assert 'html[data-show="en"] .pair > [lang="zh-Hans"]' in css
+    assert root.cssselect(".pair > p[lang=en]") and root.cssselect(".pair > p[lang=zh-Hans]")
+
+
+def _page_types(site: Path) -> list[str]:
+    """One page of every type the site has: index, day, paper (done and failed), status, search, and the
+    topic, week and month pages when the site has them."""
+    pages = [
+        "index.html",
+        f"{DATES[-1]}/index.html",
+        f"{DATES[-1]}/{DONE_PAPER}.html",
+        f"{DATES[-1]}/{arxiv_id(DATES[-1], 3)}.html",
+        "status.html",
+        "search.html?q=router",
+    ]
+    for folder in ("topics", "weeks", "months"):
+        found = sorted((site / folder).glob("*.html")) if (site / folder).is_dir() else []
+        pages += [p.relative_to(site).as_posix() for p in found[:2]]
+    return pages
+
+
+@pytest.mark.slow
+def test_every_page_type_fits_a_phone_and_a_desktop_and_axe_finds_nothing_serious(browser, served, archive):
+    axe = pytest.importorskip("axe_selenium_python", reason="axe-selenium-python is a dev dependency (.[dev])")
+    axe_js = (Path(axe.__file__).parent / "node_modules" / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
+    problems = []
+    try:
+        for width in (390, 1280):
+            browser.execute_cdp_cmd(
+                "Emulation.setDeviceMetricsOverride",
+                {"width": width, "height": 844, "deviceScaleFactor": 1, "mobile": width < 600},
+            )
+            for path in _page_types(archive / "site"):
+                browser.get(served + path)
+                if "search" in path:
+                    _wait(lambda: browser.execute_script("return document.getElementById('search-results').dataset.ms"))
+                wide = browser.execute_script(
+                    "const d = document.documentElement; return [d.scrollWidth, d.clientWidth, window.innerWidth]"
+                )
+                assert wide[2] == width, wide
+                if wide[0] > wide[1]:
+                    problems.append(f"{path} at {width} px scrolls sideways: {wide[0]} > {wide[1]}")
+                if width == 390:
+                    continue  # axe once per page, at desktop width
+                browser.execute_script(axe_js)
+                found = browser.execute_async_script(
+                    "const done = arguments[arguments.length - 1];"
+                    "axe.run(document, {resultTypes: ['violations']})"
+                    ".then(r => done(r.violations), e => done(String(e)));"
+                )
+                assert isinstance(found, list), found
+                problems += [
+                    f"{path}: axe {v['id']} ({v['impact']}): {v['help']}; {len(v['nodes'])} node(s), e.g. "
+                    f"{v['nodes'][0]['target']}"
+                    for v in found
+                    if v["impact"] in ("serious", "critical")
+                ]
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    assert problems == [], "\n".join(problems)
