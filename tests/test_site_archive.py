@@ -20,7 +20,7 @@ from papers_digest.day.topics import normalise_topic, topic_slug
 from papers_digest.db.queries import failed_recently
 from papers_digest.db.schema import PAPER_COLUMNS
 from papers_digest.db.writer import write_day
-from papers_digest.site.archive import SiteNav, month_range, paper_links, week_key, week_range
+from papers_digest.site.archive import Period, SiteNav, month_range, paper_links, week_key, week_range
 from papers_digest.site.render import render_day, render_site
 
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -241,6 +241,10 @@ def test_week_and_month_pages_list_the_top_papers_by_upvotes(archive):
         assert votes == sorted(votes, reverse=True) and len(votes) == min(
             10, len(rows(db, "select 1 from papers where date between ? and ?", [start, end]))
         )
+    for folder, keys in (("weeks", ["2026-W01", "2026-W02"]), ("months", ["2025-12", "2026-01"])):
+        first, last = page(out / folder / f"{keys[0]}.html"), page(out / folder / f"{keys[1]}.html")
+        assert [a.get("href") for a in first.cssselect("nav.periods-nav a")] == [f"{keys[1]}.html"]
+        assert [a.get("href") for a in last.cssselect("nav.periods-nav a")] == [f"{keys[0]}.html"]
     day = page(out / dates[0] / "index.html")
     assert [a.get("href") for a in day.cssselect("nav.days-nav a.week, nav.days-nav a.month")] == [
         f"../weeks/{week_key(dates[0])}.html",
@@ -325,6 +329,9 @@ def test_site_nav_finds_neighbours_even_of_a_day_not_shown():
     assert (nav.prev("2025-12-30"), nav.next("2026-01-05")) == (None, None)
     assert [w.key for w in nav.weeks()] == ["2026-W02", "2026-W01"]
     assert [m.path for m in nav.months()] == ["months/2026-01.html", "months/2025-12.html"]
+    w1, w2 = nav.weeks()[::-1]
+    assert nav.beside(w1) == (None, w2) and nav.beside(w2) == (w1, None)
+    assert nav.beside(Period("week", "2026-W00")) == (None, w1)  # a week not shown: its neighbours all the same
     assert week_range("2026-W01") == ("2025-12-29", "2026-01-04")
     assert month_range("2024-02") == ("2024-02-01", "2024-02-29")
 

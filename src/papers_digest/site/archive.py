@@ -187,6 +187,15 @@ class SiteNav:
     def months(self) -> list[Period]:
         return [Period("month", k) for k in sorted({d[:7] for d in self.dates}, reverse=True)]
 
+    def beside(self, period: Period) -> tuple[Period | None, Period | None]:
+        """The week (or month) before and after `period` that have a shown date."""
+        keys = [p.key for p in reversed(self.weeks() if period.kind == "week" else self.months())]
+        before, after = bisect.bisect_left(keys, period.key), bisect.bisect_right(keys, period.key)
+        return (
+            Period(period.kind, keys[before - 1]) if before > 0 else None,
+            Period(period.kind, keys[after]) if after < len(keys) else None,
+        )
+
 
 # --- the pages of a topic and of a week or month -----------------------------------------------------------
 

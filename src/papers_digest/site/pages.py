@@ -55,6 +55,8 @@ def archive_files(
     recurring, others = topic_counts(db, TOPIC_INDEX_MIN_PAPERS)
     counts = [TopicCount(TopicRef(r["topic"]), r["papers"], r["latest"]) for r in recurring]
     yield TOPICS_INDEX, env.get_template("topics.html").render(topics=counts, others=others, root="../")
+    if periods is not None:  # and the periods beside them: their links to the one before and after
+        periods = list(dict.fromkeys([*periods, *(q for p in periods for q in nav.beside(p) if q)]))
     for period in [*nav.weeks(), *nav.months()] if periods is None else periods:
         days, rows = top_papers(db, *period.range, TOP_PAPERS)
         if days:
@@ -87,7 +89,8 @@ def topic_feed(page: TopicPage, base_url: str) -> Feed:
 
 def touched_by(db: Path, out: Path, date: str) -> tuple[set[str], list[Period]]:
     """What publishing `date` changes beyond its own pages: the topics its papers have now and those its page
-    linked to before (a paper may have left the day or changed topics), and its week and month."""
+    linked to before (a paper may have left the day or changed topics), and its week and month (archive_files
+    adds the weeks and months beside them)."""
     return topics_on(db, date) | linked_topics(out / date / "index.html"), list(periods_of(date))
 
 
