@@ -5,6 +5,7 @@ what the user sees: a stage error in one line, or the paper `done` / `failed` wi
 """
 
 import asyncio
+import itertools
 import time
 from collections.abc import Callable
 
@@ -347,4 +348,4 @@ def test_arxiv_requests_keep_their_interval_across_processes(tmp_path):
     ]
     starts = sorted(float(line) for w in workers for line in w.communicate(timeout=60)[0].split())
     assert len(starts) == 6
-    assert min(b - a for a, b in zip(starts, starts[1:], strict=False)) >= 0.3 - 0.005
+    assert min(b - a for a, b in itertools.pairwise(starts)) >= 0.3 - 0.005
