@@ -50,15 +50,19 @@ def archive_publish(days: int, papers: int = 20) -> None:
         backup.mkdir()
         for name in ("papers.db", "site/index.html", "site/feed.xml"):
             shutil.copy(year / name, backup / Path(name).name)
+        shutil.copytree(year / "site" / "pagefind", backup / "pagefind")  # the search indexes (site/search.py)
 
         def new_day_in_one() -> None:  # an empty database and site
             shutil.rmtree(one)
             one.mkdir()
 
-        def new_day_in_year() -> None:  # the archive before the day: its database, site and index and feed
+        def new_day_in_year() -> None:  # the archive before the day: its database, site, index, feed, search indexes
             for name in ("papers.db", "site/index.html", "site/feed.xml"):
                 shutil.copy(backup / Path(name).name, year / name)
             shutil.rmtree(year / "site" / DATE, ignore_errors=True)
+            # each run folds the month before DATE (its first day) into one search index, as the real day would
+            shutil.rmtree(year / "site" / "pagefind")
+            shutil.copytree(backup / "pagefind", year / "site" / "pagefind")
 
         def empty_folder() -> None:
             shutil.rmtree(work / "new", ignore_errors=True)

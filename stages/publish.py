@@ -96,7 +96,7 @@ def _publish(args: Namespace, fingerprint: str) -> None:
         print(
             f"publish: site: {args.date} of {site.days} day(s), {site.papers} papers, "
             f"{site.feed_entries} feed entries; {site.written} files written, {site.unchanged} unchanged, "
-            f"{site.removed} removed; search index of {site.indexed} day(s) -> {args.site}"
+            f"{site.removed} removed; {site.indexed} search index(es) built -> {args.site}"
         )
         if site.search_error:  # the pages are there; `papers site` indexes the day again later
             print(f"publish: search: the day was not indexed: {site.search_error}")
