@@ -9,6 +9,7 @@ import email.policy
 import functools
 import http.server
 import json
+import re
 import shutil
 import sqlite3
 import tempfile
@@ -515,3 +516,17 @@ def test_markup_the_model_wrote_is_text_in_search_results_too(browser, tmp_path)
         assert results.find_elements(By.CSS_SELECTOR, "img, script") == []
         excerpt = results.find_element(By.CSS_SELECTOR, ".excerpt").text
         assert "<img src=x" in excerpt and "okapi" in excerpt
+
+
+@pytest.mark.slow
+def test_a_search_page_served_before_a_month_was_folded_still_finds_its_papers(browser, archive, tmp_path):
+    """A cached search.html may list day indexes that the first publish of a month has since folded (or any
+    index gone): the day is looked for in its month's index, and an index found nowhere is left out."""
+    site = tmp_path / "site"
+    shutil.copytree(archive / "site", site)
+    page_text = (site / "search.html").read_text(encoding="utf-8")
+    listed = json.dumps(["2025-04-09", "2025-04-02", "2025-04-01", "2025-03-31", "2025-03-30"])
+    (site / "search.html").write_text(re.sub(r"data-days='[^']*'", f"data-days='{listed}'", page_text), "utf-8")
+    with _serve(site) as url:
+        assert _search(browser, url, WORD_ZH) == [f"{ZH_PAPER[1]}/{ZH_PAPER[0]}.html"]
+        assert len(_search(browser, url, "router")) == 3 * len(DATES)

@@ -64,9 +64,21 @@
       if (!loading) {
         loading = import("./pagefind/pagefind.js").then(function (pf) {
           return pf.options({ excerptLength: 30 }).then(function () {
-            return Promise.all(days.map(function (day) {
-              return pf.mergeIndex(new URL("pagefind/" + day + "/", document.baseURI).href);
-            }));
+            // An index gone since this page was served (the first publish of a month folds its days into one)
+            // would fail every search once merged: each index's entry is fetched first (then cached), and a
+            // day that is gone is looked for in its month's index instead, merged once.
+            var merged = {};
+            function merge(name, orMonth) {
+              var url = new URL("pagefind/" + name + "/", document.baseURI).href;
+              return fetch(url + "pagefind-entry.json").then(function (answer) {
+                if (answer.ok && !merged[name]) {
+                  merged[name] = true;
+                  return pf.mergeIndex(url);
+                }
+                return !answer.ok && orMonth ? merge(name.slice(0, 7), false) : null;
+              });
+            }
+            return Promise.all(days.map(function (name) { return merge(name, name.length > 7); }));
           }).then(function () { return pf; });
         });
       }
