@@ -3,17 +3,12 @@ link, the language switch, the day's email; the browser tests on a small archive
 
 from __future__ import annotations
 
-import contextlib
 import email
 import email.policy
-import functools
-import http.server
 import json
 import re
 import shutil
 import sqlite3
-import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,9 +25,9 @@ from papers_digest.core.params import EmailParams, ParamsError, validate_params
 from papers_digest.site.render import render_day, render_site
 from papers_digest.site.search import indexed_days
 from papers_digest.site.trust import report_link, trust_view
+from papers_digest.testing.browser import MISSING, chromium, have_chromium, serve_folder
 
 REPORT = "https://github.com/o/r/issues/new?title=Digest+of+{arxiv_id}:+{field}&body={title}+{page}"
-CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
 DONE_PAPER = arxiv_id(DATES[-1], 1)
 
 
@@ -300,55 +295,16 @@ def test_papers_daily_mails_the_dates_that_ran_ok(monkeypatch):
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
-        pytest.skip("chromium/chromedriver not installed (apt-get install chromium chromium-driver; .ci/run does)")
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is a dev dependency (.[dev])")
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="chromium-profile-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={profile}",
-        "--window-size=1280,900",
-    ):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options, service=Service(str(CHROMEDRIVER)))
-    try:
+    if not have_chromium():
+        pytest.skip(MISSING)
+    pytest.importorskip("selenium.webdriver", reason="selenium is a dev dependency (.[dev])")
+    with chromium() as driver:
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
-
-
-@contextlib.contextmanager
-def _serve(folder: Path) -> Iterator[str]:
-    """A folder over HTTP (browsers load no module script from file://, so search needs a server)."""
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @pytest.fixture(scope="module")
 def served(archive: Path) -> Iterator[str]:
-    with _serve(archive / "site") as url:
+    with serve_folder(archive / "site") as url:
         yield url
 
 
@@ -508,7 +464,7 @@ def test_markup_the_model_wrote_is_text_in_search_results_too(browser, tmp_path)
             "update digests set digest = ? where arxiv_id = ? and lang = 'en'", [json.dumps(digest), DONE_PAPER]
         )
     render_site(db, tmp_path / "site")
-    with _serve(tmp_path / "site") as url:
+    with serve_folder(tmp_path / "site") as url:
         assert _search(browser, url, "okapi") == [f"{DATES[-1]}/{DONE_PAPER}.html"]
         with pytest.raises(NoAlertPresentException):
             browser.switch_to.alert  # noqa: B018 - reading it is the check: no dialog was opened
@@ -527,6 +483,6 @@ def test_a_search_page_served_before_a_month_was_folded_still_finds_its_papers(b
     page_text = (site / "search.html").read_text(encoding="utf-8")
     listed = json.dumps(["2025-04-09", "2025-04-02", "2025-04-01", "2025-03-31", "2025-03-30"])
     (site / "search.html").write_text(re.sub(r"data-days='[^']*'", f"data-days='{listed}'", page_text), "utf-8")
-    with _serve(site) as url:
+    with serve_folder(site) as url:
         assert _search(browser, url, WORD_ZH) == [f"{ZH_PAPER[1]}/{ZH_PAPER[0]}.html"]
         assert len(_search(browser, url, "router")) == 3 * len(DATES)

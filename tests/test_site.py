@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import re
 import shutil
 import sqlite3
-import tempfile
-import threading
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,6 +28,7 @@ from papers_digest.site.feed import DEFAULT_BASE_URL
 from papers_digest.site.render import load_day as load_day_view
 from papers_digest.site.render import render_day, render_site
 from papers_digest.site.views import build_days, build_index, paper_view, section_url
+from papers_digest.testing.browser import MISSING, chromium, have_chromium, serve_folder
 from papers_digest.testing.servers import engine_server, sample_replay_server
 
 # the sample day is built with DVC once for the module, and the browser tests drive Chromium
@@ -41,17 +38,6 @@ ATOM = "{http://www.w3.org/2005/Atom}"
 HTML_PAPER = "2503.20783"  # the sample's one paper with an arXiv HTML page (v2)
 RANKED = ["2504.00999", "2504.00883", "2504.01014", HTML_PAPER]  # by upvotes: 46, 38, 20, 18
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
-CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
-CHROMIUM_FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-)
 ARCHIVE = ("topics", "weeks", "months")  # the topic, week and month pages: tests/test_site_archive.py
 OLDER_DAYS = [f"2025-03-{d}" for d in range(26, 32)] + ["2025-04-01", "2025-04-02"]  # cloned from the sample day
 SCRIPT = "<script>alert(1)</script>"
@@ -89,43 +75,17 @@ def db_rows(project: Path) -> dict[str, list[dict]]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    """Debian's headless Chromium through its chromedriver (selenium downloads nothing when given both)."""
-    if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
-        pytest.skip("chromium/chromedriver not installed (apt-get install chromium chromium-driver; .ci/run does)")
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is a dev dependency (.[dev])")
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="chromium-profile-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--window-size=1280,900"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    options.set_capability("unhandledPromptBehavior", "ignore")  # leave a dialog open so the test can see it
-    driver = webdriver.Chrome(options=options, service=Service(str(CHROMEDRIVER)))
-    try:
+    if not have_chromium():
+        pytest.skip(MISSING)
+    pytest.importorskip("selenium.webdriver", reason="selenium is a dev dependency (.[dev])")
+    with chromium(keep_dialogs=True) as driver:  # a dialog stays open so a test can see it
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 @pytest.fixture
 def served(site: Path) -> Iterator[str]:
-    """The site folder over HTTP on 127.0.0.1, as `python -m http.server -d data/site` serves it."""
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_folder(site) as url:
+        yield url
 
 
 def page(path: Path) -> lxml.html.HtmlElement:

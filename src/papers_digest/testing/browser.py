@@ -1,0 +1,71 @@
+"""Debian's headless Chromium for the site's tests, and a folder served over HTTP on 127.0.0.1 for it."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import shutil
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+MISSING = "chromium/chromedriver not installed (apt-get install chromium chromium-driver; .ci/run does)"
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+
+
+def have_chromium() -> bool:
+    return CHROMIUM.exists() and CHROMEDRIVER.exists()
+
+
+@contextlib.contextmanager
+def chromium(*, keep_dialogs: bool = False) -> Iterator[Any]:
+    """A selenium driver of Debian's Chromium through its chromedriver (selenium downloads nothing when given
+    both), in a profile of its own, 1280 x 900; `keep_dialogs` leaves an alert open for the test to see."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="chromium-profile-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--window-size=1280,900"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    if keep_dialogs:
+        options.set_capability("unhandledPromptBehavior", "ignore")
+    driver = webdriver.Chrome(options=options, service=Service(str(CHROMEDRIVER)))
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def serve_folder(folder: Path) -> Iterator[str]:
+    """A folder over HTTP on 127.0.0.1, as `python -m http.server -d data/site` serves it -> its URL (browsers
+    load no module script from file://, so the site's search needs a server)."""
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
