@@ -148,9 +148,10 @@ def test_another_machine_restores_a_day_from_a_dvc_remote_with_no_request_and_se
     run_dvc(machine_a, "push", "--run-cache")
     machine_b = tmp_path / "b"  # the same commit, so the same params as machine A's run of the day
     _git(tmp_path, "clone", "-q", str(origin), str(machine_b))
-    before = (replay.total_requests, sim.stats.requests)
-    restored = run_dvc(machine_b, "repro", "--pull")
-    assert (replay.total_requests, sim.stats.requests) == before  # nothing asked of HF, arXiv or the LLM
+    before = (replay.total_requests, chat_calls(sim))
+    restored = _papers(machine_b, "daily", "--date", SAMPLE_DATE, "--pull")
+    assert restored.returncode == 0, restored.stdout + restored.stderr
+    assert (replay.total_requests, chat_calls(sim)) == before  # nothing asked of HF, arXiv or the LLM
     assert "Stage 'translate_zh' is cached - skipping run, checking out outputs" in restored.stdout
     assert _runs(machine_b) == {SAMPLE_DATE: 4}
     assert (machine_b / "data" / "site" / SAMPLE_DATE / "index.html").is_file()

@@ -45,7 +45,8 @@ def register(sub: argparse._SubParsersAction) -> None:
   papers daily --date 2025-04-03                 # one day
   papers daily --from 2025-04-01 --to 2025-04-03 # a range, oldest first
   papers daily --date 2025-04-03 --retry-failed  # ask again only for that day's failed papers
-  papers daily --from 2025-03-01 --to 2025-03-31 --jobs 4  # a month, 4 dates generated at a time""",
+  papers daily --from 2025-03-01 --to 2025-03-31 --jobs 4  # a month, 4 dates generated at a time
+  papers daily --from 2025-03-01 --to 2025-03-31 --pull    # what other machines pushed is restored""",
     )
     which = daily.add_mutually_exclusive_group()
     which.add_argument("--date", help="one day, YYYY-MM-DD (default: yesterday and the missed days)")
@@ -60,6 +61,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--retry-failed",
         action="store_true",
         help="ask again for the failed papers of each date only (done answers come from data/store)",
+    )
+    daily.add_argument(
+        "--pull",
+        action="store_true",
+        help="restore what another machine ran from the DVC remote (dvc repro --pull): a date it pushed with "
+        "`dvc push --run-cache` is checked out, not generated again",
     )
     daily.add_argument(
         "--jobs",
@@ -83,9 +90,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--params", default="params.yaml", help="the pipeline's parameters")
     run.add_argument("--force", action="store_true", help="pass --force to dvc repro (rerun every stage)")
     run.add_argument("targets", nargs="*", help="stages for dvc repro (default: all)")
-    run.set_defaults(
-        func=cmd_daily, date=None, start=None, end=None, no_catch_up=True, retry_failed=False, here=True, jobs=1
-    )
+    run.set_defaults(func=cmd_daily, date=None, start=None, end=None, no_catch_up=True, retry_failed=False)
+    run.set_defaults(here=True, jobs=1, pull=False)
 
 
 @dataclass
@@ -113,10 +119,16 @@ def cmd_daily(args: argparse.Namespace) -> int:
             )
         if args.jobs < 1:
             raise ParamsError(f"--jobs must be 1 or more, got {args.jobs}")
-        if args.jobs > 1 and len(dates) > 1 and not (args.force or args.retry_failed):
+        if args.jobs > 1 and len(dates) > 1 and not (args.force or args.retry_failed or args.pull):
             return run_parallel(command, params_path, params, dates, args.jobs)
         return run_batch(
-            command, params_path, params, dates, force=args.force, retry=args.retry_failed, targets=args.targets
+            command,
+            params_path,
+            params,
+            dates,
+            force=args.force,
+            retry=args.retry_failed,
+            targets=[*(["--pull"] if args.pull else []), *args.targets],
         )
 
 
