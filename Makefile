@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup engine engine-build model sample sample-sim test test-fast lint bench bench-engine docs docs-install docs-build
+.PHONY: setup engine engine-build model sample sample-sim test test-fast lint bench bench-backfill bench-engine docs docs-install docs-build
 
 $(BIN)/papers: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -70,6 +70,10 @@ lint: setup
 
 bench: setup
 	TQDM_DISABLE=1 $(BIN)/python bench/run.py  # tqdm reads this when it is imported
+
+# papers daily --jobs 4 against --jobs 1 on 8 recorded dates, on the simulator (about 10 minutes)
+bench-backfill: setup
+	TQDM_DISABLE=1 $(BIN)/python bench/backfill.py
 
 # The sample day on the real engine at concurrency 1, 2 and 4, and llama-batched-bench (40-55 minutes, by the day);
 # bench/engine_settings.py measures the server's settings (about 25 minutes).

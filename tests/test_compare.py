@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -334,6 +335,7 @@ def test_two_candidates_on_the_sample_day_rank_as_set_and_count_what_their_exper
 
 # --- the parallel backfill ------------------------------------------------------------------------------
 
+PACE_S = 0.2  # source.arxiv_interval_s: held across every date of the run
 BACKFILL_DATES = ["2025-09-15", "2025-09-16", "2025-09-17"]  # recorded days; the last one's list fails
 
 
@@ -353,7 +355,7 @@ def test_dates_generated_in_parallel_each_reach_the_database_a_failed_one_is_rep
         replay.add_fault(ReplayFault(target="hf", kind="http_error", status=503, match=BACKFILL_DATES[-1], times=-1))
         project = copy_project(tmp_path / "project")
         params = make_params(
-            source={"hf_url": replay_url, "arxiv_url": replay_url, "arxiv_interval_s": 0},
+            source={"hf_url": replay_url, "arxiv_url": replay_url, "arxiv_interval_s": PACE_S},
             llm={"base_url": llm_url, "model": "sim-digest", "concurrency": 2},
             retry={"attempts": 1},
         )
@@ -371,6 +373,7 @@ def test_dates_generated_in_parallel_each_reach_the_database_a_failed_one_is_rep
         )
         assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]  # one date failed
         first_run = [r for r in sim.stats.records if r.path == "/v1/chat/completions"]
+        arxiv = sorted(replay.arxiv_times)
         peak = sim.stats.max_in_flight
         before = sum(replay.requests.values()), len(first_run)
         ok_dates = BACKFILL_DATES[:2]
@@ -389,6 +392,7 @@ def test_dates_generated_in_parallel_each_reach_the_database_a_failed_one_is_rep
         )
 
     assert peak == 2  # llm.concurrency bounds every worker together, and two dates were generated at once
+    assert len(arxiv) >= 8 and min(b - a for a, b in itertools.pairwise(arxiv)) >= PACE_S - 0.01  # arXiv's pace
     db = sqlite_utils.Database(project / "data" / "papers.db")
     runs = {r["date"]: r for r in db.query("select * from runs")}
     assert sorted(runs) == ok_dates

@@ -3,7 +3,9 @@
 arXiv asks for 3 s between requests from one address. The fulltext stage of every date of a run, and of
 every worker of a parallel backfill, share the file beside the store, so the interval holds across all of
 them, not only inside one process: each request takes the file's lock, waits until the interval since the
-last start recorded there has passed, records its own start, and keeps the lock until it has its answer.
+last request ended has passed, and keeps the lock until it has its answer, then records when that was.
+Counting from the end, not the start, keeps the interval as the site sees it too: a request that reached
+it late cannot bring the next one closer than the interval.
 """
 
 from __future__ import annotations
@@ -17,22 +19,24 @@ from pathlib import Path
 
 
 class Pacer:
-    """At most one request per `interval_s`, one at a time; across processes when given a `path`."""
+    """One request at a time, `interval_s` after the last one ended; across processes when given a `path`."""
 
     def __init__(self, interval_s: float, path: Path | None = None) -> None:
         self.interval_s = interval_s
         self.path = path
-        self._last = 0.0  # without a file: the last start in this process
+        self._last = 0.0  # without a file: when this process's last request ended
         self._lock = asyncio.Lock()
 
     @contextlib.asynccontextmanager
     async def turn(self) -> AsyncIterator[None]:
-        """Hold the turn for one request: entered when the interval since the last start has passed."""
+        """Hold the turn for one request: entered when the interval since the last request ended has passed."""
         async with self._lock:
             if self.path is None:
                 await _sleep_until(self._last + self.interval_s)
-                self._last = time.time()
-                yield
+                try:
+                    yield
+                finally:
+                    self._last = time.time()
                 return
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("a+", encoding="utf-8") as handle:
@@ -40,12 +44,12 @@ class Pacer:
                 try:
                     handle.seek(0)
                     await _sleep_until(_float(handle.read()) + self.interval_s)
+                    yield
+                finally:
                     handle.seek(0)
                     handle.truncate()
                     handle.write(f"{time.time():.6f}")
                     handle.flush()
-                    yield
-                finally:
                     fcntl.flock(handle, fcntl.LOCK_UN)
 
 

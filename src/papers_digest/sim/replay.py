@@ -6,6 +6,7 @@ import asyncio
 import json
 import re
 import threading
+import time
 from collections import Counter
 from importlib import resources
 from pathlib import Path
@@ -77,6 +78,7 @@ class Replay:
         self.arxiv_dir = Path(arxiv_dir) if arxiv_dir else None
         self._lock = threading.Lock()
         self.requests: Counter[str] = Counter()
+        self.arxiv_times: list[float] = []  # when each arXiv request came (time.time()), for the pace checks
         self._faults: list[ReplayFault] = []
         self.app = Starlette(
             routes=[
@@ -121,6 +123,8 @@ class Replay:
     def _count(self, kind: str) -> None:
         with self._lock:
             self.requests[kind] += 1
+            if kind == "arxiv":
+                self.arxiv_times.append(time.time())
 
     async def _daily_papers(self, request: Request) -> Response:
         self._count("hf")
