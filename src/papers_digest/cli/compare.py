@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import re
 import shutil
 import subprocess
@@ -22,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from papers_digest.cli.project import project_lock
+from papers_digest.cli.project import dvc_env, git_output, project_lock, run_dvc_command
 from papers_digest.core.artefacts import write_json
 from papers_digest.core.errors import ConfigError, PipelineError
 from papers_digest.core.params import Params, ParamsError, load_params, validate_params
@@ -244,27 +243,10 @@ def render_report(out: Path) -> None:
         # nbconvert names it after the notebook: compare.html beside compare.json
     ]
     for step in steps:
-        done = subprocess.run(step, env=_env(), capture_output=True, text=True)
+        done = subprocess.run(step, env=dvc_env(), capture_output=True, text=True)
         if done.returncode != 0:
             tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-5:])
             raise CompareError(f"{Path(step[0]).name} exited with {done.returncode}: {tail}")
-
-
-def _env() -> dict[str, str]:
-    bin_dir = Path(sys.executable).parent
-    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "DVC_NO_ANALYTICS": "1"}
-
-
-def run_dvc_command(*args: str, quiet: bool = False) -> int:
-    bin_dir = Path(sys.executable).parent
-    dvc = shutil.which("dvc", path=str(bin_dir)) or shutil.which("dvc") or "dvc"
-    output = subprocess.DEVNULL if quiet else None
-    return subprocess.run([dvc, *args], env=_env(), stdout=output, stderr=output).returncode
-
-
-def git_output(*args: str) -> str | None:
-    done = subprocess.run(["git", *args], capture_output=True, text=True)
-    return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else None
 
 
 def _share(value: float | None) -> str:

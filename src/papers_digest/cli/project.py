@@ -31,6 +31,28 @@ class EngineDied(PipelineError):
 Watch = Callable[[], str | None]  # None while all is well, else why the run must stop
 
 
+def dvc_env() -> dict[str, str]:
+    """The environment DVC runs in: this interpreter's bin folder first on PATH, so stages run our Python."""
+    bin_dir = Path(sys.executable).parent
+    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "DVC_NO_ANALYTICS": "1"}
+
+
+def dvc_executable() -> str:
+    return shutil.which("dvc", path=str(Path(sys.executable).parent)) or shutil.which("dvc") or "dvc"
+
+
+def run_dvc_command(*args: str, quiet: bool = False) -> int:
+    """`dvc <args>` in the foreground (`quiet`: its output discarded) -> its exit code."""
+    output = subprocess.DEVNULL if quiet else None
+    return subprocess.run([dvc_executable(), *args], env=dvc_env(), stdout=output, stderr=output).returncode
+
+
+def git_output(*args: str) -> str | None:
+    """`git <args>`'s stripped output, or None when it failed or printed nothing."""
+    done = subprocess.run(["git", *args], capture_output=True, text=True)
+    return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else None
+
+
 def dvc_repro(
     *extra: str, force: bool = False, cwd: Path | None = None, watch: Watch | None = None, grace_s: float = 10.0
 ) -> int:
@@ -41,14 +63,8 @@ def dvc_repro(
     `grace_s`. `watch` is asked twice a second; when it returns a reason (the engine died), the run is
     stopped the same way and EngineDied raised with that reason.
     """
-    bin_dir = Path(sys.executable).parent
-    dvc = shutil.which("dvc", path=str(bin_dir)) or shutil.which("dvc") or "dvc"
-    env = {
-        **os.environ,
-        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
-        "DVC_NO_ANALYTICS": "1",
-    }
-    command = [dvc, "repro", *(["--force"] if force else []), *extra]
+    env = dvc_env()
+    command = [dvc_executable(), "repro", *(["--force"] if force else []), *extra]
     started = time.monotonic()
     process = start_group(command, cwd=cwd, env=env)
     try:

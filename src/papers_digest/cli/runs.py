@@ -12,14 +12,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from papers_digest.cli.alerts import date_runs, send_alert
-from papers_digest.cli.compare import git_output, run_dvc_command
 from papers_digest.cli.mail import send_days
 from papers_digest.cli.project import (
     DB_PATH,
     EngineDied,
     Watch,
     dvc_repro,
+    git_output,
     project_lock,
+    run_dvc_command,
     set_params,
     sigterm_as_interrupt,
 )
