@@ -14,7 +14,7 @@ from papers_digest.day.files import DayFiles
 from papers_digest.day.metrics import run_record
 from papers_digest.db.writer import write_day
 
-DATES = ["2025-03-30", "2025-03-31", "2025-04-01", "2025-04-02"]  # two months: day and month indexes
+DATES = ["2025-03-30", "2025-03-31", "2025-04-01", "2025-04-02"]  # two months: two month indexes, merged from the days
 WORD_EN = "zebrafish"  # only in the English digest of EN_PAPER
 WORD_ZH = "斑马鱼"  # only in the Chinese digest of ZH_PAPER
 

@@ -23,7 +23,7 @@ from papers_digest.cli.mail import send_day, send_days
 from papers_digest.cli.main import main as papers_cli
 from papers_digest.core.params import EmailParams, ParamsError, validate_params
 from papers_digest.site.render import render_day, render_site
-from papers_digest.site.search import indexed_days
+from papers_digest.site.search import indexed_days, parted_days
 from papers_digest.site.trust import report_link, trust_view
 from papers_digest.testing.browser import MISSING, chromium, have_chromium, serve_folder
 
@@ -137,12 +137,15 @@ def test_trust_counts_answers_not_transport_retries():
 # ---------------------------------------------------------------- the search index
 
 
-def test_a_past_month_is_one_index_and_the_latest_month_one_per_day(archive):
+def test_each_month_is_one_index_merged_from_its_days_parts(archive):
     site = archive / "site"
-    assert indexed_days(site) == ["2025-04-02", "2025-04-01", "2025-03"]
+    assert indexed_days(site) == ["2025-04", "2025-03"]
+    assert parted_days(site) == set(DATES)  # each day run through Pagefind once, kept to merge its month again
     for name in ("pagefind.js", "pagefind-worker.js", "wasm.unknown.pagefind", "pagefind-entry.json"):
         assert (site / "pagefind" / name).is_file()  # Pagefind's runtime, once, at its default place
     assert not list((site / "pagefind" / "2025-03").glob("*.js"))  # the merged indexes carry no runtime
+    entry = json.loads((site / "pagefind" / "2025-03" / "pagefind-entry.json").read_text(encoding="utf-8"))
+    assert entry["languages"]["zh"]["page_count"] == 2 * 3  # March's two days, three paper pages each
     days = json.loads(page(site / "search.html").cssselect("#search-results")[0].get("data-days"))
     assert days == indexed_days(site)
     paper = page(site / DATES[0] / f"{arxiv_id(DATES[0], 1)}.html")
@@ -150,20 +153,37 @@ def test_a_past_month_is_one_index_and_the_latest_month_one_per_day(archive):
     assert not page(site / DATES[0] / "index.html").cssselect("[data-pagefind-body]")
 
 
-def test_a_publish_indexes_its_own_day_and_the_first_of_a_month_folds_the_last(archive, tmp_path):
+def test_a_publish_indexes_its_own_day_and_merges_its_month_again_only(archive, tmp_path):
     db, site = tmp_path / "papers.db", tmp_path / "site"
     write_archive(db, DATES[:2])  # March only
     render_site(db, site)
-    assert indexed_days(site) == ["2025-03-31", "2025-03-30"]
+    assert indexed_days(site) == ["2025-03"]
+    before = (site / "pagefind" / "2025-03" / "pagefind-entry.json").stat().st_mtime_ns
     write_archive(db, DATES[2:3])
     summary = render_day(db, site, DATES[2])
-    assert summary.search_error is None and summary.indexed == 2  # the day, and March folded
-    assert indexed_days(site) == ["2025-04-01", "2025-03"]
-    before = (site / "pagefind" / "2025-03" / "pagefind-entry.json").stat().st_mtime_ns
+    assert summary.search_error is None and summary.indexed == 2  # the day, and April merged
+    assert indexed_days(site) == ["2025-04", "2025-03"]
     write_archive(db, DATES[3:])
-    assert render_day(db, site, DATES[3]).indexed == 1  # only its day: the cost of a day, not of the archive
+    assert render_day(db, site, DATES[3]).indexed == 2  # the cost of a day and its month, not of the archive
     assert (site / "pagefind" / "2025-03" / "pagefind-entry.json").stat().st_mtime_ns == before
-    assert '"2025-04-02"' in (site / "search.html").read_text(encoding="utf-8")
+    entry = json.loads((site / "pagefind" / "2025-04" / "pagefind-entry.json").read_text(encoding="utf-8"))
+    assert entry["languages"]["zh"]["page_count"] == 2 * 3
+    assert '"2025-04"' in (site / "search.html").read_text(encoding="utf-8")
+
+
+def test_a_site_from_before_the_parts_is_indexed_again_by_month(archive, tmp_path):
+    """A site whose latest month had an index per day (and older months one Pagefind-built index): a publish
+    indexes the days of its month it has no part of and removes the day indexes; `papers site` the rest."""
+    db, site = tmp_path / "papers.db", tmp_path / "site"
+    write_archive(db, DATES)
+    render_site(db, site)
+    shutil.rmtree(site / "pagefind" / "days")
+    shutil.copytree(site / "pagefind" / "2025-04", site / "pagefind" / DATES[2])  # as the old day index was
+    summary = render_day(db, site, DATES[3])
+    assert summary.search_error is None and summary.indexed == 3  # both April days, and April merged
+    assert indexed_days(site) == ["2025-04", "2025-03"] and parted_days(site) == set(DATES[2:])
+    assert not (site / "pagefind" / DATES[2]).exists()
+    assert render_site(db, site).indexed == 3  # March's two days, and March merged
 
 
 def test_without_pagefind_the_pages_are_written_and_the_summary_says_why(archive, tmp_path, monkeypatch):

@@ -30,7 +30,7 @@ from papers_digest.site.feed import (
     normalise_base_url,
 )
 from papers_digest.site.pages import archive_files, remove_stale_archive, touched_by
-from papers_digest.site.search import SearchIndexError, index_days, indexed_days
+from papers_digest.site.search import SearchIndexError, index_days, indexed_days, parted_days
 from papers_digest.site.trust import report_link
 from papers_digest.site.views import DATE_RE, DaySummary, DayView, PaperView, SiteError, build_days, build_index
 
@@ -54,7 +54,7 @@ class SiteSummary:
     written: int  # files created or changed
     unchanged: int
     removed: int  # pages of papers or days no longer in the database
-    indexed: int = 0  # days whose search index was (re)built
+    indexed: int = 0  # search indexes (re)built: days run through Pagefind, months merged
     search_error: str | None = None  # why a day's search index was not built (the pages are written anyway)
 
 
@@ -67,7 +67,7 @@ def render_site(
     Day by day: one day's rows and pages are in memory at a time, the index comes from aggregate queries.
     Each file is written via a temporary file and a rename, and only when its content changed, so a
     crash never leaves a half-written page and a static server or rsync sees only real changes. A day's
-    search index is rebuilt when one of its pages changed or it has none.
+    search part is rebuilt when one of its pages changed or it has none, and its month's index merged again.
     """
     base = normalise_base_url(base_url)
     db = _database(db_path)
@@ -85,8 +85,8 @@ def render_site(
     removed = _remove_stale(site.out, site.kept)  # before indexing: a removed page leaves its day's index too
     site._write_all(archive_files(site.env, db, nav, base))  # every topic, week and month
     removed += remove_stale_archive(site.out, site.kept)
-    have = set(indexed_days(site.out))
-    site.index_search({d for d in site.days if d in site.changed_days or (d not in have and d[:7] not in have)})
+    have = parted_days(site.out)
+    site.index_search({d for d in site.days if d in site.changed_days or d not in have})
     site.write_common(db, index, feed)
     return site.summary(index, feed, removed)
 
@@ -100,7 +100,8 @@ def render_day(
 
     One exception: a paper the day took over from an earlier day (the retry queue lists a failed paper
     again; the later day's row wins) leaves that day, so a day with a page of one of its papers is
-    rendered again too. The search index of each day rendered is rebuilt: the cost of a day, not of the archive.
+    rendered again too. The search part of each day rendered is rebuilt and its month's index merged again: the
+    cost of a day and a month, not of the archive.
     """
     if not DATE_RE.match(date):
         raise SiteError(f"not a date (YYYY-MM-DD): {date!r}")

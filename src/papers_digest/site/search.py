@@ -1,12 +1,13 @@
-"""Search over every published day: Pagefind indexes merged in the browser, one per day of the latest month
-(`pagefind/<date>/`) and one per earlier month (`pagefind/<YYYY-MM>/`).
+"""Search over every published day: one Pagefind index per month (`pagefind/<YYYY-MM>/`), merged in the browser.
 
 The bundle stays at Pagefind's default place, `pagefind/` at the site's root: there its runtime (pagefind.js,
 its worker and WebAssembly) and a one-page index that the others merge into (the page is a stub the search
-page leaves out of its results). A publish indexes its own day, 20 pages, so its cost does not grow with the
-archive; once a month is over, the first publish after it folds that month's day indexes into one (a
-month of pages, also bounded), because each index merged costs the browser time on the first query.
-Indexing the whole site each publish cost 53 s and 3.2 GB at 365 days (docs/site.md, "Search").
+page leaves out of its results). A publish runs Pagefind on its own day, 20 pages, and keeps the result as the
+day's part (`pagefind/days/<date>/`: its pages' fragments, and its words read for merging,
+site/pagefind_merge.py); then the day's month index is merged again from the month's parts, by copying bytes,
+without Pagefind. So a publish costs a day of Pagefind and a month of copying, whatever the size of the archive,
+and the browser merges one index per month. Running Pagefind on a month at once cost 8 s and 357 MB, on the
+whole site 53 s and 3.2 GB at 365 days (docs/site.md, "Search").
 Pagefind's extended binary comes from its wheel (`pagefind[extended]`): nothing is downloaded at run time.
 Every page is indexed as Chinese (`--force-language zh`): the extended build segments Chinese words, and
 English words are still split at spaces (prefix matching instead of stemming).
@@ -14,6 +15,7 @@ English words are still split at spaces (prefix matching instead of stemming).
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -22,11 +24,14 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from papers_digest.site.pagefind_merge import SIGNATURE, MergeError, Part, merge, read_part
 from papers_digest.site.views import DATE_RE
 
-_NAME_RE = re.compile(r"^\d{4}-\d{2}(-\d{2})?$")  # a day's index or a month's
+_MONTH_RE = re.compile(r"^\d{4}-\d{2}$")
+_OLD_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")  # a day's own index, as sites before the month merge had them
 
 PAGEFIND_DIR = "pagefind"
+PARTS_DIR = "days"  # under pagefind/: each day's part, what its month's index is merged from
 STUB_PAGE = "pagefind-stub.html"  # the root index's one page; site.js filters it out of the results
 RUNTIME_GLOBS = ("pagefind*.js", "pagefind*.css", "wasm.*.pagefind")  # kept once, at the root
 LANGUAGE = "zh"
@@ -49,54 +54,66 @@ def pagefind_binary() -> Path | None:
 
 
 def indexed_days(site: str | Path) -> list[str]:
-    """The indexes under pagefind/, days (YYYY-MM-DD) and months (YYYY-MM), newest first: what search.html merges."""
+    """The month indexes under pagefind/ (YYYY-MM), newest first: what search.html merges."""
     folder = Path(site) / PAGEFIND_DIR
     if not folder.is_dir():
         return []
-    names = [p.name for p in folder.iterdir() if _NAME_RE.match(p.name) and (p / "pagefind-entry.json").is_file()]
+    names = [p.name for p in folder.iterdir() if _MONTH_RE.match(p.name) and (p / "pagefind-entry.json").is_file()]
     return sorted(names, reverse=True)
 
 
+def parted_days(site: str | Path) -> set[str]:
+    """The dates with a part (the day indexed by Pagefind, ready to merge)."""
+    folder = Path(site) / PAGEFIND_DIR / PARTS_DIR
+    if not folder.is_dir():
+        return set()
+    return {p.name for p in folder.iterdir() if DATE_RE.match(p.name) and (p / "part.json").is_file()}
+
+
 def index_days(site: str | Path, dates: set[str], published: set[str]) -> int:
-    """Bring the indexes up to date after `dates` were rendered: a date of a month already folded rebuilds that
-    month's index, any other date its own; then each month before the latest published one that still has
-    day indexes is folded into one. `published`: every date of the site (the indexes of others are removed).
-    Returns the number of indexes built."""
+    """Bring the search indexes up to date after `dates` were rendered: each date's part is built again (from
+    its paper pages, by Pagefind), then the index of each month touched is merged again from its parts.
+    `published`: every date of the site (the parts and indexes of others are removed). Returns the number of
+    indexes built: days run through Pagefind, and months merged."""
     site = Path(site)
-    latest = max(published, default="")[:7]
-    have = set(indexed_days(site))
-    months = {d[:7] for d in dates if d[:7] in have or d[:7] < latest}
-    months |= {name[:7] for name in have if DATE_RE.match(name) and name[:7] < latest}
     built = 0
-    for date in sorted(d for d in dates if d[:7] not in months):
-        built += _index(site, date, [date])
+    for date in sorted(dates):
+        built += _index_day(site, date)
+    parts = parted_days(site)
+    months = {d[:7] for d in dates} | {d[:7] for d in parts if d[:7] not in set(indexed_days(site))}
+    for date in parts - published:
+        shutil.rmtree(site / PAGEFIND_DIR / PARTS_DIR / date, ignore_errors=True)
+        months.add(date[:7])
     for month in sorted(months):
-        built += _index(site, month, sorted(d for d in published if d.startswith(f"{month}-")))
-        for day in have:
-            if DATE_RE.match(day) and day[:7] == month:
-                shutil.rmtree(site / PAGEFIND_DIR / day, ignore_errors=True)
-    for name in set(indexed_days(site)):
-        if name not in published and name not in {d[:7] for d in published}:
-            shutil.rmtree(site / PAGEFIND_DIR / name, ignore_errors=True)
+        days = sorted(d for d in published if d.startswith(f"{month}-"))
+        for date in set(days) - parts - dates:  # a day not indexed yet (a site from before parts): once
+            built += _index_day(site, date)
+        built += _merge_month(site, month, sorted(parted_days(site) & set(days)))
+    for old in (site / PAGEFIND_DIR).iterdir() if (site / PAGEFIND_DIR).is_dir() else ():
+        gone = _MONTH_RE.match(old.name) and not any(d.startswith(f"{old.name}-") for d in published)
+        if _OLD_RE.match(old.name) or gone:
+            shutil.rmtree(old, ignore_errors=True)
     return built
 
 
-def _index(site: Path, name: str, dates: list[str]) -> int:
-    """(Re)build `pagefind/<name>/` from the paper pages of `dates`; removed when they have none.
+def _index_day(site: Path, date: str) -> int:
+    """(Re)build the part of `date` from its paper pages; removed when it has none.
 
     Pagefind walks the whole folder it is given, whatever the glob (a year's site is 7,000 pages and the
     indexes' files), so it is given a folder of links to these pages alone, under their own paths."""
     binary = _binary()
-    target = site / PAGEFIND_DIR / name
+    target = site / PAGEFIND_DIR / PARTS_DIR / date
     _ensure_root(site, binary)
-    pages = [p for d in dates if (site / d).is_dir() for p in (site / d).glob("*.html") if p.name != "index.html"]
+    folder = site / date
+    pages = [p for p in folder.glob("*.html") if p.name != "index.html"] if folder.is_dir() else []
     if not pages:
         shutil.rmtree(target, ignore_errors=True)
         return 0
-    with tempfile.TemporaryDirectory(prefix=f".{name}.", dir=site / PAGEFIND_DIR) as tmp:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=f".{date}.", dir=target.parent) as tmp:
         only = Path(tmp) / "site"
         for page in pages:
-            link = only / page.parent.name / page.name
+            link = only / date / page.name
             link.parent.mkdir(parents=True, exist_ok=True)
             try:
                 os.link(page, link)  # no copy: the same file under the path it has in the site
@@ -104,10 +121,79 @@ def _index(site: Path, name: str, dates: list[str]) -> int:
                 shutil.copyfile(page, link)
         built = Path(tmp) / "bundle"
         _run(binary, only, built, glob="*/*.html")
-        for pattern in RUNTIME_GLOBS:  # the root has them once
-            for extra in built.glob(pattern):
-                extra.unlink()
-        _swap(built, target)
+        part = _read_bundle(built)
+        out = Path(tmp) / "part"
+        out.mkdir()
+        os.replace(built / "fragment", out / "fragment")
+        (out / "part.bin").write_bytes(part.data)
+        (out / "part.json").write_text(json.dumps(part.to_json(), ensure_ascii=False), encoding="utf-8")
+        _swap(out, target)
+    return 1
+
+
+def _read_bundle(bundle: Path) -> Part:
+    """A bundle Pagefind wrote, as a Part (site/pagefind_merge.py)."""
+    try:
+        entry = json.loads((bundle / "pagefind-entry.json").read_text(encoding="utf-8"))
+        (language,) = entry["languages"].values()
+        meta = _unpack(bundle / f"pagefind.{language['hash']}.pf_meta")
+        chunks = {p.name.removesuffix(".pf_index"): _unpack(p) for p in (bundle / "index").glob("*.pf_index")}
+        return read_part(meta, chunks)
+    except (OSError, ValueError, KeyError, MergeError) as exc:
+        raise SearchIndexError(f"pagefind wrote an index this merge does not read: {exc}") from None
+
+
+def _unpack(path: Path) -> bytes:
+    data = gzip.decompress(path.read_bytes())
+    if not data.startswith(SIGNATURE):
+        raise MergeError(f"{path.name} is not a Pagefind file")
+    return data[len(SIGNATURE) :]
+
+
+def _merge_month(site: Path, month: str, dates: list[str]) -> int:
+    """Merge `pagefind/<month>/` again from the parts of `dates` (its days, in order); removed when none."""
+    target = site / PAGEFIND_DIR / month
+    if not dates:
+        shutil.rmtree(target, ignore_errors=True)
+        return 0
+    parts, names = [], []
+    taken: dict[str, Path] = {}
+    for date in dates:
+        folder = site / PAGEFIND_DIR / PARTS_DIR / date
+        try:
+            part = Part.from_json(
+                json.loads((folder / "part.json").read_text(encoding="utf-8")), (folder / "part.bin").read_bytes()
+            )
+        except (OSError, ValueError, KeyError) as exc:
+            raise SearchIndexError(f"the search part of {date} is unreadable: {exc}") from None
+        mine = []
+        for fragment, _ in part.pages:  # two days' pages may share a short hash: the later one is renamed
+            name = fragment if fragment not in taken else f"{fragment}{date.replace('-', '')}"
+            taken[name] = folder / "fragment" / f"{fragment}.pf_fragment"
+            mine.append(name)
+        parts.append(part)
+        names.append(mine)
+    try:
+        merged = merge(parts, LANGUAGE, names)
+    except MergeError as exc:
+        raise SearchIndexError(f"the month {month} could not be merged: {exc}") from None
+    with tempfile.TemporaryDirectory(prefix=f".{month}.", dir=site / PAGEFIND_DIR) as tmp:
+        out = Path(tmp) / "index"
+        (out / "fragment").mkdir(parents=True)
+        (out / "index").mkdir()
+        for name, source in taken.items():
+            link = out / "fragment" / f"{name}.pf_fragment"
+            try:
+                os.link(source, link)
+            except OSError:
+                shutil.copyfile(source, link)
+        for chunk, data in merged.chunks.items():
+            (out / "index" / f"{chunk}.pf_index").write_bytes(gzip.compress(SIGNATURE + data, 6, mtime=0))
+        (out / f"pagefind.{merged.meta_hash}.pf_meta").write_bytes(gzip.compress(SIGNATURE + merged.meta, 6, mtime=0))
+        entry = json.loads((site / PAGEFIND_DIR / "pagefind-entry.json").read_text(encoding="utf-8"))
+        entry["languages"] = {LANGUAGE: {"hash": merged.meta_hash, "wasm": None, "page_count": merged.page_count}}
+        (out / "pagefind-entry.json").write_text(json.dumps(entry, ensure_ascii=False, separators=(",", ":")))
+        _swap(out, target)
     return 1
 
 
