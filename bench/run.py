@@ -10,7 +10,7 @@ import argparse
 import os
 
 from archive import archive_publish
-from common import ROOT
+from common import DATE, ROOT
 from pipeline_costs import noop_repro, parser_speed, peak_memory
 from throughput import throughput
 
@@ -22,6 +22,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 2, 3, 8])
     parser.add_argument("--memory-papers", type=int, default=50)
     parser.add_argument("--archive-days", type=int, default=365)
+    parser.add_argument("--archive-date", default=DATE, help="the day published into the archive (its last)")
     parser.add_argument("--skip", nargs="*", default=[], choices=["throughput", "noop", "parser", "memory", "archive"])
     args = parser.parse_args()
     os.chdir(ROOT)
@@ -34,7 +35,7 @@ def main() -> None:
     if "memory" not in args.skip:
         peak_memory(args.memory_papers)
     if "archive" not in args.skip:
-        archive_publish(args.archive_days)
+        archive_publish(args.archive_days, date=args.archive_date)
 
 
 if __name__ == "__main__":

@@ -62,6 +62,7 @@
 
     function pagefind() {
       if (!loading) {
+        var opened = performance.now();
         loading = import("./pagefind/pagefind.js").then(function (pf) {
           return pf.options({ excerptLength: 30 }).then(function () {
             // An index gone since this page was served (the first publish of a month folds its days into one)
@@ -79,7 +80,10 @@
               });
             }
             return Promise.all(days.map(function (name) { return merge(name, name.length > 7); }));
-          }).then(function () { return pf; });
+          }).then(function () {
+            results.setAttribute("data-loaded-ms", String(Math.round(performance.now() - opened)));
+            return pf;
+          });
         });
       }
       return loading;
