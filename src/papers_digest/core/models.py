@@ -230,6 +230,10 @@ class RunRecord(BaseModel):
     prefix_cache_hit_rate: float = 0.0
     # What the day's HTTP calls cost at llm.price (answers from the store cost nothing); null when unpriced.
     cost_usd: float | None = None
+    # The checker's view, as `papers compare` counts it (`dvc exp show` lists these side by side): papers done
+    # without the checker's retry in either language, and failed papers per rule (a paper may count twice)
+    papers_done_first_answer: int = 0
+    failed_by_rule: dict[str, int] = Field(default_factory=dict)
 
 
 # --- the digest, in either language (what the checker parses an answer into) ---------------------

@@ -66,6 +66,32 @@ def paper_outcome(files: DayFiles, arxiv_id: str) -> tuple[PaperStatus, str | No
     return "done", None
 
 
+def failure_rules(result: GenerationResult) -> list[str]:
+    """Why a paper's stage failed, as rule ids: the checker rules of its last answer if the checker rejected
+    it, else the error's kind (`context_length`, `http`, `transport`, ...)."""
+    last = result.calls[-1] if result.calls else None
+    if last is not None and last.status == "rejected" and last.checker_rules:
+        return list(dict.fromkeys(last.checker_rules))
+    return [result.error_kind or "error"]
+
+
+def outcome_detail(
+    english: dict[str, GenerationResult], chinese: dict[str, GenerationResult], arxiv_id: str
+) -> tuple[str, list[str]]:
+    """("done_first_answer" | "done_after_retry" | "failed", the rules it failed by): done on the first answer
+    when neither stage needed the checker's retry; a failed paper's rules are those of the stage that failed
+    (failure_rules), or "not generated"."""
+    retried = False
+    for results in (english, chinese):
+        result = results.get(arxiv_id)
+        if result is None:
+            return "failed", ["not generated"]
+        if result.status != "done":
+            return "failed", failure_rules(result)
+        retried = retried or any(c.attempt > 1 for c in result.calls)
+    return ("done_after_retry" if retried else "done_first_answer"), []
+
+
 def model_saw(files: DayFiles, arxiv_id: str) -> tuple[str | None, list[str]]:
     """What the model was given of a paper: its source (html, trimmed, abstract; None without a full
     text) and the sections dropped, including those a context error made the digest stage drop."""

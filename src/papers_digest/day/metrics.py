@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -9,7 +10,7 @@ import pandas as pd
 
 from papers_digest.core.models import CallRecord, RunRecord
 from papers_digest.core.params import Price
-from papers_digest.day.files import GENERATION_STAGES, DayFiles, model_saw, paper_outcome
+from papers_digest.day.files import GENERATION_STAGES, DayFiles, model_saw, outcome_detail, paper_outcome
 
 CALL_COLUMNS = list(CallRecord.model_fields)
 QUANTILES = {"p50": 0.5, "p90": 0.9}
@@ -20,6 +21,8 @@ def run_record(files: DayFiles, price: Price | None = None) -> RunRecord:
     again leaves the database as it was; `elapsed_s` is the stages' own recorded times, publish excluded)."""
     picked = files.day.picked
     outcomes = [paper_outcome(files, i)[0] for i in picked]
+    details = [outcome_detail(files.english, files.chinese, i) for i in picked]
+    rules = Counter(rule for _, broken in details for rule in broken)
     calls = files.calls
     completion = sum(c.completion_tokens or 0 for c in calls)
     # Tokens decoded in this run: answers reused from the store cost the engine nothing now.
@@ -51,6 +54,8 @@ def run_record(files: DayFiles, price: Price | None = None) -> RunRecord:
         fulltext_trimmed=sum(model_saw(files, i)[0] == "trimmed" for i in picked),
         context_errors=sum(c.error_kind == "context_length" for c in calls),
         cost_usd=calls_cost(calls, price) if price is not None else None,
+        papers_done_first_answer=sum(outcome == "done_first_answer" for outcome, _ in details),
+        failed_by_rule=dict(sorted(rules.items(), key=lambda kv: (-kv[1], kv[0]))),
         **prefix_cache_totals(files),
         **call_metrics(calls),
     )
@@ -161,5 +166,3 @@ def call_metrics(calls: Sequence[CallRecord]) -> dict[str, Any]:
         "calls_reporting_cache": len(reported),
         "cached_share": round(int(reported["cached_tokens"].sum()) / prompt, 4) if prompt else 0.0,
     }
-
-

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import pandas as pd
 from pydantic import BaseModel, Field
@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 from papers_digest.checker.numbers import normalise_for_match
 from papers_digest.core.artefacts import read_folder, read_jsonl, read_model
 from papers_digest.core.models import CallRecord, DayList, GenerationResult, RunRecord
+from papers_digest.day.files import outcome_detail
 from papers_digest.day.metrics import call_metrics
 
 CANDIDATES_DIR = "candidates"  # under data/compare/<first date>/: one folder per candidate, one per date in it
@@ -64,24 +65,8 @@ def candidate_dir(compare_dir: str | Path, name: str, date: str) -> Path:
 def paper_outcome(day: CandidateDay, arxiv_id: str) -> tuple[Outcome, list[str]]:
     """done on the first answer (neither stage needed the checker's retry), done after the retry, or failed
     with the rules it failed by: the checker rules its last rejected answer broke, else the error's kind."""
-    retried = False
-    for results in (day.english, day.chinese):
-        result = results.get(arxiv_id)
-        if result is None:
-            return "failed", ["not generated"]
-        if result.status != "done":
-            return "failed", failure_rules(result)
-        retried = retried or any(c.attempt > 1 for c in result.calls)
-    return ("done_after_retry" if retried else "done_first_answer"), []
-
-
-def failure_rules(result: GenerationResult) -> list[str]:
-    """Why a paper's stage failed, as rule ids: the checker rules of its last answer if the checker rejected
-    it, else the error's kind (`context_length`, `http`, `transport`, ...)."""
-    last = result.calls[-1] if result.calls else None
-    if last is not None and last.status == "rejected" and last.checker_rules:
-        return list(dict.fromkeys(last.checker_rules))
-    return [result.error_kind or "error"]
+    outcome, rules = outcome_detail(day.english, day.chinese, arxiv_id)
+    return cast(Outcome, outcome), rules
 
 
 def result_keys(digest: Mapping[str, Any] | None) -> list[tuple[frozenset[str], frozenset[str]]]:
