@@ -78,6 +78,8 @@ def run_mode(jobs: int, hf: Path, dates: list[str], work: Path) -> dict:
         "closest_s": min(gaps) if gaps else None,
         "every_date": published == set(dates) == pages,
         "peak_in_flight": sim.stats.max_in_flight,
+        # --jobs N: how long the lists and the queueing took, and when each date was restored (cli/runs.py)
+        "phases": [line for line in done.stdout.splitlines() if " s in)" in line or "lists made" in line],
     }
 
 
@@ -100,6 +102,8 @@ def main() -> None:
             f"| {r['jobs']} | {r['exit']} | {r['wall_s']:.1f} | {r['arxiv_requests']} | {closest} | "
             f"{ARXIV_INTERVAL_S:g} | {r['every_date']} | {r['peak_in_flight']} |"
         )
+    for line in rows[1]["phases"]:
+        print(f"    {line}")
     print(f"\nspeed-up --jobs 4 / --jobs 1: {rows[0]['wall_s'] / rows[1]['wall_s']:.2f}x (target >= 2.5x)")
 
 

@@ -13,6 +13,7 @@ import pytest
 import sqlite_utils
 from conftest import ARXIV_DIR, HF_DIR, SAMPLE_DATE, copy_project, free_port, make_params, run_dvc, write_params
 
+from papers_digest.cli import backfill
 from papers_digest.cli import compare as cli_compare
 from papers_digest.cli.main import build_parser
 from papers_digest.core.errors import ConfigError
@@ -151,7 +152,7 @@ def _result(arxiv_id, stage, calls, digest=None, failed=False, error_kind=None):
 def _day(english, chinese, cost=None):
     ids = sorted(english)
     run = RunRecord.model_validate(
-        {name: 0 for name in RunRecord.model_fields if name not in ("date", "cost_usd")}
+        {name: 0 for name in RunRecord.model_fields if name not in ("date", "cost_usd", "failed_by_rule")}
         | {"date": SAMPLE_DATE, "generation_s": 10.0, "cost_usd": cost}
     )
     calls = [c for results in (english, chinese) for r in results.values() for c in r.calls]
@@ -270,6 +271,7 @@ def test_two_candidates_on_the_sample_day_rank_as_set_and_count_what_their_exper
         _git(project, "add", "-A")
         _git(project, "commit", "-qm", "the project")
         before = replay.total_requests
+        main_views = _views(project)
         good.reset_stats()
         price = "llm.price={input: 1, output: 2}"  # USD per million tokens; a value with a comma
 
@@ -287,7 +289,12 @@ def test_two_candidates_on_the_sample_day_rank_as_set_and_count_what_their_exper
             timeout=300,
         )
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-        assert replay.total_requests == before  # not one request to Hugging Face or arXiv
+        # the generation calls and nothing else: not one request to Hugging Face or arXiv, no list or fulltext
+        # stage run, and the main workspace's database and site as they were (nothing published there)
+        assert replay.total_requests == before
+        for stage in ("list", "fulltext"):
+            assert f"Running stage '{stage}'" not in done.stdout
+        assert _views(project) == main_views
 
     out = project / "data" / "compare" / SAMPLE_DATE
     data = json.loads((out / "compare.json").read_text())
@@ -325,6 +332,14 @@ def test_two_candidates_on_the_sample_day_rank_as_set_and_count_what_their_exper
     }
     assert metrics[f"compare-good-{SAMPLE_DATE}"]["papers_done"] == 4
     assert metrics[f"compare-poor-{SAMPLE_DATE}"]["papers_failed"] == poor_sections
+    for name in ("good", "poor"):  # compare.json's figures, each a metric of its experiment (one date each)
+        shown_run = metrics[f"compare-{name}-{SAMPLE_DATE}"]
+        assert shown_run["papers_done_first_answer"] == rows[name]["done_first_answer"]
+        assert (shown_run["papers_done"], shown_run["papers_failed"]) == (rows[name]["done"], rows[name]["failed"])
+        # a rule per column (failed_by_rule.section_unknown); a candidate with no failure has none
+        assert shown_run.get("failed_by_rule", {}) == rows[name]["failed_by_rule"]
+        for key in ("prompt_tokens", "completion_tokens", "latency_p50_s", "latency_p90_s"):
+            assert shown_run[key] == rows[name][key], key
     # the main workspace's day is untouched: still the day as it was run
     assert json.loads((project / "data" / SAMPLE_DATE / "run.json").read_text())["papers_done"] == 4
 
@@ -333,7 +348,30 @@ def test_two_candidates_on_the_sample_day_rank_as_set_and_count_what_their_exper
     assert os.path.getsize(out / "compare.ipynb") > 0
 
 
+def _views(project: Path) -> dict[str, bytes]:
+    """The main workspace's database and site, file by file."""
+    files = [project / "data" / "papers.db", *sorted((project / "data" / "site").rglob("*"))]
+    return {str(f.relative_to(project)): f.read_bytes() for f in files if f.is_file()}
+
+
 # --- the parallel backfill ------------------------------------------------------------------------------
+
+
+def test_each_date_is_queued_to_its_report_and_its_end_is_read_from_its_ref_or_its_absence(monkeypatch):
+    assert backfill.queue_args("2025-09-15", 5) == [
+        *("exp", "run", "--queue", "-n", "daily-2025-09-15"),
+        *("-S", "date=2025-09-15", "-S", "llm.concurrency=5", "report"),
+    ]
+    monkeypatch.setattr(backfill, "POLL_S", 0.0)
+    commits = iter([False, False, False, False, True])
+    monkeypatch.setattr(backfill, "committed", lambda baseline, name: next(commits))
+    assert backfill.wait_for("b" * 40, "daily-x", pending=lambda: {"daily-x"}) == "done"
+    monkeypatch.setattr(backfill, "committed", lambda baseline, name: False)
+    seen = iter([{"daily-x"}, set(), {"daily-x"}, set(), set()])  # in neither list once is not yet gone
+    polls = []
+    assert backfill.wait_for("b" * 40, "daily-x", lambda: polls.append(1), pending=lambda: next(seen)) == "failed"
+    assert len(polls) == 4
+
 
 PACE_S = 0.2  # source.arxiv_interval_s: held across every date of the run
 BACKFILL_DATES = ["2025-09-15", "2025-09-16", "2025-09-17"]  # recorded days; the last one's list fails

@@ -7,10 +7,12 @@ import argparse
 import asyncio
 import contextlib
 import datetime as dt
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from papers_digest.cli import backfill
 from papers_digest.cli.alerts import date_runs, send_alert
 from papers_digest.cli.mail import send_days
 from papers_digest.cli.project import (
@@ -74,8 +76,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=int,
         default=1,
         metavar="N",
-        help="generate N dates at a time, each a DVC experiment in its own workspace; Hugging Face and arXiv are "
-        "still asked one date after the other, and llm.concurrency bounds the calls of all of them together",
+        help="run N dates at a time, each a DVC experiment in its own workspace; Hugging Face is still asked one "
+        "date after the other, arXiv at one pace for all of them, and llm.concurrency bounds the calls of all of "
+        "them together",
     )
     daily.set_defaults(func=cmd_daily, targets=[])
 
@@ -175,13 +178,15 @@ def run_batch(
 
 
 def run_parallel(command: str, params_path: Path, params: Params, dates: list[str], jobs: int) -> int:
-    """Many dates at once (docs/experiments.md, "A parallel backfill"). Lists and full texts are fetched one
-    date after the other in this workspace (arXiv's pace holds across them, core/pacing.py); the generation
-    runs `jobs` dates at a time as DVC experiments in temporary workspaces, each at its share of
-    llm.concurrency; then a plain `dvc repro` per date restores its stages from the run-cache and publishes
-    it. A date whose experiment failed is generated there, serially; the summary and exit code are as for
-    one date after the other."""
-    if git_output("rev-parse", "HEAD") is None:
+    """Many dates at once (docs/experiments.md, "A parallel backfill"). Each date's list is made in this
+    workspace, one date after the other (it picks against this database), and the date is queued at once as
+    a DVC experiment that runs the rest of the day to its report in a temporary workspace; `jobs` workers
+    run them, each at its share of llm.concurrency, the full texts of all of them at one arXiv pace
+    (cli/backfill.py). As each experiment ends, in date order, a plain `dvc repro` here restores its stages
+    from the run-cache and publishes the day. A date whose experiment failed is run here, serially; the
+    summary and exit code are as for one date after the other."""
+    baseline = git_output("rev-parse", "HEAD")
+    if baseline is None:
         raise ParamsError("--jobs needs a git commit here: DVC experiments start from one (git commit the project)")
     workers = min(jobs, params.llm.concurrency, len(dates))
     share = params.llm.concurrency // workers
@@ -190,31 +195,53 @@ def run_parallel(command: str, params_path: Path, params: Params, dates: list[st
         + (f" (--jobs {jobs} capped by llm.concurrency {params.llm.concurrency})" if workers < jobs else ""),
         flush=True,
     )
-    fetched: dict[str, int] = {}
-    names = {date: f"daily-{date}" for date in dates}
+    names = [backfill.experiment_name(date) for date in dates]
+    listed: dict[str, int] = {}
+    queued: set[str] = set()
+    started = time.monotonic()
     with endpoint_for_the_batch(params) as (watch, _engine):
-        for date in dates:  # Hugging Face and arXiv: one date after the other, in this workspace
-            set_params(params_path, {"date": date})
-            print(f"{command}: {date}: list and full texts", flush=True)
-            fetched[date] = dvc_repro("fulltext", watch=watch)
-        ready = [date for date in dates if fetched[date] == 0]  # a date whose list failed is reported as failed
-        run_dvc_command("exp", "remove", *names.values(), quiet=True)
-        for date in ready:
-            queued = ["-S", f"date={date}", "-S", f"llm.concurrency={share}", "translate_zh"]
-            run_dvc_command("exp", "run", "--queue", "-n", names[date], *queued)
-        print(f"{command}: generating {len(ready)} date(s), {workers} at a time", flush=True)
-        if ready:
-            run_dvc_command("exp", "run", "--run-all", "-j", str(workers))
-        outcomes: list[Outcome] = []
-        for date in dates:
-            if date not in ready:
-                outcomes.append(Outcome(date, fetched[date]))
-                continue
-            set_params(params_path, {"date": date})
-            print(f"{command}: {date}: restore and publish", flush=True)
-            outcomes.append(Outcome(date, dvc_repro(watch=watch)))
-    run_dvc_command("exp", "remove", *names.values(), quiet=True)
+        run_dvc_command("exp", "remove", *names, quiet=True)
+        try:
+            for date in dates:  # Hugging Face: one date after the other, against this database
+                set_params(params_path, {"date": date})
+                print(f"{command}: {date}: list, then queued", flush=True)
+                listed[date] = dvc_repro("list", watch=watch)
+                if listed[date] == 0 and run_dvc_command(*backfill.queue_args(date, share)) == 0:
+                    queued.add(date)
+                if len(queued) == 1 and date in queued:
+                    backfill.start_workers(workers)
+            queued_s = time.monotonic() - started
+            outcomes: list[Outcome] = []
+            for date in dates:
+                if listed[date] != 0:  # a date whose list failed is reported as failed
+                    outcomes.append(Outcome(date, listed[date]))
+                    continue
+                state = "failed"
+                if date in queued:
+                    state = backfill.wait_for(baseline, backfill.experiment_name(date), _raise_on(watch))
+                set_params(params_path, {"date": date})
+                doing = "restore and publish" if state == "done" else "its experiment failed: run here"
+                print(f"{command}: {date}: {doing} ({time.monotonic() - started:.0f} s in)", flush=True)
+                outcomes.append(Outcome(date, dvc_repro(watch=watch)))
+        except BaseException:
+            backfill.stop(names)
+            raise
+    print(f"{command}: lists made and dates queued in {queued_s:.0f} s; all done in {time.monotonic() - started:.0f} s")
+    run_dvc_command("exp", "remove", *names, quiet=True)
     return _summary(command, outcomes, params)
+
+
+def _raise_on(watch: Watch | None) -> Callable[[], None] | None:
+    """A poll that raises EngineDied when `watch` reports the engine's death."""
+    if watch is None:
+        return None
+
+    def check() -> None:
+        reason = watch()
+        if reason is not None:
+            raise EngineDied(reason)
+
+    return check
 
 
 def plan_dates(args: argparse.Namespace, params: Params, yesterday: dt.date, db_path: Path = DB_PATH) -> list[str]:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from pathlib import Path
 
 from tqdm import tqdm
 
@@ -16,6 +18,9 @@ from papers_digest.sources.arxiv import ArxivFetcher
 
 # beside the store: every process that fetches for this project (each date, each worker) keeps one pace
 ARXIV_PACE_FILE = "arxiv.pace"
+# A parallel backfill's workers run in temporary workspaces, each with a store of its own: the environment
+# names the main workspace's pace file, so that all of them keep one pace (cli/backfill.py)
+PACE_FILE_ENV = "PAPERS_ARXIV_PACE_FILE"
 
 
 async def fetch_fulltexts(
@@ -37,7 +42,7 @@ async def fetch_fulltexts(
             retry_policy(retry),
             store,
             max_bytes=int(source.max_page_mb * 1e6),
-            pace_file=store.root / ARXIV_PACE_FILE if store is not None and store.enabled else None,
+            pace_file=pace_file(store),
         )
         with tqdm(papers, desc="fulltext", unit="paper", dynamic_ncols=True) as bar:
             for paper in bar:
@@ -47,3 +52,10 @@ async def fetch_fulltexts(
                 on_doc(doc)
                 docs.append(doc)
     return docs
+
+
+def pace_file(store: Store | None) -> Path | None:
+    """The file arXiv's pace is kept in: the environment's PACE_FILE_ENV, else beside the store (none without one)."""
+    if os.environ.get(PACE_FILE_ENV):
+        return Path(os.environ[PACE_FILE_ENV])
+    return store.root / ARXIV_PACE_FILE if store is not None and store.enabled else None
