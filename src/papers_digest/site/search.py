@@ -15,6 +15,7 @@ English words are still split at spaces (prefix matching instead of stemming).
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import os
@@ -246,6 +247,7 @@ def _run(binary: Path, site: Path, output: Path, *, glob: str) -> None:
         raise SearchIndexError(f"pagefind exited with {done.returncode}: {why[-1] if why else 'no output'}")
 
 
+@functools.cache  # once per process: `papers site` indexes every day
 def _version(binary: Path) -> str:
     try:
         done = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=30, check=False)

@@ -2,7 +2,7 @@
    search box opens search.html, which says that searching needs JavaScript). It does two things:
    - the EN / 中文 / both switch: the choice is kept in localStorage and set on <html data-show> before the
      page is drawn (this file is loaded in <head>, not deferred), so the page never flickers;
-   - on search.html, Pagefind's search over one index per published day, merged in the browser.
+   - on search.html, Pagefind's search over one index per month of published days, merged in the browser.
    Text from the index (model output among it) is only ever set as text: never as HTML. */
 (function () {
   "use strict";
@@ -65,9 +65,9 @@
         var opened = performance.now();
         loading = import("./pagefind/pagefind.js").then(function (pf) {
           return pf.options({ excerptLength: 30 }).then(function () {
-            // An index gone since this page was served (the first publish of a month folds its days into one)
-            // would fail every search once merged: each index's entry is fetched first (then cached), and a
-            // day that is gone is looked for in its month's index instead, merged once.
+            // An index gone since this page was served (a page cached from before the indexes were merged by
+            // month listed one per day) would fail every search once merged: each index's entry is fetched
+            // first (then cached), and a day that is gone is looked for in its month's index instead, merged once.
             var merged = {};
             function merge(name, orMonth) {
               var url = new URL("pagefind/" + name + "/", document.baseURI).href;
