@@ -958,8 +958,8 @@ def hand_faults() -> list[Case]:
              "english", ("results[3].finding",)),
         Case("chatter around the JSON", "broken JSON or schema", R1, lambda: "Here it is: " + json.dumps(en(R1)),
              "json", ("not valid JSON",)),
-        Case("two results", "broken JSON or schema", R1, edit(r1, lambda d: d["results"].pop() and d["results"].pop()),
-             "schema", ("results",)),
+        Case("two results", "too few results", R1, edit(r1, lambda d: d["results"].pop() and d["results"].pop()),
+             "results_count", ("results: 2 of at least 3",)),
         Case("an extra key", "broken JSON or schema", R1, edit(r1, setting("score", 9)), "schema", ("score",)),
     ]  # fmt: skip
     return c

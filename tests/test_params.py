@@ -65,3 +65,13 @@ def test_endpoint_counts_as_configured_only_with_url_and_model(tmp_path):
     assert not params.llm.configured
     path = _write(tmp_path, 'date: "2026-11-29"\nllm:\n  base_url: http://127.0.0.1:9/v1\n  model: m\n')
     assert load_params(path).llm.configured
+
+
+def test_extra_body_fields_go_into_every_request_and_may_not_replace_the_pipelines_own(tmp_path):
+    text = 'date: "2026-11-29"\nllm:\n  temperature: 0\n  extra_body: {dry_multiplier: 0.8, dry_allowed_length: 4}\n'
+    settings = load_params(_write(tmp_path, text)).llm.generation_settings()
+    assert settings == {"dry_multiplier": 0.8, "dry_allowed_length": 4, "temperature": 0}
+    path = _write(tmp_path, 'date: "2026-11-29"\nllm:\n  extra_body: {max_tokens: 10, top_k: 1}\n')
+    with pytest.raises(ParamsError, match=r"llm\.extra_body.*max_tokens is set by the pipeline itself") as info:
+        load_params(path)
+    assert str(path) in str(info.value)

@@ -17,6 +17,7 @@ from papers_digest.checker.english import ENGLISH_RULES, check_digest_en, prose_
 from papers_digest.checker.paper import read_paper
 from papers_digest.checker.passages import longest_run
 from papers_digest.checker.problems import RULES, rules_broken
+from papers_digest.checker.schema import digest_schema
 from papers_digest.checker.substance import COPY_WORDS, REPEAT_SHARE, overlap
 from papers_digest.core.models import Digest
 from papers_digest.llm.prompting import digest_messages, load_prompt
@@ -84,6 +85,24 @@ def test_every_problem_of_the_new_rules_names_its_field_so_the_retry_asks_for_th
         "results[0]", "results[2]", "results[3]", "results[4]", "results[5]",
     }  # fmt: skip
     assert "results[1]" not in repair.fields  # the finding said once is kept
+
+
+def test_an_abstract_is_asked_for_two_or_three_results_and_a_full_text_for_three_to_six():
+    """Asked for 3 to 6 results of an abstract, the 0.5B model wrote one sentence six times (the sample day)."""
+    abstract = ABSTRACTS["2504.00999"]
+    answer = build_digest(digest_messages("system", abstract)[1]["content"])
+    assert len(answer["results"]) >= 2
+    two = {**answer, "results": answer["results"][:2]}
+    assert check_digest_en(json.dumps(two), read_paper(abstract)).digest is not None
+    one = {**answer, "results": answer["results"][:1]}
+    assert rules_broken(check_digest_en(json.dumps(one), read_paper(abstract)).problems) == ["results_count"]
+    full = {**en(R1), "results": en(R1)["results"][:2]}
+    verdict = judge_en(full, R1)
+    assert "results_count" in rules_broken(verdict.problems)
+    assert any(p.rule == "results_count" and "at least 3" in p.message for p in verdict.problems)
+    for document, expected in ((abstract, (2, 3)), (doc(R1), (3, 6))):
+        results = digest_schema(read_paper(document))["properties"]["results"]
+        assert (results["minItems"], results["maxItems"]) == expected
 
 
 def test_a_field_cut_at_its_cap_is_cut_back_to_its_last_full_sentence():

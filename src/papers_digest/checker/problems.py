@@ -27,6 +27,7 @@ RULES: dict[str, str] = {
     "finding_sentence": "a finding is a sentence that says what was found",
     "number_unrelated": "a result's numbers are its finding's: in it, or in the sentence it reports",
     "packaging": "a finding says what the paper found, not where its code is or what it leaves out",
+    "results_count": "as many results as the input holds findings: 3 of a full text, 2 of an abstract",
     "cut_off": "a field ends as a sentence ends, not cut off mid-word",
     "title_restated": "one_sentence and problem say more than the title",
     "same_sections": "results do not all cite the same sections",

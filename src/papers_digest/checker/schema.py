@@ -12,6 +12,7 @@ from papers_digest.checker.paper import PaperFacts
 from papers_digest.checker.paths import steps_of, top_level
 from papers_digest.checker.problems import Problem
 from papers_digest.checker.results import FINDING_MIN_WORDS
+from papers_digest.checker.substance import results_wanted
 from papers_digest.core.models import Digest, MindMapNode, Result
 
 
@@ -39,6 +40,8 @@ def digest_schema(facts: PaperFacts, bound: frozenset[str] = frozenset(), *, sen
         _section_result(facts, tag, bound="results" in bound, sentence=sentences) for tag in _citable(facts)
     ]
     props = schema["properties"]
+    fewest, most = results_wanted(facts)
+    props["results"].update(minItems=fewest, maxItems=most)
     props["results"]["items"] = {"anyOf": alternatives} if len(alternatives) > 1 else alternatives[0]
     schema["properties"] = {key: props[key] for key in DIGEST_ORDER}
     schema["required"] = [key for key in DIGEST_ORDER if key in schema["required"]]
@@ -68,7 +71,7 @@ def _shortened(schema: dict[str, Any]) -> dict[str, Any]:
     and mind-map nodes up to the caps (six identical limitations, a child "Gradients" five times); held to
     the same caps, the retry repeats them again."""
     props = schema["properties"]
-    props["results"]["maxItems"] = SHORT_RESULTS
+    props["results"]["maxItems"] = min(SHORT_RESULTS, props["results"]["maxItems"])
     for key in ("limitations", "takeaways"):
         props[key]["maxItems"] = SHORT_ITEMS
     nodes = [props["mind_map"]]

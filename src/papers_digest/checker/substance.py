@@ -36,6 +36,11 @@ from papers_digest.core.models import Digest
 DigestRule = Callable[[Digest, PaperFacts], list[Problem]]
 
 NOVEL_WORDS = 3  # one_sentence and problem must add this many words to the title's
+# How many results a digest reports, (fewest, most): an abstract holds two or three findings, a full text more.
+# Asked for 3 to 6 of an abstract, the 0.5B model wrote one sentence six times (the sample day); asked for 2
+# or 3, it wrote fewer repeats (docs/performance.md). The schema asks for this range; the checker holds the
+# fewest (a model without the schema may write more, each judged by the other rules).
+RESULTS_FULL_TEXT, RESULTS_ABSTRACT = (3, 6), (2, 3)
 # A field is cut when it does not end as a sentence ends and is at least this share of its cap long: the
 # grammar closed it (at the cap; the retry's bound grammar caps at half the characters, in pieces). A shorter
 # field without a full stop was ended by the model: a label-like phrase the other rules judge.
@@ -115,6 +120,26 @@ def cut_off(digest: Digest, facts: PaperFacts) -> list[Problem]:
         )
         for path, text in _sentence_fields(digest)
         if _cut(path, text, facts)
+    ]
+
+
+def results_wanted(facts: PaperFacts) -> tuple[int, int]:
+    """How many results a digest of this input reports, (fewest, most)."""
+    return RESULTS_ABSTRACT if facts.abstract_only else RESULTS_FULL_TEXT
+
+
+def results_count(digest: Digest, facts: PaperFacts) -> list[Problem]:
+    """At least as many results as the input holds findings (results_wanted)."""
+    fewest, _ = results_wanted(facts)
+    if len(digest.results) >= fewest:
+        return []
+    seen = "the abstract" if facts.abstract_only else "the paper"
+    return [
+        Problem(
+            "results_count",
+            f"results: {len(digest.results)} of at least {fewest}: report {fewest} or more different findings of "
+            f"{seen}, each from the section it comes from",
+        )
     ]
 
 
@@ -247,6 +272,7 @@ def _clip(text: str, most: int = 80) -> str:
 
 # The digest-level rules, in the order their problems are listed.
 SUBSTANCE_RULES: tuple[tuple[str, DigestRule], ...] = (
+    ("results_count", results_count),
     ("cut_off", cut_off),
     ("title_restated", title_restated),
     ("same_sections", same_sections),

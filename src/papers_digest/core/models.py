@@ -260,7 +260,7 @@ class Digest(_Strict):
     one_sentence: StrictStr
     problem: StrictStr
     method: StrictStr
-    results: list[Result] = Field(min_length=3, max_length=6)
+    results: list[Result] = Field(min_length=1, max_length=6)
     limitations: list[StrictStr]
     takeaways: list[StrictStr]
     mind_map: MindMapNode

@@ -54,6 +54,10 @@ class Price(_Section):
         return round(total / 1_000_000, 6)
 
 
+# The request fields the pipeline writes itself; llm.extra_body may not set them.
+REQUEST_FIELDS = frozenset({"model", "messages", "temperature", "max_tokens", "response_format", "stream"})
+
+
 class LlmParams(_Section):
     base_url: str = ""  # e.g. http://127.0.0.1:8000/v1; empty: no endpoint, nothing is generated
     model: str = ""
@@ -68,6 +72,9 @@ class LlmParams(_Section):
     max_input_tokens: int | None = Field(None, ge=256)
     # Send the digest's JSON schema as response_format (falls back to prompt-only if refused).
     structured_output: bool = False
+    # Fields added as they are to every request's body: an engine's own sampling settings, such as
+    # llama.cpp's DRY penalty on repeated word runs (docs/engines.md). {}: none.
+    extra_body: dict[str, Any] = Field(default_factory=dict)
     # A ceiling on a day's spending, in prompt + completion tokens of both generation stages; past it the
     # remaining papers are not sent and end failed (the retry queue takes them up later). null: none.
     budget_tokens_per_day: int | None = Field(None, ge=1)
@@ -78,6 +85,17 @@ class LlmParams(_Section):
     @classmethod
     def _http_url_or_empty(cls, value: str) -> str:
         return _url_or_empty(value).rstrip("/")
+
+    @field_validator("extra_body")
+    @classmethod
+    def _no_request_fields(cls, value: dict[str, Any]) -> dict[str, Any]:
+        taken = sorted(key for key in value if key in REQUEST_FIELDS)
+        if taken:
+            raise ValueError(
+                f"{', '.join(taken)} {'is' if len(taken) == 1 else 'are'} set by the pipeline itself "
+                "(llm.model, llm.temperature, llm.max_tokens, llm.structured_output): remove from extra_body"
+            )
+        return value
 
     @property
     def configured(self) -> bool:
@@ -90,7 +108,7 @@ class LlmParams(_Section):
             settings["temperature"] = self.temperature
         if self.max_tokens is not None:
             settings["max_tokens"] = self.max_tokens
-        return settings
+        return {**self.extra_body, **settings}
 
 
 EngineKind = Literal["none", "llama-cpp", "vllm", "sglang"]
