@@ -126,7 +126,7 @@ def _index_day(site: Path, date: str) -> int:
         out = Path(tmp) / "part"
         out.mkdir()
         os.replace(built / "fragment", out / "fragment")
-        (out / "part.bin").write_bytes(part.data)
+        (out / "part.bin.gz").write_bytes(gzip.compress(part.data, 6, mtime=0))
         (out / "part.json").write_text(json.dumps(part.to_json(), ensure_ascii=False), encoding="utf-8")
         _swap(out, target)
     return 1
@@ -162,10 +162,9 @@ def _merge_month(site: Path, month: str, dates: list[str]) -> int:
     for date in dates:
         folder = site / PAGEFIND_DIR / PARTS_DIR / date
         try:
-            part = Part.from_json(
-                json.loads((folder / "part.json").read_text(encoding="utf-8")), (folder / "part.bin").read_bytes()
-            )
-        except (OSError, ValueError, KeyError) as exc:
+            words = json.loads((folder / "part.json").read_text(encoding="utf-8"))
+            part = Part.from_json(words, gzip.decompress((folder / "part.bin.gz").read_bytes()))
+        except (OSError, EOFError, ValueError, KeyError) as exc:
             raise SearchIndexError(f"the search part of {date} is unreadable: {exc}") from None
         mine = []
         for fragment, _ in part.pages:  # two days' pages may share a short hash: the later one is renamed
