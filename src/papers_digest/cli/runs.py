@@ -198,6 +198,7 @@ def run_parallel(command: str, params_path: Path, params: Params, dates: list[st
     names = [backfill.experiment_name(date) for date in dates]
     listed: dict[str, int] = {}
     queued: set[str] = set()
+    parallel = True
     started = time.monotonic()
     with endpoint_for_the_batch(params) as (watch, _engine):
         run_dvc_command("exp", "remove", *names, quiet=True)
@@ -206,10 +207,13 @@ def run_parallel(command: str, params_path: Path, params: Params, dates: list[st
                 set_params(params_path, {"date": date})
                 print(f"{command}: {date}: list, then queued", flush=True)
                 listed[date] = dvc_repro("list", watch=watch)
-                if listed[date] == 0 and run_dvc_command(*backfill.queue_args(date, share)) == 0:
-                    queued.add(date)
-                if len(queued) == 1 and date in queued:
-                    backfill.start_workers(workers)
+                if listed[date] != 0 or not parallel or run_dvc_command(*backfill.queue_args(date, share)) != 0:
+                    continue
+                queued.add(date)
+                if len(queued) == workers:  # every worker has a date: a DVC worker with none queued stops after 10 s
+                    parallel = _start_workers(command, workers, names, queued)
+            if parallel and queued:  # again, for the workers that found the queue empty in between
+                _start_workers(command, workers, names, queued)
             queued_s = time.monotonic() - started
             outcomes: list[Outcome] = []
             for date in dates:
@@ -220,7 +224,8 @@ def run_parallel(command: str, params_path: Path, params: Params, dates: list[st
                 if date in queued:
                     state = backfill.wait_for(baseline, backfill.experiment_name(date), _raise_on(watch))
                 set_params(params_path, {"date": date})
-                doing = "restore and publish" if state == "done" else "its experiment failed: run here"
+                doing = {"done": "restore and publish", "failed": "its experiment failed: run here"}[state]
+                doing = doing if date in queued else "run here"
                 print(f"{command}: {date}: {doing} ({time.monotonic() - started:.0f} s in)", flush=True)
                 outcomes.append(Outcome(date, dvc_repro(watch=watch)))
         except BaseException:
@@ -229,6 +234,16 @@ def run_parallel(command: str, params_path: Path, params: Params, dates: list[st
     print(f"{command}: lists made and dates queued in {queued_s:.0f} s; all done in {time.monotonic() - started:.0f} s")
     run_dvc_command("exp", "remove", *names, quiet=True)
     return _summary(command, outcomes, params)
+
+
+def _start_workers(command: str, workers: int, names: list[str], queued: set[str]) -> bool:
+    """`dvc queue start`; when it fails, the queued dates are taken off the queue (they then run here)."""
+    if backfill.start_workers(workers) == 0:
+        return True
+    print(f"{command}: dvc queue start failed: the dates run here, one after the other", flush=True)
+    run_dvc_command("queue", "remove", *names, quiet=True)
+    queued.clear()
+    return False
 
 
 def _raise_on(watch: Watch | None) -> Callable[[], None] | None:
