@@ -24,7 +24,6 @@ refused (`MergeError`), as is a part of another Pagefind version.
 from __future__ import annotations
 
 import hashlib
-import heapq
 import itertools
 import re
 import struct
@@ -278,10 +277,12 @@ def merge(parts: list[Part], language: str, fragment_names: list[list[str]] | No
 
 def _merged_words(parts: list[Part], offsets: list[int]) -> Iterator[tuple[str, int, bytes]]:
     """Every word of the parts in order: (word, its locations, its CBOR with the parts' lists joined)."""
-    streams = [_words_of(part, n) for n, part in enumerate(parts)]
-    merged = heapq.merge(*streams, key=lambda item: item[0])  # stable: equal words keep the parts' order
-    for word, group in itertools.groupby(merged, key=lambda item: item[0]):
-        entries = [(offsets[n], parts[n].data, entry) for _, n, entry in group]
+    by_word: dict[str, list[tuple[int, bytes, list]]] = {}
+    for offset, part in zip(offsets, parts, strict=True):  # in the parts' order: each word's lists in page order
+        for entry in part.words:
+            by_word.setdefault(entry[0], []).append((offset, part.data, entry))
+    for word in sorted(by_word):  # as Rust sorts strings: by code point, as UTF-8 bytes sort
+        entries = by_word[word]
         pages = _join([(offset, data, entry[1]) for offset, data, entry in entries])
         forms: dict[str, list[tuple[int, bytes, Pages]]] = {}
         for offset, data, entry in entries:
@@ -290,11 +291,6 @@ def _merged_words(parts: list[Part], offsets: list[int]) -> Iterator[tuple[str, 
         variants = [b"\x82" + encode(form) + _join(lists) for form, lists in sorted(forms.items())]
         encoded = b"\x83" + encode(word) + pages + _head(4, len(variants)) + b"".join(variants)
         yield word, sum(entry[2] for _, _, entry in entries), encoded
-
-
-def _words_of(part: Part, n: int) -> Iterator[tuple[str, int, list]]:
-    for word in part.words:
-        yield word[0], n, word
 
 
 def _join(lists: list[tuple[int, bytes, Pages]]) -> bytes:
