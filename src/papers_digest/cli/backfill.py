@@ -35,9 +35,13 @@ def queue_args(date: str, share: int) -> list[str]:
 
 def start_workers(workers: int, store: Path = Path("data/store")) -> int:
     """`dvc queue start -j workers`, with the main workspace's arXiv pace file in the environment the
-    workers inherit: a worker's own store is its temporary workspace's, so its pace would be its own."""
+    workers inherit: a worker's own store is its temporary workspace's, so its pace would be its own. The
+    workers outlive this run by 10 s or more: they get no standard output or error of ours, or a caller
+    reading `papers daily`'s output to its end would wait for them (DVC keeps their logs, `dvc queue logs`)."""
     env = {**dvc_env(), PACE_FILE_ENV: str((store / ARXIV_PACE_FILE).resolve())}
-    return subprocess.run([dvc_executable(), "queue", "start", "-j", str(workers)], env=env).returncode
+    command = [dvc_executable(), "queue", "start", "-j", str(workers)]
+    quiet = subprocess.DEVNULL
+    return subprocess.run(command, env=env, stdin=quiet, stdout=quiet, stderr=quiet).returncode
 
 
 def pending_names() -> set[str]:
