@@ -37,8 +37,8 @@ def archive_publish(days: int, papers: int = 20, date: str = DATE) -> None:
         year.mkdir()
         one.mkdir()
         started = time.perf_counter()
-        for n, date in enumerate(dates[:-1]):
-            files = _archive_day(date, n, papers, kinds)
+        for n, earlier in enumerate(dates[:-1]):
+            files = _archive_day(earlier, n, papers, kinds)
             write_day(year / "papers.db", files, run_record(files))
         build_s = time.perf_counter() - started
         _archive_day(date, days - 1, papers, kinds, folder=work / date)
