@@ -32,6 +32,7 @@ from conftest import (
 )
 
 from papers_digest.checker.chinese import check_digest_zh
+from papers_digest.cli.sample import SAMPLE_SAMPLING
 from papers_digest.core.models import Digest
 from papers_digest.core.params import EngineParams
 from papers_digest.engines.commands import LLAMA_BATCH_TOKENS, LLAMA_UBATCH_TOKENS, EngineError, engine_command
@@ -557,6 +558,7 @@ def test_the_embedded_llama_server_refuses_a_flag_it_does_not_know():
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("llama-server")  # the offline model's tests on one worker: one real engine at a time
 @pytest.mark.timeout(900)
 def test_model_fetch_keeps_a_verified_file(offline_gguf):
     done = subprocess.run(_papers("model", "fetch", "--dest", str(offline_gguf)), capture_output=True, text=True)
@@ -565,13 +567,15 @@ def test_model_fetch_keeps_a_verified_file(offline_gguf):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("llama-server")  # the offline model's tests on one worker: one real engine at a time
 @pytest.mark.timeout(900)
 def test_one_real_paper_through_the_real_llama_cpp_engine(tmp_path, offline_gguf):
     paper = min(abstract_docs(sample_papers()), key=lambda doc: len(doc.text))  # the shortest real abstract
     params = make_params(
         engine={"kind": "llama-cpp", "model": str(offline_gguf), "port": free_port(), "context_tokens": 4096},
-        llm={"model": MODEL_ALIAS, "concurrency": 2, "max_tokens": 400, "timeout_s": 600, "structured_output": True},
-    )
+        llm={"model": MODEL_ALIAS, "concurrency": 2, "max_tokens": 400, "timeout_s": 600, "structured_output": True,
+             "extra_body": SAMPLE_SAMPLING},  # the sample's llama.cpp sampling settings: the server takes them
+    )  # fmt: skip
     results = []
     with ManagedEngine.from_params(params, log_dir=tmp_path) as engine:
         assert engine.startup_s is not None and engine.startup_s > 0
@@ -616,6 +620,7 @@ def ask_repair_on_the_real_engine(
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("llama-server")  # the offline model's tests on one worker: one real engine at a time
 @pytest.mark.timeout(600)
 def test_a_translations_repair_on_the_real_llama_cpp_engine(tmp_path, offline_gguf):
     """The offline model left a limitation of 2504.01014 in English and wrote two findings as its one_sentence
@@ -639,6 +644,7 @@ def test_a_translations_repair_on_the_real_llama_cpp_engine(tmp_path, offline_gg
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("llama-server")  # the offline model's tests on one worker: one real engine at a time
 @pytest.mark.timeout(600)
 def test_an_english_digests_repair_on_the_real_llama_cpp_engine(tmp_path, offline_gguf):
     """A faithful digest of 2504.00883 (its abstract) with a figure the paper does not print planted in its first

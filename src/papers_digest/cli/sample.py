@@ -32,6 +32,17 @@ SAMPLE_MAX_TOKENS = 1500
 SAMPLE_LLM_TIMEOUT_S = 1800
 SAMPLE_CONCURRENCY = 4
 SAMPLE_TEMPERATURE = 0  # greedy decoding: the same day gives the same answers, a rerun of the sample too
+# llama.cpp's DRY sampler lowers a token that would lengthen a run of words already in the context (the paper
+# included) past 4 tokens; "\n" alone breaks a run, so a repeat across JSON fields counts too. On the sample
+# day's three abstracts it halved the problems of the first answers, 35 to 17, mostly copies and repeats
+# (docs/performance.md, "The sample day on the 0.5B model").
+SAMPLE_SAMPLING = {
+    "dry_multiplier": 0.8,
+    "dry_base": 1.75,
+    "dry_allowed_length": 4,
+    "dry_penalty_last_n": SAMPLE_CONTEXT_TOKENS,
+    "dry_sequence_breakers": ["\n"],
+}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -131,6 +142,7 @@ def _sample_endpoint(
         "max_tokens": args.max_tokens,
         "max_input_tokens": SAMPLE_INPUT_TOKENS,
         "temperature": SAMPLE_TEMPERATURE,
+        "extra_body": SAMPLE_SAMPLING,
         # A 0.5B model rarely gets the digest's JSON shape right on its own: the schema constrains it.
         "structured_output": True,
     }
