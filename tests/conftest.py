@@ -65,6 +65,50 @@ __all__ = [
 ]
 
 
+GROUP_LOST = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """`make test` runs on pytest-xdist's workers with `--dist loadgroup` (pyproject.toml): the tests of one
+    xdist_group (the real engine's, a module's costly fixtures) go to one worker because xdist suffixes their ids
+    with `@group`. pytest 9.2 drops that suffix, so the groups would be spread silently (pytest-xdist#1386):
+    such a test fails at setup instead, saying why."""
+    if getattr(config.option, "loadgroup", False):  # set on the workers of --dist loadgroup
+        for item in items:
+            if item.get_closest_marker("xdist_group") and "@" not in item.nodeid:
+                item.stash[GROUP_LOST] = True
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.stash.get(GROUP_LOST, False):
+        pytest.fail(
+            f"pytest {pytest.__version__} ignores xdist_group under --dist loadgroup (pytest-xdist#1386): "
+            "install the dev extra's pytest (pip install -e '.[dev]'), or run pytest -n 0",
+            pytrace=False,
+        )
+
+
+LAST_GROUP = "llama-server"  # the real engine's tests (tests/test_engines.py)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """--dist loadgroup, with the real engine's group handed out only once every other unit has been: llama.cpp's
+    threads take both cores, and next to the other workers its decoding fell below 1 token/s (2026-12-03)."""
+    if config.getoption("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class RealEngineLast(LoadGroupScheduling):
+        def _assign_work_unit(self, node: Any) -> None:
+            if LAST_GROUP in self.workqueue:
+                self.workqueue.move_to_end(LAST_GROUP)
+            super()._assign_work_unit(node)
+
+    return RealEngineLast(config, log)
+
+
 def hf_day(date: str, folder: Path = HF_DIR) -> list[dict[str, Any]]:
     """The recorded HF API body of a day (tests/data/hf or sample/hf)."""
     return json.loads((folder / f"{date}.json").read_text(encoding="utf-8"))

@@ -251,6 +251,7 @@ def _git(project: Path, *args: str) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("dvc-exp")  # DVC experiments (papers compare, daily --jobs): one at a time
 def test_two_candidates_on_the_sample_day_rank_as_set_and_count_what_their_experiments_did(tmp_path):
     poor_faults = [  # every first digest answer breaks a number; half the papers' retries cite a section it lacks
         Fault(kind="bad_section", on="retry", request="digest", times=-1, share=0.5),
@@ -378,6 +379,7 @@ BACKFILL_DATES = ["2025-09-15", "2025-09-16", "2025-09-17"]  # recorded days; th
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("dvc-exp")  # DVC experiments (papers compare, daily --jobs): one at a time
 def test_dates_generated_in_parallel_each_reach_the_database_a_failed_one_is_reported_and_a_rerun_asks_nothing(
     tmp_path,
 ):

@@ -27,6 +27,9 @@ from papers_digest.site.search import indexed_days, parted_days
 from papers_digest.site.trust import report_link, trust_view
 from papers_digest.testing.browser import MISSING, chromium, have_chromium, serve_folder
 
+# On one worker of `make test`, so the module's archive and Chromium are made once.
+pytestmark = pytest.mark.xdist_group("test_readers")
+
 REPORT = "https://github.com/o/r/issues/new?title=Digest+of+{arxiv_id}:+{field}&body={title}+{page}"
 DONE_PAPER = arxiv_id(DATES[-1], 1)
 

@@ -90,6 +90,7 @@ def reference_state(tmp_path_factory) -> dict[str, list]:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("kill-9")  # on one worker of `make test`: reference_state is one DVC run, once
 @pytest.mark.parametrize("stage", list(KILL_POINTS))
 def test_kill_9_in_any_stage_then_repro_gives_the_same_database(tmp_path, servers, reference_state, stage):
     _, replay_url, sim, llm_url = servers

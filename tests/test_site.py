@@ -32,7 +32,10 @@ from papers_digest.testing.browser import MISSING, chromium, have_chromium, serv
 from papers_digest.testing.servers import engine_server, sample_replay_server
 
 # the sample day is built with DVC once for the module, and the browser tests drive Chromium
-pytestmark = pytest.mark.slow  # make test-fast leaves them out
+pytestmark = [
+    pytest.mark.slow,  # make test-fast leaves them out
+    pytest.mark.xdist_group("test_site"),  # on one worker of `make test`: the module's DVC day and Chromium once
+]
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 HTML_PAPER = "2503.20783"  # the sample's one paper with an arXiv HTML page (v2)

@@ -23,6 +23,9 @@ from papers_digest.db.writer import write_day
 from papers_digest.site.archive import Period, SiteNav, month_range, paper_links, week_key, week_range
 from papers_digest.site.render import render_day, render_site
 
+# On one worker of `make test`, so the module's archive (six days published) is built once.
+pytestmark = pytest.mark.xdist_group("test_site_archive")
+
 ATOM = "{http://www.w3.org/2005/Atom}"
 RECORDED = sorted(p.stem for p in HF_DIR.glob("*.json"))  # 2024-05-27 … 2026-01-13: every era of the API
 # Published as four days in a row of one ISO week (2026-W01, Monday 2025-12-29) but of two months, and the
