@@ -35,7 +35,7 @@ SAMPLE_TEMPERATURE = 0  # greedy decoding: the same day gives the same answers, 
 # llama.cpp's DRY sampler lowers a token that would lengthen a run of words already in the context (the paper
 # included) past 4 tokens; "\n" alone breaks a run, so a repeat across JSON fields counts too. On the sample
 # day's three abstracts it halved the problems of the first answers, 35 to 17, mostly copies and repeats
-# (docs/performance.md, "The sample day on the 0.5B model").
+# (docs/performance.md, "The sample day on the 0.5B model: what the runs showed").
 SAMPLE_SAMPLING = {
     "dry_multiplier": 0.8,
     "dry_base": 1.75,
