@@ -68,7 +68,7 @@ def _urls(bundles: list[Path]) -> dict[str, str]:
 
 def _content(meta: bytes, chunks: dict[str, bytes], urls: dict[str, str]) -> dict:
     """What an index says, page numbers resolved: (word or (word, variant)) -> {url: (locations, meta ones)}."""
-    version, pages, bounds, *_ = decode(meta)
+    _, pages, bounds, *_ = decode(meta)
     found: dict = {}
     for _, _, name in bounds:
         for word, word_pages, variants in decode(chunks[name])[0]:
