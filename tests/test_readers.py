@@ -341,6 +341,19 @@ def _wait(condition, timeout_s: float = 30.0):
     raise AssertionError(f"not true within {timeout_s} s")
 
 
+def _searched(browser) -> str | None:
+    """The search's time once search.html shows its results; None while a submitted form is still navigating (the
+    page before has no #search-results, or the element went stale with it)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+
+    try:
+        shown = browser.find_elements(By.ID, "search-results")
+        return shown[0].get_attribute("data-ms") if shown else None
+    except StaleElementReferenceException:
+        return None
+
+
 def _search(browser, served: str, term: str) -> list[str]:
     from selenium.webdriver.common.by import By
 
@@ -348,7 +361,7 @@ def _search(browser, served: str, term: str) -> list[str]:
     box = browser.find_element(By.ID, "q")
     box.send_keys(term)
     box.submit()
-    _wait(lambda: browser.find_element(By.ID, "search-results").get_attribute("data-ms"))
+    _wait(lambda: _searched(browser))
     return [
         a.get_attribute("href").removeprefix(served)
         for a in browser.find_elements(By.CSS_SELECTOR, "#search-results h2 a")
@@ -369,7 +382,7 @@ def test_an_english_and_a_chinese_word_each_find_their_paper(browser, served):
     browser.get(served + f"{DATES[0]}/index.html")
     browser.find_element(By.ID, "site-search").send_keys(WORD_EN)
     browser.find_element(By.ID, "site-search").submit()
-    _wait(lambda: browser.find_element(By.ID, "search-results").get_attribute("data-ms"))
+    _wait(lambda: _searched(browser))  # the day's page has no #search-results: wait for search.html, not fail
     assert browser.current_url == served + f"search.html?q={WORD_EN}"
     assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
 
