@@ -380,6 +380,7 @@ BACKFILL_DATES = ["2025-09-15", "2025-09-16", "2025-09-17"]  # recorded days; th
 
 @pytest.mark.slow
 @pytest.mark.xdist_group("dvc-exp")  # DVC experiments (papers compare, daily --jobs): one at a time
+@pytest.mark.timeout(600)  # two papers daily --jobs 2 runs: 296 s of the default 300 on shared cores (2026-12-03)
 def test_dates_generated_in_parallel_each_reach_the_database_a_failed_one_is_reported_and_a_rerun_asks_nothing(
     tmp_path,
 ):
