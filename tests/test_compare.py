@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -372,6 +373,28 @@ def test_each_date_is_queued_to_its_report_and_its_end_is_read_from_its_ref_or_i
     polls = []
     assert backfill.wait_for("b" * 40, "daily-x", lambda: polls.append(1), pending=lambda: next(seen)) == "failed"
     assert len(polls) == 4
+
+
+def test_a_date_whose_worker_is_gone_fails_after_the_grace_and_not_before(monkeypatch, tmp_path):
+    """A worker killed mid-experiment leaves its task "running" in DVC's queue for good: the wait ends
+    "failed" (the date then runs in the main workspace) once no worker was alive for gone_s, and a worker
+    seen alive again restarts the count."""
+    monkeypatch.setattr(backfill, "POLL_S", 0.01)
+    monkeypatch.setattr(backfill, "committed", lambda baseline, name: False)
+    started = time.monotonic()
+    state = backfill.wait_for("b" * 40, "daily-x", pending=lambda: {"daily-x"}, alive=lambda: False, gone_s=0.3)
+    assert state == "failed" and time.monotonic() - started >= 0.3
+    answers = iter([False] * 20 + [True] + [False] * 200)  # alive once, after 0.2 s: the count starts again
+    started = time.monotonic()
+    state = backfill.wait_for("b" * 40, "daily-x", pending=lambda: {"daily-x"}, alive=lambda: next(answers), gone_s=0.3)
+    assert state == "failed" and time.monotonic() - started >= 0.5
+    # the workers are found by their node name on their command line, in /proc
+    proc = tmp_path / "proc"
+    (proc / "41").mkdir(parents=True)
+    (proc / "41" / "cmdline").write_bytes(b"dvc\0exp\0queue-worker\0dvc-exp-cde9b5-1@localhost\0--clean")
+    (proc / "self").mkdir()
+    assert backfill.workers_alive("dvc-exp-cde9b5-", proc)
+    assert not backfill.workers_alive("dvc-exp-000000-", proc)  # another project's worker
 
 
 PACE_S = 0.2  # source.arxiv_interval_s: held across every date of the run

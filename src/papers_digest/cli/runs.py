@@ -10,6 +10,7 @@ import datetime as dt
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from papers_digest.cli import backfill
@@ -196,6 +197,7 @@ def run_parallel(command: str, params_path: Path, params: Params, dates: list[st
         flush=True,
     )
     names = [backfill.experiment_name(date) for date in dates]
+    prefix = backfill.worker_prefix()
     listed: dict[str, int] = {}
     queued: set[str] = set()
     parallel = True
@@ -222,7 +224,8 @@ def run_parallel(command: str, params_path: Path, params: Params, dates: list[st
                     continue
                 state = "failed"
                 if date in queued:
-                    state = backfill.wait_for(baseline, backfill.experiment_name(date), _raise_on(watch))
+                    name, alive = backfill.experiment_name(date), partial(backfill.workers_alive, prefix)
+                    state = backfill.wait_for(baseline, name, _raise_on(watch), alive=alive)
                 set_params(params_path, {"date": date})
                 doing = {"done": "restore and publish", "failed": "its experiment failed: run here"}[state]
                 doing = doing if date in queued else "run here"
