@@ -81,7 +81,8 @@ def index_days(site: str | Path, dates: set[str], published: set[str]) -> int:
     for date in sorted(dates):
         built += _index_day(site, date)
     parts = parted_days(site)
-    months = {d[:7] for d in dates} | {d[:7] for d in parts if d[:7] not in set(indexed_days(site))}
+    merged = set(indexed_days(site))
+    months = {d[:7] for d in dates} | {d[:7] for d in parts if d[:7] not in merged}
     for date in parts - published:
         shutil.rmtree(site / PAGEFIND_DIR / PARTS_DIR / date, ignore_errors=True)
         months.add(date[:7])
