@@ -270,10 +270,13 @@ def test_two_candidates_on_the_sample_day_rank_as_set_and_count_what_their_exper
         )
         write_params(project, params)
         run_dvc(project, "repro", "publish")  # the day, run once as every day is
+        # committed as an operator's cron leaves it: dvc.lock untracked, so no experiment workspace has it
         _git(project, "add", "-A")
+        _git(project, "rm", "-q", "--cached", "dvc.lock")
         _git(project, "commit", "-qm", "the project")
         before = replay.total_requests
         main_views = _views(project)
+        main_lock = (project / "dvc.lock").read_bytes()
         good.reset_stats()
         price = "llm.price={input: 1, output: 2}"  # USD per million tokens; a value with a comma
 
@@ -297,6 +300,7 @@ def test_two_candidates_on_the_sample_day_rank_as_set_and_count_what_their_exper
         for stage in ("list", "fulltext"):
             assert f"Running stage '{stage}'" not in done.stdout
         assert _views(project) == main_views
+        assert (project / "dvc.lock").read_bytes() == main_lock  # recorded the day for the experiments, put back
 
     out = project / "data" / "compare" / SAMPLE_DATE
     data = json.loads((out / "compare.json").read_text())

@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from papers_digest.cli.project import dvc_env, git_output, project_lock, run_dvc_command
+from papers_digest.cli.project import dvc_env, git_output, project_lock, run_dvc_command, temporary_params
 from papers_digest.core.artefacts import write_json
 from papers_digest.core.errors import ConfigError, PipelineError
 from papers_digest.core.params import Params, ParamsError, load_params, validate_params
@@ -37,6 +39,8 @@ NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.]*$")
 # Settings are split at a comma followed by the next KEY=, so a value may hold commas: llm.price={input: 1, output: 2}
 SETTING_SPLIT = re.compile(r",(?=\s*[A-Za-z_][\w.]*\s*=)")
 NOTEBOOK = Path("notebooks/compare.ipynb")
+LOCK = "dvc.lock"
+FROZEN = ("list", "fulltext")  # the stages whose outputs an experiment is given, as the day's own run left them
 
 
 class CompareError(PipelineError):
@@ -132,7 +136,7 @@ def exp_run_args(candidate: Candidate, date: str) -> list[str]:
     return [
         *("exp", "run", "--temp", "-n", candidate.experiment(date), "-f", "-s"),
         *settings,
-        *("-S", "llm.reuse=false", "-S", f"date={date}", "-C", f"data/{date}"),
+        *("-S", "llm.reuse=false", "-S", f"date={date}", "-C", f"data/{date}", "-C", LOCK),
         *GENERATION,
     ]
 
@@ -172,9 +176,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 asyncio.run(check_llm_endpoint(params.llm))
             except PipelineError as exc:
                 raise ConfigError(f"candidate {name}: {exc}") from None
-        for candidate in candidates:
-            for date in dates:
-                run_experiment(candidate, date, baseline, out)
+        for date in dates:
+            with day_in_lock(Path(args.params), date):
+                for candidate in candidates:
+                    run_experiment(candidate, date, baseline, out)
     rows = compare(
         [(c.name, [load_candidate_day(candidate_dir(out, c.name, d)) for d in dates]) for c in candidates],
         {c.name: c.settings for c in candidates},
@@ -199,6 +204,29 @@ def cmd_compare(args: argparse.Namespace) -> int:
         )
     print(f"papers compare: {out / 'compare.json'}" + ("" if args.no_report else f", {out / 'compare.html'}"))
     return 0
+
+
+@contextlib.contextmanager
+def day_in_lock(params_path: Path, date: str) -> Iterator[None]:
+    """dvc.lock holding `date`'s list and full texts while its experiments run, then put back as it was.
+
+    Before an experiment reproduces, DVC checks out the stages it runs and their deps in its workspace, from
+    that workspace's dvc.lock, and deletes a dep the lock has no hash for: the day copied in with -C is gone
+    before `digest_en` starts ("fulltext: not found"). The main workspace's lock holds the last date it ran,
+    and is often untracked by git (so not in the experiment's workspace at all). So the day's list and full
+    texts are recorded in the lock (`dvc commit`, the params' date set to `date`), and the lock copied in too."""
+    lock = Path(LOCK)
+    before = lock.read_bytes() if lock.is_file() else None
+    try:
+        with temporary_params(params_path, {"date": date}):
+            if run_dvc_command("commit", "--force", *FROZEN, quiet=True) != 0:
+                raise CompareError(f"dvc commit of {date}'s list and full texts failed (dvc commit -f list fulltext)")
+        yield
+    finally:
+        if before is None:
+            lock.unlink(missing_ok=True)
+        else:
+            lock.write_bytes(before)
 
 
 def run_experiment(candidate: Candidate, date: str, baseline: str, out: Path) -> None:
