@@ -143,3 +143,18 @@ def test_the_publish_fingerprint_changes_with_any_input_byte_the_code_or_the_opt
     assert third != second
     (tmp_path / "a" / "translate_zh").mkdir()  # a missing input is not an empty one
     assert publish_fingerprint(inputs, code, "data/site") != third
+
+
+def test_artefacts_are_written_whole_and_readable_by_other_users(tmp_path):
+    """A stage's JSON is renamed into place from a temporary file (never half-written), with the mode open()
+    would give it, not mkstemp's 0600: an analyst or a web server running as another user reads data/."""
+    from papers_digest.core.artefacts import write_json, write_jsonl
+    from papers_digest.core.models import Paper
+
+    write_json(tmp_path / "day" / "list.json", {"papers": ["2504.00001"]})
+    write_jsonl(tmp_path / "day" / "calls.jsonl", [Paper(arxiv_id="2504.00001", title="t")])
+    opened = tmp_path / "opened"
+    opened.write_text("")  # as open() makes a file under this process's umask
+    for name in ("list.json", "calls.jsonl"):
+        assert (tmp_path / "day" / name).stat().st_mode & 0o777 == opened.stat().st_mode & 0o777
+    assert sorted(p.name for p in (tmp_path / "day").iterdir()) == ["calls.jsonl", "list.json"]  # no temp file

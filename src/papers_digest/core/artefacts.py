@@ -18,6 +18,17 @@ M = TypeVar("M", bound=BaseModel)
 STAGE_INFO = "_stage.json"  # inside a stage's output folder; every other *.json there is one paper
 
 
+def _umask() -> int:
+    mask = os.umask(0)  # reading the umask sets it: put it back at once (at import, before any thread)
+    os.umask(mask)
+    return mask
+
+
+# A file written through mkstemp is 0600; an artefact gets the mode open() would give it (0644 under umask 022),
+# so an analyst or a web server running as another user can read data/ and the site.
+FILE_MODE = 0o666 & ~_umask()
+
+
 class ArtefactError(PipelineError, ValueError):
     """An input file of a stage is missing or does not hold what it should."""
 
@@ -35,6 +46,7 @@ def _write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, FILE_MODE)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
         os.replace(tmp, path)
