@@ -23,7 +23,10 @@ import re
 import shutil
 import subprocess
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from tqdm import tqdm
 
 from papers_digest.site.pagefind_merge import SIGNATURE, MergeError, Part, merge, read_part
 from papers_digest.site.views import DATE_RE
@@ -77,25 +80,44 @@ def index_days(site: str | Path, dates: set[str], published: set[str]) -> int:
     `published`: every date of the site (the parts and indexes of others are removed). Returns the number of
     indexes built: days run through Pagefind, and months merged."""
     site = Path(site)
-    built = 0
-    for date in sorted(dates):
-        built += _index_day(site, date)
     parts = parted_days(site)
     merged = set(indexed_days(site))
     months = {d[:7] for d in dates} | {d[:7] for d in parts if d[:7] not in merged}
     for date in parts - published:
         shutil.rmtree(site / PAGEFIND_DIR / PARTS_DIR / date, ignore_errors=True)
+        parts.discard(date)
         months.add(date[:7])
+    # a day not indexed yet (a site from before parts) is indexed once, with its month
+    unindexed = {d for d in published - parts - dates if d[:7] in months}
+    built = _index_days(site, sorted(dates | unindexed))
     for month in sorted(months):
-        days = sorted(d for d in published if d.startswith(f"{month}-"))
-        for date in set(days) - parts - dates:  # a day not indexed yet (a site from before parts): once
-            built += _index_day(site, date)
-        built += _merge_month(site, month, sorted(parted_days(site) & set(days)))
+        days = {d for d in published if d.startswith(f"{month}-")}
+        built += _merge_month(site, month, sorted(parted_days(site) & days))
     for old in (site / PAGEFIND_DIR).iterdir() if (site / PAGEFIND_DIR).is_dir() else ():
         gone = _MONTH_RE.match(old.name) and not any(d.startswith(f"{old.name}-") for d in published)
         if _OLD_RE.match(old.name) or gone:
             shutil.rmtree(old, ignore_errors=True)
     return built
+
+
+def _index_days(site: Path, dates: list[str]) -> int:
+    """(Re)build the parts of `dates`, one Pagefind process per day, as many at once as there are cores: a
+    day's Pagefind is mostly its own start and one core's work (`papers site` into an empty folder runs it on
+    every day of the archive)."""
+    if not dates:
+        return 0
+    _ensure_root(site, _binary())  # once, before the days: they all read the root's version
+    if len(dates) == 1:
+        return _index_day(site, dates[0])
+    with (
+        ThreadPoolExecutor(max_workers=min(len(dates), os.cpu_count() or 1)) as pool,
+        tqdm(total=len(dates), desc="search index", unit="day", dynamic_ncols=True, disable=len(dates) < 8) as bar,
+    ):
+        built = 0
+        for one in pool.map(functools.partial(_index_day, site), dates):
+            built += one
+            bar.update()
+        return built
 
 
 def _index_day(site: Path, date: str) -> int:
