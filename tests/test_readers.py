@@ -388,6 +388,33 @@ def test_an_english_and_a_chinese_word_each_find_their_paper(browser, served):
 
 
 @pytest.mark.slow
+def test_typing_a_word_fetches_its_index_chunks_before_the_search_is_asked_for(browser, archive):
+    """A reader's search answers fast because the words' index chunks come while they type (Pagefind's preload):
+    after typing, before Enter, the word's chunks are fetched; Enter then finds the paper."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    requested: list[str] = []
+    with serve_folder(archive / "site", requested) as served:
+        browser.get(served + "search.html")
+        results = browser.find_element(By.ID, "search-results")
+        _wait(lambda: results.get_attribute("data-loaded-ms"))
+
+        def chunks() -> int:
+            return sum(path.endswith(".pf_index") for path in requested)
+
+        before = chunks()
+        box = browser.find_element(By.ID, "q")
+        box.send_keys(WORD_EN)
+        _wait(lambda: chunks() > before)
+        assert results.get_attribute("data-ms") is None and browser.current_url == served + "search.html"  # not yet
+        box.send_keys(Keys.ENTER)
+        _wait(lambda: _searched(browser))
+        links = browser.find_elements(By.CSS_SELECTOR, "#search-results h2 a")
+        assert [a.get_attribute("href").removeprefix(served) for a in links] == [f"{EN_PAPER[1]}/{EN_PAPER[0]}.html"]
+
+
+@pytest.mark.slow
 def test_the_language_switch_hides_the_other_language_and_keeps_the_choice(browser, served):
     from selenium.webdriver.common.by import By
 

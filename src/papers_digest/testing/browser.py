@@ -54,13 +54,19 @@ def chromium(*, keep_dialogs: bool = False) -> Iterator[Any]:
 
 
 @contextlib.contextmanager
-def serve_folder(folder: Path) -> Iterator[str]:
+def serve_folder(folder: Path, requested: list[str] | None = None) -> Iterator[str]:
     """A folder over HTTP on 127.0.0.1, as `python -m http.server -d data/site` serves it -> its URL (browsers
-    load no module script from file://, so the site's search needs a server)."""
+    load no module script from file://, so the site's search needs a server). `requested`, when given, gets
+    the path of every GET, the requests of Pagefind's worker included (the page's own timeline lacks them)."""
 
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args: object) -> None:
             pass
+
+        def do_GET(self) -> None:
+            if requested is not None:
+                requested.append(self.path)
+            super().do_GET()
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
     threading.Thread(target=server.serve_forever, daemon=True).start()

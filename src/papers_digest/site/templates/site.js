@@ -114,6 +114,21 @@
       });
     }
 
+    // As the reader types, Pagefind fetches the index chunks the words need (its `preload`, as its own UI does):
+    // by the time the search is asked for, one chunk per month index is there, and the search is the search.
+    // Not for a word's first letters (a prefix of one or two letters, or one Chinese character, spans many chunks
+    // of every index, which then delay the search) nor while an input method composes (its Latin letters).
+    var typed = null;
+    input.addEventListener("input", function (event) {
+      clearTimeout(typed);
+      if (event.isComposing) return;
+      typed = setTimeout(function () {
+        var term = input.value.trim();
+        var last = term.split(/\s+/).pop();
+        var enough = /[\u3400-\u9fff]/.test(last) ? last.length >= 2 : last.length >= 3;
+        if (enough) pagefind().then(function (pf) { return pf.preload(term); }).catch(function () { /* the search says */ });
+      }, 60);
+    });
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       history.replaceState(null, "", "?q=" + encodeURIComponent(input.value.trim()));
