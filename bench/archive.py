@@ -13,7 +13,7 @@ from typing import Any
 
 from common import DATE, PAGES, ROOT, measured_run, peak_rss_mb, synthetic_day
 
-from papers_digest.core.models import FulltextDoc
+from papers_digest.core.models import FulltextDoc, Paper
 
 # --- archive: publishing a day into a year of days -----------------------------------------------
 
@@ -100,22 +100,35 @@ def archive_publish(days: int, papers: int = 20, date: str = DATE) -> None:
     )
 
 
-def _archive_kinds() -> list[tuple[FulltextDoc, dict, dict, list]]:
-    """Per recorded page: the document, and the simulator's English digest (as the checker accepted it, with
-    its evidence), and Chinese translation of it: real digests of realistic size."""
+def _archive_kinds() -> list[tuple[FulltextDoc, dict, dict, list, Paper | None]]:
+    """The archive's distinct papers, each with the simulator's English digest (as the checker accepted it, with
+    its evidence) and Chinese translation of it: real digests of realistic size. The recorded arXiv pages give
+    full-text digests; every paper of the recorded HF days gives one more paper, digested from its abstract
+    (as a paper without HTML is), with its listing (title, abstract, HF keywords, links). So the year repeats
+    about 70 papers, not 6: a word of one paper is on about 1 page in 70, as in an archive of distinct papers,
+    which is what a search's time depends on (docs/site.md, "Search")."""
 
     from papers_digest.checker.english import check_digest_en
     from papers_digest.checker.paper import read_paper
     from papers_digest.llm.prompting import digest_messages
     from papers_digest.sim.answers import build_digest, translate
+    from papers_digest.sources.arxiv import abstract_doc
+    from papers_digest.sources.hf import parse_items
 
+    listed: list[tuple[FulltextDoc, Paper | None]] = [(doc, None) for doc in synthetic_day(len(PAGES))]
+    seen = set()
+    for day in sorted((ROOT / "tests" / "data" / "hf").glob("*.json")):
+        for paper in parse_items(json.loads(day.read_text(encoding="utf-8")))[0]:
+            if paper.arxiv_id not in seen:
+                seen.add(paper.arxiv_id)
+                listed.append((abstract_doc(paper, "bench: the abstract"), paper))
     kinds = []
-    for doc in synthetic_day(len(PAGES)):
+    for doc, paper in listed:
         english = build_digest(digest_messages("system", doc)[1]["content"])
         verdict = check_digest_en(json.dumps(english), read_paper(doc))
         evidence = verdict.evidence if verdict.digest else []
         english = verdict.digest.model_dump() if verdict.digest else english
-        kinds.append((doc, english, translate(english), evidence))
+        kinds.append((doc, english, translate(english), evidence, paper))
     return kinds
 
 
@@ -124,24 +137,18 @@ def _archive_day(date: str, n: int, papers: int, kinds: list, folder: Path | Non
     import datetime as dt
 
     from papers_digest.core.artefacts import write_json
-    from papers_digest.core.models import CallRecord, DayList, GenerationResult, Paper
+    from papers_digest.core.models import CallRecord, DayList, GenerationResult
     from papers_digest.day.files import DayFiles
 
     at = dt.datetime.fromisoformat(f"{date}T06:00:00+00:00").timestamp()
     listed, docs, results = [], {}, {"digest_en": {}, "translate_zh": {}}
     for j in range(papers):
-        doc, english, chinese, evidence = kinds[(n + j) % len(kinds)]
+        doc, english, chinese, evidence, paper = kinds[(n * papers + j) % len(kinds)]
         arxiv_id = f"2501.{10000 + n * papers + j}"
-        title = f"Paper {j + 1} of {date}: {doc.title}"
-        listed.append(
-            Paper(
-                arxiv_id=arxiv_id,
-                title=title,
-                summary=doc.text[:1200],
-                upvotes=100 - j,
-                authors=["A. Author", "B. Author"],
-            )
-        )
+        title = doc.title
+        if paper is None:
+            paper = Paper(arxiv_id=arxiv_id, title=title, summary=doc.text[:1200], authors=["A. Author", "B. Author"])
+        listed.append(paper.model_copy(update={"arxiv_id": arxiv_id, "upvotes": 100 - j}))
         docs[arxiv_id] = doc.model_copy(update={"arxiv_id": arxiv_id, "title": title})
         for stage, digest in (("digest_en", english), ("translate_zh", chinese)):
             call = CallRecord(

@@ -48,9 +48,13 @@ def archive_files(
     every topic and period of the site when None. A topic or period with no paper left yields nothing."""
     wanted = None if topics is None else sorted(set(topics))
     topic_page, period_page = env.get_template("topic.html"), env.get_template("period.html")
+    # A paper is on the page of each of its topics (about 8): its entry is rendered once (Markup, escaped by
+    # the macro) and reused, so a publish into a year renders each listed paper once, not once per topic.
+    item, items = env.get_template("listing.html").make_module().item, {}
     for name, (total, rows) in sorted(papers_by_topic(db, wanted, TOPIC_PAGE_PAPERS).items()):
         page = TopicPage(topic=TopicRef(name), total=total, papers=tuple(listed_paper(r) for r in rows))
-        yield page.topic.path, topic_page.render(page=page, root="../")
+        shown = [items.get(p.arxiv_id) or items.setdefault(p.arxiv_id, item(p, "../")) for p in page.papers]
+        yield page.topic.path, topic_page.render(page=page, items=shown, root="../")
         yield page.topic.feed_path, env.get_template("feed.xml").render(feed=topic_feed(page, base_url))
     recurring, others = topic_counts(db, TOPIC_INDEX_MIN_PAPERS)
     counts = [TopicCount(TopicRef(r["topic"]), r["papers"], r["latest"]) for r in recurring]
@@ -66,6 +70,7 @@ def archive_files(
 
 def topic_feed(page: TopicPage, base_url: str) -> Feed:
     """A topic's Atom feed: its latest digested papers, with the same entry ids as the site's feed."""
+    latest = [p for p in page.papers if p.done][:TOPIC_FEED_ENTRIES]
     entries = [
         FeedEntry(
             id=f"tag:papers-digest,{p.date}:{p.arxiv_id}",
@@ -74,9 +79,8 @@ def topic_feed(page: TopicPage, base_url: str) -> Feed:
             updated=p.generated_at or f"{p.date}T00:00:00Z",
             summary=p.en or "",
         )
-        for p in page.papers
-        if p.done
-    ][:TOPIC_FEED_ENTRIES]
+        for p in latest
+    ]
     return make_feed(
         entries,
         base_url,
