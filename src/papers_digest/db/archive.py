@@ -46,21 +46,21 @@ def papers_by_topic(
     if db is None or topics == []:
         return {}
     wanted = "where t.value in (select value from json_each(?))" if topics is not None else ""
-    # Rank first, then read the kept papers' columns and summaries: a frequent topic has thousands of papers.
+    # Rank first, then read the kept papers' columns and summaries once each: a frequent topic has thousands of
+    # papers, and a paper is kept on the pages of several topics (its summaries are read from its digest's JSON).
     ranked = (
         "select p.arxiv_id as id, t.value as topic, count(*) over topic as total, "
         "row_number() over (topic order by p.date desc, coalesce(p.upvotes, 0) desc, p.arxiv_id) as n "
         f"from papers p, {_TOPICS} {wanted} window topic as (partition by t.value)"
     )
-    sql = (
-        f"select {_listed(db)}, r.topic, r.total from ({ranked}) r join papers p on p.arxiv_id = r.id "
-        "where r.n <= ? order by r.topic, r.n"
-    )
+    sql = f"select r.id, r.topic, r.total from ({ranked}) r where r.n <= ? order by r.topic, r.n"
+    kept = list(db.query(sql, [json.dumps(topics), limit] if topics is not None else [limit]))
+    ids = json.dumps(sorted({r["id"] for r in kept}))
+    columns = "where p.arxiv_id in (select value from json_each(?))"
+    papers = {r["arxiv_id"]: r for r in db.query(f"select {_listed(db)} from papers p {columns}", [ids])}
     found: dict[str, tuple[int, list[dict[str, Any]]]] = {}
-    for row in db.query(sql, [json.dumps(topics), limit] if topics is not None else [limit]):
-        topic = row.pop("topic")
-        total = row.pop("total")
-        found.setdefault(topic, (total, []))[1].append(row)
+    for row in kept:
+        found.setdefault(row["topic"], (row["total"], []))[1].append(papers[row["id"]])
     return found
 
 

@@ -50,9 +50,10 @@ def archive_files(
     topic_page, period_page = env.get_template("topic.html"), env.get_template("period.html")
     # A paper is on the page of each of its topics (about 8): its entry is rendered once (Markup, escaped by
     # the macro) and reused, so a publish into a year renders each listed paper once, not once per topic.
-    item, items = env.get_template("listing.html").make_module().item, {}
+    item, items, listed = env.get_template("listing.html").make_module().item, {}, {}
     for name, (total, rows) in sorted(papers_by_topic(db, wanted, TOPIC_PAGE_PAPERS).items()):
-        page = TopicPage(topic=TopicRef(name), total=total, papers=tuple(listed_paper(r) for r in rows))
+        papers = tuple(listed.get(r["arxiv_id"]) or listed.setdefault(r["arxiv_id"], listed_paper(r)) for r in rows)
+        page = TopicPage(topic=TopicRef(name), total=total, papers=papers)
         shown = [items.get(p.arxiv_id) or items.setdefault(p.arxiv_id, item(p, "../")) for p in page.papers]
         yield page.topic.path, topic_page.render(page=page, items=shown, root="../")
         yield page.topic.feed_path, env.get_template("feed.xml").render(feed=topic_feed(page, base_url))
