@@ -39,10 +39,11 @@ def write_json(path: str | Path, data: BaseModel | dict[str, Any] | list[Any]) -
         text = data.model_dump_json(indent=2)
     else:
         text = json.dumps(data, ensure_ascii=False, indent=2)
-    _write_atomic(Path(path), text + "\n")
+    write_text_atomic(Path(path), text + "\n")
 
 
-def _write_atomic(path: Path, text: str) -> None:
+def write_text_atomic(path: Path, text: str) -> None:
+    """`text` written to a temporary file beside `path`, then renamed onto it: never half-written."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -57,7 +58,7 @@ def _write_atomic(path: Path, text: str) -> None:
 
 def write_jsonl(path: str | Path, rows: Iterable[BaseModel]) -> None:
     """One JSON object per line, written atomically like write_json."""
-    _write_atomic(Path(path), "".join(row.model_dump_json() + "\n" for row in rows))
+    write_text_atomic(Path(path), "".join(row.model_dump_json() + "\n" for row in rows))
 
 
 def read_jsonl(path: str | Path, model: type[M]) -> list[M]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
-import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib import resources
@@ -15,6 +14,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from papers_digest.core.artefacts import write_text_atomic
 from papers_digest.core.models import ARXIV_ID_RE
 from papers_digest.day.status import DayStatus, day_status
 from papers_digest.db.queries import site_day_rows, site_days, status_rows
@@ -276,19 +276,9 @@ def _common_files(
 
 
 def _write_if_changed(path: Path, text: str) -> bool:
-    data = text.encode("utf-8")
-    if path.is_file() and path.read_bytes() == data:
+    if path.is_file() and path.read_bytes() == text.encode("utf-8"):
         return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600 files; a web server running as another user must read them
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_text_atomic(path, text)
     return True
 
 
