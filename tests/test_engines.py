@@ -157,6 +157,17 @@ def test_llama_cpp_command_line_from_params():
     assert off[-3:] == ["--no-cache-prompt", "-ngl", "99"]
 
 
+def test_an_operator_on_shared_cores_sets_the_embedded_servers_threads_through_extra_args():
+    """The managed server gets every core (--threads); on cores other work shares, fewer decode faster
+    (docs/engines.md). engine.extra_args come last and the embedded server, like llama-server, takes a flag's
+    last value."""
+    from papers_digest.engines.embedded_server import parser
+
+    engine = _engine("llama-cpp", model="q.gguf", extra_args=["--threads", "1"])
+    command = engine_command(engine, "m", slots=4, threads=2, program=["python", "-m", "embedded"])
+    assert parser().parse_args(command[3:]).threads == 1
+
+
 def test_the_engine_uses_the_llama_server_of_params_and_serves_llm_model_on_llm_concurrency_slots(tmp_path):
     gguf = tmp_path / "m.gguf"
     gguf.write_bytes(b"GGUF" + b"\0" * 16)
@@ -370,6 +381,7 @@ def test_a_busy_port_is_refused_before_starting(tmp_path):
 
 
 # --- `papers run`: the engine of params.yaml around dvc repro ---------------------------------------
+
 
 def _papers_run_project(tmp_path: Path, replay_url: str) -> tuple[Path, dict[str, str]]:
     """A project whose engine is SGLang's command line, run by the stand-in (papers_digest.testing.fake_engine)."""
