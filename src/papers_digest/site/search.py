@@ -106,28 +106,28 @@ def _index_days(site: Path, dates: list[str]) -> int:
     every day of the archive)."""
     if not dates:
         return 0
-    _ensure_root(site, _binary())  # once, before the days: they all read the root's version
+    binary = _binary()
+    _ensure_root(site, binary)  # once, before the days
     if len(dates) == 1:
-        return _index_day(site, dates[0])
+        return _index_day(site, binary, dates[0])
     with (
         ThreadPoolExecutor(max_workers=min(len(dates), os.cpu_count() or 1)) as pool,
         tqdm(total=len(dates), desc="search index", unit="day", dynamic_ncols=True, disable=len(dates) < 8) as bar,
     ):
         built = 0
-        for one in pool.map(functools.partial(_index_day, site), dates):
+        for one in pool.map(functools.partial(_index_day, site, binary), dates):
             built += one
             bar.update()
         return built
 
 
-def _index_day(site: Path, date: str) -> int:
-    """(Re)build the part of `date` from its paper pages; removed when it has none.
+def _index_day(site: Path, binary: Path, date: str) -> int:
+    """(Re)build the part of `date` from its paper pages, with the Pagefind `binary` (its runtime already at the
+    root: _index_days); removed when it has none.
 
     Pagefind walks the whole folder it is given, whatever the glob (a year's site is 7,000 pages and the
     indexes' files), so it is given a folder of links to these pages alone, under their own paths."""
-    binary = _binary()
     target = site / PAGEFIND_DIR / PARTS_DIR / date
-    _ensure_root(site, binary)
     folder = site / date
     pages = [p for p in folder.glob("*.html") if p.name != "index.html"] if folder.is_dir() else []
     if not pages:
