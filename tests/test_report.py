@@ -342,3 +342,27 @@ def test_a_priced_day_shows_its_cost_and_the_cost_per_paper():
     assert shown["Cost per paper picked (USD)"] == tables.cost_per_paper(run) == f"{cost / 2:,.4f}"
     unpriced = run.model_copy(update={"cost_usd": None})
     assert tables.cost_per_paper(unpriced) is None and "Cost at llm.price (USD)" not in tables.summary(unpriced).index
+
+
+def test_a_report_notebook_that_raises_fails_the_stage_with_the_cells_error_and_no_html(tmp_path):
+    import subprocess
+    import sys
+
+    import nbformat
+
+    notebook = tmp_path / "broken.ipynb"
+    cells = [nbformat.v4.new_code_cell("date = ''"), nbformat.v4.new_code_cell("raise ValueError('no run for '+date)")]
+    cells[0].metadata["tags"] = ["parameters"]
+    kernel = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
+    nbformat.write(nbformat.v4.new_notebook(cells=cells, metadata=kernel), notebook)
+    out = tmp_path / "day" / "report.ipynb"
+    out.parent.mkdir()
+    args = ["--date", SAMPLE_DATE, "--notebook", str(notebook), "--day-dir", str(out.parent), "--db", "x.db"]
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "stages/report.py"), *args, "--context-budget-tokens", "100", "--out", str(out)],
+        capture_output=True, text=True, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 1
+    # the cell as the executed copy numbers it (papermill's injected parameters come first)
+    assert f"report: error: {notebook}: cell In [3] of {out} raised ValueError: no run for {SAMPLE_DATE}" in done.stderr
+    assert out.is_file() and not out.with_suffix(".html").exists()  # the executed copy shows where it stopped

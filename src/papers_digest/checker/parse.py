@@ -58,5 +58,3 @@ def _json_path(loc: Iterable[str | int]) -> str:
     for part in loc:
         path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
     return path
-
-

@@ -102,7 +102,6 @@ def _field_schema(schema: dict[str, Any], path: str) -> dict[str, Any]:
     return node
 
 
-
 def translation_schema(english: Digest) -> dict[str, Any]:
     """The translation's schema: the English digest's shape exactly, each result's numbers and sections pinned
     to the English ones, and prose that starts in Chinese and carries its English field's figures, in their
@@ -205,8 +204,6 @@ def _pinned_result(english: Result) -> dict[str, Any]:
         "sections": {"const": list(english.sections)},
     }
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
-
-
 
 
 def _capped(kind: str) -> dict[str, Any]:

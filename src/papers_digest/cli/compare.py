@@ -14,8 +14,6 @@ import asyncio
 import contextlib
 import re
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,12 +21,13 @@ from typing import Any
 
 import yaml
 
-from papers_digest.cli.project import dvc_env, git_output, project_lock, run_dvc_command, temporary_params
+from papers_digest.cli.project import git_output, project_lock, run_dvc_command, temporary_params
 from papers_digest.core.artefacts import write_json
 from papers_digest.core.errors import ConfigError, PipelineError
 from papers_digest.core.params import Params, ParamsError, load_params, validate_params
 from papers_digest.llm.endpoint import check_llm_endpoint
 from papers_digest.report.compare import candidate_dir, compare, load_candidate_day
+from papers_digest.report.notebook import execute_and_render
 
 GENERATION = ("digest_en", "translate_zh", "publish")  # the stages an experiment runs, forced, in this order
 # What an experiment hands back, read from its git ref (dvc.lock) and DVC's cache; list.json is the main
@@ -262,19 +261,8 @@ def collect_outputs(ref: str, date: str, dest: Path) -> None:
 
 
 def render_report(out: Path) -> None:
-    """notebooks/compare.ipynb run by papermill into `out`, rendered by nbconvert as compare.html (no code)."""
-    bin_dir = Path(sys.executable).parent
-    executed = out / "compare.ipynb"
-    steps = [
-        [str(bin_dir / "papermill"), "-k", "python3", str(NOTEBOOK), str(executed), "-p", "compare_dir", str(out)],
-        [str(bin_dir / "jupyter"), "nbconvert", "--to", "html", "--no-input", "--no-prompt", str(executed)],
-        # nbconvert names it after the notebook: compare.html beside compare.json
-    ]
-    for step in steps:
-        done = subprocess.run(step, env=dvc_env(), capture_output=True, text=True)
-        if done.returncode != 0:
-            tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-5:])
-            raise CompareError(f"{Path(step[0]).name} exited with {done.returncode}: {tail}")
+    """notebooks/compare.ipynb run by papermill into `out`, rendered as compare.html (no code) beside compare.json."""
+    execute_and_render(NOTEBOOK, out / "compare.ipynb", {"compare_dir": str(out)})
 
 
 def _share(value: float | None) -> str:

@@ -60,9 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     sample.add_argument("--params", default="params.yaml", help="the pipeline's parameters, restored after the run")
     sample.add_argument("--sample-dir", default="sample", help="recorded HF/arXiv answers (default: sample/)")
     sample.add_argument("--limit", type=int, default=SAMPLE_LIMIT, help="papers of the day to digest")
-    sample.add_argument(
-        "--latency", type=float, default=0.2, help="simulated seconds per LLM call (--engine sim only)"
-    )
+    sample.add_argument("--latency", type=float, default=0.2, help="simulated seconds per LLM call (--engine sim only)")
     sample.add_argument(
         "--engine",
         choices=["sim", "llama-cpp"],

@@ -62,8 +62,7 @@ def _sim_arguments(sim: argparse.ArgumentParser, moved: bool = False) -> None:
     sim.add_argument(
         "--batching",
         action="store_true",
-        help="time calls with the continuous-batching model (Llama-3.1-8B shape, 1 TB/s, 24 GiB; "
-        "docs/architecture.md)",
+        help="time calls with the continuous-batching model (Llama-3.1-8B shape, 1 TB/s, 24 GiB; docs/architecture.md)",
     )
     sim.add_argument("--time-scale", type=float, default=1.0, help="wall seconds per simulated second (--batching)")
     sim.add_argument("--kv-capacity", type=int, default=None, help="KV cache tokens (--batching; default: 24 GiB)")
@@ -131,5 +130,3 @@ def cmd_replay(args: argparse.Namespace) -> int:
     print(f"replay: http://127.0.0.1:{args.port} (HF from {args.hf}, arXiv from {args.arxiv}); Ctrl-C stops it")
     serve_forever(replay.app, args.port)
     return 0
-
-

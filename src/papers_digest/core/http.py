@@ -50,9 +50,7 @@ def make_client(*, timeout_s: float, headers: dict[str, str] | None = None) -> h
     )
 
 
-def make_sync_client(
-    *, timeout_s: float, headers: dict[str, str] | None = None, local: bool = True
-) -> httpx.Client:
+def make_sync_client(*, timeout_s: float, headers: dict[str, str] | None = None, local: bool = True) -> httpx.Client:
     """The same setup for the few blocking calls: an engine's readiness checks (`local`: proxies ignored, they
     talk to a local engine) and an alert to a chat webhook (through the environment's proxy, if any)."""
     return httpx.Client(

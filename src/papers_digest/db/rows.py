@@ -115,5 +115,3 @@ def day_item_rows(files: DayFiles) -> list[dict[str, Any]]:
         }
         for rank, p in enumerate(ranked, start=1)
     ]
-
-

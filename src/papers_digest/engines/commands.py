@@ -144,5 +144,3 @@ def check_engine_model(engine: EngineParams) -> None:
     with path.open("rb") as handle:
         if handle.read(4) != b"GGUF":
             raise EngineError(f"engine.model {engine.model!r} is not a GGUF file")
-
-

@@ -34,5 +34,3 @@ async def list_day(
         pages=pages,
         elapsed_s=round(time.monotonic() - started, 3),
     )
-
-

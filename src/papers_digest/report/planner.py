@@ -65,5 +65,3 @@ def capacity_plan(
 def usable_kv_gib(model: ModelShape, gpu: Gpu, memory_fraction: float = 0.9) -> float:
     """GiB of KV cache the GPU holds after the weights (for the planner's plot)."""
     return perfmodel.kv_capacity_tokens(model, gpu, memory_fraction) * model.kv_bytes_per_token / GIB
-
-

@@ -316,6 +316,3 @@ def db_check(db_path: str | Path, run: RunRecord) -> pd.DataFrame:
         agree = in_runs == mine and (in_call_rows is None or in_call_rows == mine)
         rows.append({"metric": key, "run.json": mine, "db runs": in_runs, "db llm_calls": in_call_rows, "agree": agree})
     return pd.DataFrame(rows).set_index("metric")
-
-
-

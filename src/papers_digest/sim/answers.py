@@ -177,7 +177,7 @@ def _keywords(text: str, skip: set[str], most: int) -> list[str]:
 
 
 def _listed(keywords: list[str]) -> str:
-    """"a, b and c" (each word apart, so a list copies no run of the paper's words)."""
+    """ "a, b and c" (each word apart, so a list copies no run of the paper's words)."""
     if not keywords:
         return "its subject"
     return keywords[0] if len(keywords) == 1 else f"{', '.join(keywords[:-1])} and {keywords[-1]}"

@@ -76,5 +76,3 @@ class PrefixCache:
 
     def clear(self) -> None:
         self._seen.clear()
-
-

@@ -388,5 +388,3 @@ def _messages(body: Any) -> list[dict[str, str]]:
             raise ValueError(f"messages[{i}].content must be a string or a list of parts")
         out.append({"role": message["role"], "content": content})
     return out
-
-

@@ -156,6 +156,7 @@ class ArxivFetcher:
             response.status_code, headers=response.headers, content=bytes(body), request=response.request
         )
 
+
 def parse_version(url: str) -> int | None:
     match = _PAGE_ID_RE.search(url)
     return int(match.group(2)) if match and match.group(2) else None

@@ -47,7 +47,6 @@ class ParsedPage(BaseModel):
     unsectioned: list[str] = Field(default_factory=list)  # lines outside every section (see _Walker)
 
 
-
 class _Walker:
     """Walks the article in document order and emits one line per block, with section markers."""
 

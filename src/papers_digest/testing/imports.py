@@ -172,10 +172,10 @@ def write_deps(root: Path) -> str:
     lines = (root / "dvc.yaml").read_text(encoding="utf-8").splitlines()
     out: list[str] = []
     stage = None
-    in_deps = False
+    in_deps = written = False
     for line in lines:
         if line.startswith("  ") and not line.startswith("   ") and line.rstrip().endswith(":"):
-            stage, in_deps = line.strip().rstrip(":"), False
+            stage, in_deps, written = line.strip().rstrip(":"), False, False
         elif line.strip() == "deps:":
             in_deps = True
             out.append(line)
@@ -187,7 +187,8 @@ def write_deps(root: Path) -> str:
             if item.startswith("src/") and item.endswith(".py"):
                 continue
             out.append(line)
-            if item.startswith(("stages/", "notebooks/")) and stage in closures:
+            if item.startswith(("stages/", "notebooks/")) and stage in closures and not written:
+                written = True  # once, after the stage's first script or notebook (report has both)
                 indent = line[: len(line) - len(line.lstrip())]
                 out.extend(f"{indent}- {f}" for f in closures[stage])
             continue

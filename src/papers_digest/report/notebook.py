@@ -1,0 +1,49 @@
+"""Run a report notebook with papermill and render the executed copy to HTML without code, in one process.
+
+The `report` stage (stages/report.py) and `papers compare` (cli/compare.py) both do this. One process, not
+`papermill` then `jupyter nbconvert`: each of those starts Python and imports nbformat again, and nbformat's
+jsonschema imports rfc3987_syntax where it is installed (JupyterLab's jupyter-events pulls it in), which
+builds about 35 Lark parsers at import: some 1.9 s of CPU per process, for IRI formats no notebook schema
+uses (python-jsonschema/jsonschema#1428). docs/reports.md, "The run report"; docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from papers_digest.core.artefacts import write_text_atomic
+from papers_digest.core.errors import PipelineError
+
+# A None in sys.modules makes `import rfc3987_syntax` raise ImportError, which jsonschema takes as the optional
+# package being absent. Set before papermill or nbconvert is imported; a process that already imported
+# jsonschema keeps what it has (setdefault), so nothing else changes.
+sys.modules.setdefault("rfc3987_syntax", None)
+
+KERNEL = "python3"
+
+
+class NotebookError(PipelineError):
+    """The notebook raised: names the cell's error, as papermill reports it."""
+
+
+def execute_and_render(notebook: Path, executed: Path, parameters: dict[str, object], kernel: str = KERNEL) -> Path:
+    """Execute `notebook` with `parameters` into `executed` (papermill), then write the HTML beside it, named
+    after it (`report.ipynb` -> `report.html`), without code or prompts, as `nbconvert --no-input --no-prompt`
+    does. Returns the HTML's path. Raises NotebookError when a cell fails; the executed copy then shows where."""
+    import papermill
+    from nbconvert import HTMLExporter
+    from papermill.exceptions import PapermillExecutionError
+
+    try:
+        papermill.execute_notebook(
+            str(notebook), str(executed), parameters=parameters, kernel_name=kernel, progress_bar=False
+        )
+    except PapermillExecutionError as exc:
+        where = f"{notebook}: cell In [{exc.exec_count}] of {executed}"
+        raise NotebookError(f"{where} raised {exc.ename}: {exc.evalue}") from exc
+    exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
+    body, _ = exporter.from_filename(str(executed))
+    html = executed.with_suffix(".html")
+    write_text_atomic(html, body)
+    return html
