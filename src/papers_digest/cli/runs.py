@@ -212,9 +212,8 @@ def run_parallel(command: str, params_path: Path, params: Params, dates: list[st
                 if listed[date] != 0 or not parallel or run_dvc_command(*backfill.queue_args(date, share)) != 0:
                     continue
                 queued.add(date)
-                if len(queued) <= workers:  # a worker as each of the first dates is queued, so it generates while
-                    # the next are listed; none ahead of its date: a DVC worker with none queued stops after 10 s
-                    parallel = _start_workers(command, len(queued), names, queued)
+                if len(queued) == workers:  # every worker has a date: a DVC worker with none queued stops after 10 s
+                    parallel = _start_workers(command, workers, names, queued)
             if parallel and queued:  # again, for the workers that found the queue empty in between
                 _start_workers(command, workers, names, queued)
             queued_s = time.monotonic() - started
@@ -241,8 +240,7 @@ def run_parallel(command: str, params_path: Path, params: Params, dates: list[st
 
 
 def _start_workers(command: str, workers: int, names: list[str], queued: set[str]) -> bool:
-    """`dvc queue start -j workers`, which starts those of workers 1…N not running; when it fails, the queued
-    dates are taken off the queue (they then run here)."""
+    """`dvc queue start`; when it fails, the queued dates are taken off the queue (they then run here)."""
     if backfill.start_workers(workers) == 0:
         return True
     print(f"{command}: dvc queue start failed: the dates run here, one after the other", flush=True)
