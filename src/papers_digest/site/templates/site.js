@@ -48,8 +48,8 @@
 
   // ------------------------------------------------------------------ search.html
 
-  var STUB = "/pagefind-stub.html";
-  var SHOWN = 20; // results shown: each one's excerpt is a download // the root index's one page, there only so the day indexes can merge into it
+  var STUB = "/pagefind-stub.html"; // the root index's one page, there only so the month indexes can merge into it
+  var SHOWN = 20; // results shown: each one's excerpt is a download
 
   function searchPage(results) {
     var form = document.getElementById("search-form");
