@@ -1,6 +1,7 @@
 """The run report's tables on small sets of calls shaped like the sample day's real ones."""
 
 import math
+from pathlib import Path
 
 import pandas as pd
 import papermill
@@ -366,3 +367,12 @@ def test_a_report_notebook_that_raises_fails_the_stage_with_the_cells_error_and_
     # the cell as the executed copy numbers it (papermill's injected parameters come first)
     assert f"report: error: {notebook}: cell In [3] of {out} raised ValueError: no run for {SAMPLE_DATE}" in done.stderr
     assert out.is_file() and not out.with_suffix(".html").exists()  # the executed copy shows where it stopped
+    # the kernel's channels are Unix sockets: ipykernel's warning that TCP is unencrypted is not printed every run
+    assert "without encryption" not in done.stderr, done.stderr
+
+
+def test_the_kernel_talks_over_unix_sockets_where_their_paths_fit_and_tcp_where_they_do_not():
+    from papers_digest.report.notebook import kernel_transport
+
+    assert kernel_transport(Path("/root/.local/share/jupyter/runtime")) == "ipc"
+    assert kernel_transport(Path("/home/" + "a" * 60 + "/.local/share/jupyter/runtime")) == "tcp"

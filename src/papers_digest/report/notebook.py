@@ -9,6 +9,7 @@ uses (python-jsonschema/jsonschema#1428). docs/reports.md, "The run report"; doc
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -21,6 +22,17 @@ from papers_digest.core.errors import PipelineError
 sys.modules.setdefault("rfc3987_syntax", None)
 
 KERNEL = "python3"
+# The longest name jupyter_client gives a kernel's channel socket under the runtime directory; a Unix socket's
+# path must fit in sun_path, 108 bytes on Linux with its closing NUL.
+_LONGEST_SOCKET = "kernel-00000000-0000-0000-0000-000000000000-ipc-99"
+_SUN_PATH_BYTES = 107
+
+
+def kernel_transport(runtime_dir: Path) -> str:
+    """How papermill's kernel talks to it: "ipc" (Unix sockets in Jupyter's runtime directory, its owner's only)
+    where their paths fit, else "tcp" on 127.0.0.1, over which ipykernel 7 warns at every start that the
+    channels are unencrypted."""
+    return "ipc" if len(os.fsencode(runtime_dir / _LONGEST_SOCKET)) <= _SUN_PATH_BYTES else "tcp"
 
 
 class NotebookError(PipelineError):
@@ -32,12 +44,20 @@ def execute_and_render(notebook: Path, executed: Path, parameters: dict[str, obj
     after it (`report.ipynb` -> `report.html`), without code or prompts, as `nbconvert --no-input --no-prompt`
     does. Returns the HTML's path. Raises NotebookError when a cell fails; the executed copy then shows where."""
     import papermill
+    from jupyter_core.paths import jupyter_runtime_dir
     from nbconvert import HTMLExporter
     from papermill.exceptions import PapermillExecutionError
+    from traitlets.config import Config
 
+    transport = kernel_transport(Path(jupyter_runtime_dir()))
     try:
         papermill.execute_notebook(
-            str(notebook), str(executed), parameters=parameters, kernel_name=kernel, progress_bar=False
+            str(notebook),
+            str(executed),
+            parameters=parameters,
+            kernel_name=kernel,
+            progress_bar=False,
+            config=Config({"KernelManager": {"transport": transport}}),  # nbclient's kernel manager takes it
         )
     except PapermillExecutionError as exc:
         where = f"{notebook}: cell In [{exc.exec_count}] of {executed}"
