@@ -5,11 +5,13 @@ simulator with room for every call; arXiv is the replay, paced at ARXIV_INTERVAL
 fresh project copy. Printed: wall seconds of each, the speed-up (target >= 2.5x), the closest two arXiv
 requests came (target: never under the interval), and whether the database and the site hold every date.
 
-    .venv/bin/python bench/backfill.py        # about 10 minutes on 2 cores
+    .venv/bin/python bench/backfill.py                  # about 10 minutes on 2 cores
+    .venv/bin/python bench/backfill.py --latency-s 30   # calls as long as a busy GPU endpoint's, about 20 minutes
 """
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import json
 import subprocess
@@ -44,10 +46,10 @@ def recorded_days(folder: Path) -> list[str]:
     return dates
 
 
-def run_mode(jobs: int, hf: Path, dates: list[str], work: Path) -> dict:
+def run_mode(jobs: int, hf: Path, dates: list[str], work: Path, latency_s: float) -> dict:
     with (
         replay_server(hf, ROOT / "tests" / "data" / "arxiv") as (replay, replay_url),
-        engine_server(latency_s=LATENCY_S) as (sim, llm_url),
+        engine_server(latency_s=latency_s) as (sim, llm_url),
     ):
         project = copy_project(work / f"jobs{jobs}")
         params = make_params(
@@ -89,11 +91,14 @@ def _git_env() -> dict[str, str]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency-s", type=float, default=LATENCY_S, help="seconds the simulator takes per call")
+    latency_s = parser.parse_args().latency_s
     with tempfile.TemporaryDirectory(prefix="bench-backfill-") as tmp:
         work = Path(tmp)
         dates = recorded_days(work / "hf")
-        rows = [run_mode(jobs, work / "hf", dates, work) for jobs in (1, 4)]
-    print(f"\n### Parallel backfill: {DAYS} dates x {PAPERS} papers, {LATENCY_S:g} s per call, simulator\n")
+        rows = [run_mode(jobs, work / "hf", dates, work, latency_s) for jobs in (1, 4)]
+    print(f"\n### Parallel backfill: {DAYS} dates x {PAPERS} papers, {latency_s:g} s per call, simulator\n")
     print("| --jobs | exit | wall (s) | arXiv requests | closest two (s) | interval (s) | all published | peak calls |")
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
