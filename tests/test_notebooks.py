@@ -2,6 +2,7 @@
 
 import html
 import json
+import re
 from io import StringIO
 
 import nbformat
@@ -35,7 +36,7 @@ def test_the_report_stage_renders_a_code_free_report_whose_numbers_are_the_datab
         llm={"base_url": llm_url, "model": "sim-digest", "concurrency": 3},
     )
     write_params(project, params)
-    run_dvc(project, "repro")
+    repro = run_dvc(project, "repro")
 
     day = project / "data" / SAMPLE_DATE
     page = (day / "report.html").read_text(encoding="utf-8")
@@ -67,6 +68,12 @@ def test_the_report_stage_renders_a_code_free_report_whose_numbers_are_the_datab
     assert html.escape(reason[:60]) in page
     assert "HTTP 503" in page
     assert page.count("data:image/png") >= 4  # token histograms, context vs budget, timeline, planner
+    # each figure says what it plots to a screen reader: its axes titles, not nbconvert's placeholder
+    alts = re.findall(r"<img alt=['\"]([^'\"]*)['\"][^>]*src=\"data:image/png", page)
+    tokens, context = "Prompt tokens per call; Completion tokens per call", "Context of each call (prompt + completion)"
+    assert alts[:2] == [tokens, context]
+    assert len(alts) == page.count("<img ") == 4 and "No description has been provided" not in page
+    assert "Alternative text is missing" not in repro.stdout + repro.stderr
     assert "Capacity planner" in page and "Prefix cache" in page
 
     # Checker outcomes by rule: the rules the rejected answers broke, as llm_calls holds them (JSON text).

@@ -376,3 +376,16 @@ def test_the_kernel_talks_over_unix_sockets_where_their_paths_fit_and_tcp_where_
 
     assert kernel_transport(Path("/root/.local/share/jupyter/runtime")) == "ipc"
     assert kernel_transport(Path("/home/" + "a" * 60 + "/.local/share/jupyter/runtime")) == "tcp"
+
+
+def test_a_figures_alternative_text_is_its_axes_titles_or_says_it_is_a_chart():
+    from matplotlib.figure import Figure
+
+    from papers_digest.report.figures import alt_text
+
+    fig = Figure()
+    left, right = fig.subplots(1, 2)
+    assert alt_text(fig) == "A chart of this run"
+    left.set_title("Prompt tokens per call")
+    right.set_title("Completion tokens per call")
+    assert alt_text(fig) == "Prompt tokens per call; Completion tokens per call"

@@ -22,6 +22,8 @@ from papers_digest.core.errors import PipelineError
 sys.modules.setdefault("rfc3987_syntax", None)
 
 KERNEL = "python3"
+# nbconvert's lab template, with each figure's alternative text (report/figures.py)
+TEMPLATE = Path(__file__).parent / "templates" / "report.html.j2"
 # The longest name jupyter_client gives a kernel's channel socket under the runtime directory; a Unix socket's
 # path must fit in sun_path, 108 bytes on Linux with its closing NUL.
 _LONGEST_SOCKET = "kernel-00000000-0000-0000-0000-000000000000-ipc-99"
@@ -62,7 +64,9 @@ def execute_and_render(notebook: Path, executed: Path, parameters: dict[str, obj
     except PapermillExecutionError as exc:
         where = f"{notebook}: cell In [{exc.exec_count}] of {executed}"
         raise NotebookError(f"{where} raised {exc.ename}: {exc.evalue}") from exc
-    exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
+    exporter = HTMLExporter(
+        exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True, template_file=str(TEMPLATE)
+    )
     body, _ = exporter.from_filename(str(executed))
     html = executed.with_suffix(".html")
     write_text_atomic(html, body)
