@@ -20,11 +20,11 @@ def alt_text(fig: Figure) -> str:
     return "; ".join(titles) if titles else "A chart of this run"
 
 
-def show(fig: Figure, alt: str | None = None) -> None:
-    """Show `fig` in the notebook with its alternative text (`alt`, or its axes titles), then close it, so that
-    the notebook does not show it a second time at the end of the cell."""
+def show(fig: Figure) -> None:
+    """Show `fig` in the notebook with its axes titles as alternative text, then close it, so that the notebook
+    does not show it a second time at the end of the cell."""
     import matplotlib.pyplot as plt
     from IPython.display import display
 
-    display(fig, metadata={"image/png": {"alt": alt or alt_text(fig)}})
+    display(fig, metadata={"image/png": {"alt": alt_text(fig)}})
     plt.close(fig)
