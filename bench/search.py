@@ -12,7 +12,10 @@ and for each term, on fresh pages:
 - then a second search on that page;
 - and, on a fresh page again, the term typed into the search page's box key by key, KEY_INTERVAL_S apart (a
   fast typist), then Enter, as a reader searches: site.js asks Pagefind to preload the words' index chunks as
-  they are typed, so `data-ms`, from Enter to the results shown, is the search itself and the excerpts.
+  they are typed, so `data-ms`, from Enter to the results shown, is the search itself and the excerpts;
+- and, on a fresh page, the newest day's page: the term typed key by key into the box every page has, then
+  Enter, which shows the results on that page. Pagefind loads from the first key, so `data-ms` (from Enter)
+  includes whatever of the loading the typing did not cover.
 Downloads are the bytes the server sent, the worker's requests included.
 Needs the dev extra (selenium) and chromium.
 """
@@ -66,17 +69,17 @@ def _search(driver, term: str) -> int:
     return _results_ms(driver)
 
 
-def _typed(driver, term: str) -> int:
-    """Type `term` into the search page's box key by key, then Enter: ms from Enter to the results shown."""
+def _typed(driver, term: str, box_id: str = "q") -> int:
+    """Type `term` into a box key by key, then Enter: ms from Enter to the results shown."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
-    box = driver.find_element(By.ID, "q")
+    box = driver.find_element(By.ID, box_id)
     box.clear()
     for key in term:
         box.send_keys(key)
         time.sleep(KEY_INTERVAL_S)
-    driver.execute_script("document.getElementById('search-results').removeAttribute('data-ms')")
+    driver.execute_script("const r = document.getElementById('search-results'); if (r) r.removeAttribute('data-ms')")
     box.send_keys(Keys.ENTER)
     return _results_ms(driver)
 
@@ -108,13 +111,15 @@ def main() -> None:
         return webdriver.Chrome(options=options, service=Service(CHROMEDRIVER)), profile
 
     indexes = len([p for p in (args.site / "pagefind").glob("*/pagefind-entry.json") if p.parent.name[:2] == "20"])
-    print(f"\n### Search in Chromium: {args.site}, {indexes} indexes merged\n")
+    day = max(p.relative_to(args.site).as_posix() for p in args.site.glob("20??-??-??/index.html"))
+    print(f"\n### Search in Chromium: {args.site}, {indexes} indexes merged; the box on {day}\n")
     print(
         "| term | results | search.html opened: loaded ms | its download kB (requests) | search typed after: ms "
         "| its download kB | search.html?q=: first search ms (loading included) | its download kB (requests) "
-        "| next search ms | typed key by key, then Enter: ms | its download kB (requests) |"
+        "| next search ms | typed key by key, then Enter: ms | its download kB (requests) "
+        "| a day page's box, typed, then Enter: ms | its download kB (requests) |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     try:
         for term in args.terms:
             driver, profile = browser()
@@ -150,9 +155,19 @@ def main() -> None:
             finally:
                 driver.quit()
                 shutil.rmtree(profile, ignore_errors=True)
+            driver, profile = browser()
+            try:
+                _Counting.served.clear()
+                driver.get(base + day)
+                boxed = _typed(driver, term, "site-search")
+                boxed_served = list(_Counting.served)
+            finally:
+                driver.quit()
+                shutil.rmtree(profile, ignore_errors=True)
             print(
                 f"| {term} | {found} | {loaded} | {_kb(loading)} | {typed} | {_kb(typed_served)} "
-                f"| {first} | {_kb(first_served)} | {following} | {keyed} | {_kb(keyed_served)} |"
+                f"| {first} | {_kb(first_served)} | {following} | {keyed} | {_kb(keyed_served)} "
+                f"| {boxed} | {_kb(boxed_served)} |"
             )
     finally:
         server.shutdown()

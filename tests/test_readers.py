@@ -12,7 +12,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 import lxml.html
 import pytest
@@ -172,6 +172,7 @@ def test_a_publish_indexes_its_own_day_and_merges_its_month_again_only(archive, 
     entry = json.loads((site / "pagefind" / "2025-04" / "pagefind-entry.json").read_text(encoding="utf-8"))
     assert entry["languages"]["zh"]["page_count"] == 2 * 3
     assert '"2025-04"' in (site / "search.html").read_text(encoding="utf-8")
+    assert "2025-04" in json.loads((site / "search.json").read_text(encoding="utf-8"))["months"]  # the boxes' list
 
 
 def test_a_site_from_before_the_parts_is_indexed_again_by_month(archive, tmp_path):
@@ -378,13 +379,52 @@ def test_an_english_and_a_chinese_word_each_find_their_paper(browser, served):
     assert marks and all(m in WORD_ZH for m in marks)  # the Chinese word, or its segments
     found = _search(browser, served, "router")  # every paper page, of every month, and no stub
     assert len(found) == 3 * len(DATES) and all(u.count("/") == 1 for u in found)
-    # the header's box on any page leads to the same search
-    browser.get(served + f"{DATES[0]}/index.html")
-    browser.find_element(By.ID, "site-search").send_keys(WORD_EN)
-    browser.find_element(By.ID, "site-search").submit()
-    _wait(lambda: _searched(browser))  # the day's page has no #search-results: wait for search.html, not fail
-    assert browser.current_url == served + f"search.html?q={WORD_EN}"
     assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+@pytest.mark.slow
+def test_the_box_on_any_page_shows_the_search_on_that_page(browser, served):
+    """The header's box on a day page loads Pagefind as the reader types, and Enter shows the results there:
+    links to the paper page from the day's folder, and one to the same search on search.html."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    day = served + f"{DATES[0]}/index.html"
+    browser.get(day)
+    box = browser.find_element(By.ID, "site-search")
+    box.send_keys(WORD_ZH)
+    box.send_keys(Keys.ENTER)
+    _wait(lambda: _searched(browser))
+    assert browser.current_url == day  # no navigation: the results are on this page
+    panel = browser.find_element(By.CSS_SELECTOR, "main > section.search-panel")
+    links = [a.get_attribute("href") for a in panel.find_elements(By.CSS_SELECTOR, "#search-results h2 a")]
+    assert links == [served + f"{ZH_PAPER[1]}/{ZH_PAPER[0]}.html"]
+    assert panel.find_element(By.CSS_SELECTOR, "a.all").get_attribute("href") == served + "search.html?q=" + quote(
+        WORD_ZH
+    )
+    browser.get(links[0])  # and the link leads to the paper
+    assert ZH_PAPER[0] in browser.current_url and browser.find_element(By.CSS_SELECTOR, "h1").text
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+@pytest.mark.slow
+def test_a_site_without_search_json_opens_search_html_from_the_box(browser, archive, tmp_path):
+    """A site published before search.json (or whose Pagefind failed to load): the box does what it does with
+    no script, opening search.html with the words."""
+    from selenium.webdriver.common.by import By
+
+    site = tmp_path / "site"
+    shutil.copytree(archive / "site", site)
+    (site / "search.json").unlink()
+    with serve_folder(site) as url:
+        browser.get(url + f"{DATES[0]}/index.html")
+        box = browser.find_element(By.ID, "site-search")
+        box.send_keys(WORD_EN)
+        box.submit()
+        _wait(lambda: _searched(browser))
+        assert browser.current_url == url + f"search.html?q={WORD_EN}"
+        found = browser.find_elements(By.CSS_SELECTOR, "#search-results h2 a")
+        assert [a.get_attribute("href").removeprefix(url) for a in found] == [f"{EN_PAPER[1]}/{EN_PAPER[0]}.html"]
 
 
 @pytest.mark.slow
@@ -466,6 +506,7 @@ def _page_types(site: Path) -> list[str]:
         f"{DATES[-1]}/{arxiv_id(DATES[-1], 3)}.html",
         "status.html",
         "search.html?q=router",
+        f"{DATES[-1]}/index.html#searched=router",  # the day page with the box's results shown on it
     ]
     for folder in ("topics", "weeks", "months"):
         found = sorted((site / folder).glob("*.html")) if (site / folder).is_dir() else []
@@ -475,6 +516,8 @@ def _page_types(site: Path) -> list[str]:
 
 @pytest.mark.slow
 def test_every_page_type_fits_a_phone_and_a_desktop_and_axe_finds_nothing_serious(browser, served, archive):
+    from selenium.webdriver.common.by import By
+
     axe = pytest.importorskip("axe_selenium_python", reason="axe-selenium-python is a dev dependency (.[dev])")
     axe_js = (Path(axe.__file__).parent / "node_modules" / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
     problems = []
@@ -486,8 +529,12 @@ def test_every_page_type_fits_a_phone_and_a_desktop_and_axe_finds_nothing_seriou
             )
             for path in _page_types(archive / "site"):
                 browser.get(served + path)
+                if "#searched=" in path:
+                    box = browser.find_element(By.ID, "site-search")
+                    box.send_keys(path.partition("#searched=")[2])
+                    box.submit()
                 if "search" in path:
-                    _wait(lambda: browser.execute_script("return document.getElementById('search-results').dataset.ms"))
+                    _wait(lambda: _searched(browser))
                 wide = browser.execute_script(
                     "const d = document.documentElement; return [d.scrollWidth, d.clientWidth, window.innerWidth]"
                 )

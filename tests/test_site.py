@@ -108,7 +108,8 @@ def test_publish_renders_an_index_a_page_per_date_and_per_paper(site, db_rows):
         for p in site.rglob("*")
         if p.is_file() and p.relative_to(site).parts[0] not in (*ARCHIVE, "pagefind")
     ) == sorted(
-        ["index.html", "status.html", "style.css", "site.js", "search.html", "feed.xml", f"{SAMPLE_DATE}/index.html"]
+        ["index.html", "status.html", "style.css", "site.js", "search.html", "search.json", "feed.xml"]
+        + [f"{SAMPLE_DATE}/index.html"]
         + [f"{SAMPLE_DATE}/{i}.html" for i in RANKED]
     )
     assert {p.relative_to(site).as_posix() for p in site.glob("[wm]*/*.html")} == {
@@ -634,8 +635,8 @@ def test_papers_site_renders_every_day_one_day_at_a_time(archive, tmp_path, monk
     assert done.value.code == 0
     all_days = [SAMPLE_DATE, *reversed(OLDER_DAYS)]
     assert loaded == all_days  # each day read once, newest first
-    # index, status, style, site.js, search, feed; a page per day and paper
-    pages = 6 + len(all_days) * (1 + len(RANKED))
+    # index, status, style, site.js, search (page and months), feed; a page per day and paper
+    pages = 7 + len(all_days) * (1 + len(RANKED))
     pages += sum(1 for folder in ARCHIVE for _ in (out / folder).iterdir())  # topics (page, feed), weeks, months
     assert (
         f"9 day(s), 36 papers, 28 feed entries; {pages} files written, 0 unchanged, 1 removed"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -41,6 +42,7 @@ _XML_INVALID_RE = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U001
 
 STATUS_FILE = "status.html"  # one row per published date (day/status.py)
 STATIC_FILES = ("style.css", "site.js")  # copied from templates/ as they are
+SEARCH_FILE = "search.json"  # the month indexes, for the search box of every page but search.html (site.js)
 
 
 @dataclass(frozen=True)
@@ -270,6 +272,7 @@ def _common_files(
         yield name, (resources.files("papers_digest.site") / "templates" / name).read_text(encoding="utf-8")
     yield "index.html", env.get_template("index.html").render(days=index, root="")
     yield "search.html", env.get_template("search.html").render(search_days=search_days, root="")
+    yield SEARCH_FILE, json.dumps({"months": search_days}) + "\n"
     priced = any(day.cost_usd is not None for day in status)
     yield STATUS_FILE, env.get_template("status.html").render(days=status, priced=priced, root="")
     yield FEED_FILE, env.get_template("feed.xml").render(feed=feed)

@@ -2,13 +2,16 @@
    search box opens search.html, which says that searching needs JavaScript). It does two things:
    - the EN / 中文 / both switch: the choice is kept in localStorage and set on <html data-show> before the
      page is drawn (this file is loaded in <head>, not deferred), so the page never flickers;
-   - on search.html, Pagefind's search over one index per month of published days, merged in the browser.
+   - Pagefind's search over one index per month of published days, merged in the browser: on search.html,
+     and from the box on every other page, whose results show on that page (docs/site.md, "Search").
    Text from the index (model output among it) is only ever set as text: never as HTML. */
 (function () {
   "use strict";
   var KEY = "papers-digest-lang";
   var CHOICES = ["en", "zh", "both"];
   var root = document.documentElement;
+  // site.js sits at the site's root: the search's files and the results' links are relative to it, whatever page
+  var SITE = new URL(".", (document.currentScript && document.currentScript.src) || document.baseURI);
 
   function stored() {
     try {
@@ -43,107 +46,199 @@
       show(stored(), false);
     }
     var results = document.getElementById("search-results");
-    if (results) searchPage(results);
+    var header = document.querySelector("header.site form.search");
+    if (results) searchPage(results, header);
+    else if (header) boxSearch(header);
   });
 
-  // ------------------------------------------------------------------ search.html
+  // ------------------------------------------------------------------ search
 
   var STUB = "/pagefind-stub.html"; // the root index's one page, there only so the month indexes can merge into it
   var SHOWN = 20; // results shown: each one's excerpt is a download
 
-  function searchPage(results) {
-    var form = document.getElementById("search-form");
-    var input = document.getElementById("q");
-    var status = document.getElementById("search-status");
-    var days = JSON.parse(results.getAttribute("data-days") || "[]");
+  // Pagefind with every month's index merged, loaded once per page, when first needed. `months` gives the
+  // month indexes' names (a promise: search.html lists them, other pages fetch search.json).
+  function searcher(months) {
     var loading = null;
-    document.getElementById("search-nojs").hidden = true;
-    form.hidden = false;
-
-    function pagefind() {
-      if (!loading) {
-        var opened = performance.now();
-        loading = import("./pagefind/pagefind.js").then(function (pf) {
-          return pf.options({ excerptLength: 30 }).then(function () {
-            // An index gone since this page was served (a page cached from before the indexes were merged by
-            // month listed one per day) would fail every search once merged: each index's entry is fetched
-            // first (then cached), and a day that is gone is looked for in its month's index instead, merged once.
-            var merged = {};
-            function merge(name, orMonth) {
-              var url = new URL("pagefind/" + name + "/", document.baseURI).href;
-              return fetch(url + "pagefind-entry.json").then(function (answer) {
-                if (answer.ok && !merged[name]) {
-                  merged[name] = true;
-                  return pf.mergeIndex(url);
-                }
-                return !answer.ok && orMonth ? merge(name.slice(0, 7), false) : null;
-              });
-            }
-            return Promise.all(days.map(function (name) { return merge(name, name.length > 7); }));
-          }).then(function () {
-            results.setAttribute("data-loaded-ms", String(Math.round(performance.now() - opened)));
-            return pf;
+    var self = {
+      loadedMs: null,
+      load: function () {
+        if (!loading) {
+          var opened = performance.now();
+          loading = import(new URL("pagefind/pagefind.js", SITE).href).then(function (pf) {
+            return Promise.all([pf.options({ excerptLength: 30 }), months()]).then(function (got) {
+              // An index gone since this page was served (a page cached from before the indexes were merged by
+              // month listed one per day) would fail every search once merged: each index's entry is fetched
+              // first (then cached), and a day that is gone is looked for in its month's index, merged once.
+              var merged = {};
+              function merge(name, orMonth) {
+                var url = new URL("pagefind/" + name + "/", SITE).href;
+                return fetch(url + "pagefind-entry.json").then(function (answer) {
+                  if (answer.ok && !merged[name]) {
+                    merged[name] = true;
+                    return pf.mergeIndex(url);
+                  }
+                  return !answer.ok && orMonth ? merge(name.slice(0, 7), false) : null;
+                });
+              }
+              return Promise.all(got[1].map(function (name) { return merge(name, name.length > 7); }));
+            }).then(function () {
+              self.loadedMs = Math.round(performance.now() - opened);
+              return pf;
+            });
           });
+        }
+        return loading;
+      },
+      // The best SHOWN pages for `term`, with their excerpts; null when `current()` moved on meanwhile.
+      search: function (term, current) {
+        return self.load().then(function (pf) {
+          return pf.search(term);
+        }).then(function (found) {
+          if (current() !== term) return null; // a newer search replaced this one
+          return Promise.all(found.results.slice(0, SHOWN).map(function (r) { return r.data(); }));
+        }).then(function (pages) {
+          return pages && pages.filter(function (p) { return p.url !== STUB; });
         });
       }
-      return loading;
-    }
+    };
+    return self;
+  }
 
-    function run(term) {
-      term = term.trim();
-      results.textContent = "";
-      if (!term) { status.textContent = ""; return; }
-      status.textContent = "Searching…";
-      var started = performance.now();
-      pagefind().then(function (pf) {
-        return pf.search(term);
-      }).then(function (found) {
-        if (input.value.trim() !== term) return null; // a newer search replaced this one
-        return Promise.all(found.results.slice(0, SHOWN).map(function (r) { return r.data(); }));
-      }).then(function (pages) {
-        if (pages === null) return;
-        pages = pages.filter(function (p) { return p.url !== STUB; });
-        var ms = Math.round(performance.now() - started);
-        results.setAttribute("data-ms", String(ms));
-        status.textContent = pages.length + (pages.length === 1 ? " paper" : " papers") + " for “" + term + "”" +
-          (pages.length === SHOWN ? " (the best " + SHOWN + "; add a word to narrow it down)" : "");
-        pages.forEach(function (p) { results.appendChild(item(p)); });
-      }).catch(function (error) {
-        status.textContent = "Search is unavailable here (" + error + "). Serve the folder over HTTP: " +
-          "browsers do not load scripts of modules from file://.";
-      });
-    }
-
-    // As the reader types, Pagefind fetches the index chunks the words need (its `preload`, as its own UI does):
-    // by the time the search is asked for, one chunk per month index is there, and the search is the search.
-    // Not for a word's first letters (a prefix of one or two letters, or one Chinese character, spans many chunks
-    // of every index, which then delay the search) nor while an input method composes (its Latin letters).
+  // As the reader types, Pagefind is loaded and fetches the index chunks the words need (its `preload`, as its
+  // own UI does): by the time the search is asked for, one chunk per month index is there, and the search is
+  // the search. Not for a word's first letters (a prefix of one or two letters, or one Chinese character, spans
+  // many chunks of every index, which then delay the search) nor while an input method composes (its letters).
+  function preloadAsTyped(input, search) {
     var typed = null;
     input.addEventListener("input", function (event) {
       clearTimeout(typed);
+      search.load().catch(function () { /* the search says */ });
       if (event.isComposing) return;
       typed = setTimeout(function () {
         var term = input.value.trim();
         var last = term.split(/\s+/).pop();
         var enough = /[\u3400-\u9fff]/.test(last) ? last.length >= 2 : last.length >= 3;
-        if (enough) pagefind().then(function (pf) { return pf.preload(term); }).catch(function () { /* the search says */ });
+        if (enough) search.load().then(function (pf) { return pf.preload(term); }).catch(function () { /* the search says */ });
       }, 60);
     });
+  }
+
+  // Search `input`'s words and show the pages in `results`, the count and any error in `status`.
+  function showResults(search, input, results, status) {
+    var term = input.value.trim();
+    results.textContent = "";
+    results.removeAttribute("data-ms");
+    if (!term) { status.textContent = ""; return; }
+    status.textContent = "Searching…";
+    var started = performance.now();
+    search.search(term, function () { return input.value.trim(); }).then(function (pages) {
+      if (pages === null) return;
+      results.setAttribute("data-loaded-ms", String(search.loadedMs));
+      status.textContent = pages.length + (pages.length === 1 ? " paper" : " papers") + " for “" + term + "”" +
+        (pages.length === SHOWN ? " (the best " + SHOWN + "; add a word to narrow it down)" : "");
+      pages.forEach(function (p) { results.appendChild(item(p)); });
+      results.setAttribute("data-ms", String(Math.round(performance.now() - started)));
+    }).catch(function (error) {
+      status.textContent = "Search is unavailable here (" + error + "). Serve the folder over HTTP: " +
+        "browsers do not load scripts of modules from file://.";
+    });
+  }
+
+  // search.html: Pagefind is loaded as the page opens, so it is ready by the time the reader has typed.
+  function searchPage(results, header) {
+    var form = document.getElementById("search-form");
+    var input = document.getElementById("q");
+    var status = document.getElementById("search-status");
+    var days = JSON.parse(results.getAttribute("data-days") || "[]");
+    var search = searcher(function () { return Promise.resolve(days); });
+    document.getElementById("search-nojs").hidden = true;
+    form.hidden = false;
+    preloadAsTyped(input, search);
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       history.replaceState(null, "", "?q=" + encodeURIComponent(input.value.trim()));
-      run(input.value);
+      showResults(search, input, results, status);
     });
+    if (header) { // the header's box on this page searches here too
+      header.addEventListener("submit", function (event) {
+        event.preventDefault();
+        input.value = header.querySelector("input").value;
+        form.requestSubmit();
+      });
+    }
     var term = new URLSearchParams(window.location.search).get("q") || "";
     input.value = term;
-    if (term) run(term);
-    else pagefind().catch(function () { /* reported by the first search */ }); // load while the reader types
+    search.load().then(function () {
+      results.setAttribute("data-loaded-ms", String(search.loadedMs));
+    }).catch(function () { /* reported by the first search */ });
+    if (term) showResults(search, input, results, status);
+  }
+
+  // The box on every other page: Pagefind loads on the reader's first key, and Enter shows the results on
+  // this page, above its own content, with a link to the same search on search.html. A site without
+  // search.json (or a failed load) leaves the box as it is without script: it opens search.html.
+  function boxSearch(form) {
+    var input = form.querySelector("input");
+    var search = searcher(function () {
+      return fetch(new URL("search.json", SITE).href).then(function (answer) {
+        if (!answer.ok) throw new Error("search.json: HTTP " + answer.status);
+        return answer.json();
+      }).then(function (index) { return index.months; });
+    });
+    var panel = null;
+    preloadAsTyped(input, search);
+    form.addEventListener("submit", function (event) {
+      var term = input.value.trim();
+      if (!term) return; // search.html, empty, as without script
+      event.preventDefault();
+      search.load().then(function () {
+        if (!panel) panel = resultsPanel(form);
+        panel.hidden = false;
+        panel.querySelector("a.all").href = new URL("search.html?q=" + encodeURIComponent(term), SITE).href;
+        showResults(search, input, panel.querySelector("ol"), panel.querySelector("[role=status]"));
+      }, function () {
+        window.location.href = new URL("search.html?q=" + encodeURIComponent(term), SITE).href;
+      });
+    });
+  }
+
+  function resultsPanel(form) {
+    var panel = document.createElement("section");
+    panel.className = "search-panel";
+    panel.setAttribute("aria-label", "Search results");
+    var status = document.createElement("p");
+    status.id = "search-status";
+    status.className = "meta";
+    status.setAttribute("role", "status");
+    status.setAttribute("aria-live", "polite");
+    var list = document.createElement("ol");
+    list.id = "search-results";
+    list.className = "search-results";
+    var foot = document.createElement("p");
+    foot.className = "meta";
+    var all = document.createElement("a");
+    all.className = "all";
+    all.textContent = "Open this search on the search page";
+    var close = document.createElement("button");
+    close.type = "button";
+    close.textContent = "Close";
+    close.addEventListener("click", function () { panel.hidden = true; form.querySelector("input").focus(); });
+    foot.appendChild(all);
+    foot.appendChild(document.createTextNode(" · "));
+    foot.appendChild(close);
+    panel.appendChild(status);
+    panel.appendChild(list);
+    panel.appendChild(foot);
+    var main = document.querySelector("main");
+    main.insertBefore(panel, main.firstChild);
+    return panel;
   }
 
   function item(page) {
     var li = document.createElement("li");
     var link = document.createElement("a");
-    link.href = page.url.replace(/^\//, ""); // relative to search.html at the site's root: any base path works
+    link.href = new URL(page.url.replace(/^\//, ""), SITE).href; // from the site's root: any base path works
     link.textContent = (page.meta && page.meta.title) || page.url;
     var heading = document.createElement("h2");
     heading.appendChild(link);
