@@ -65,23 +65,22 @@
       load: function () {
         if (!loading) {
           var opened = performance.now();
+          // An index gone since this page was served (a page cached from before the indexes were merged by
+          // month listed one per day) would fail every search once merged: each index's entry is fetched first
+          // (then cached), while Pagefind itself loads, and a day that is gone is looked for in its month's index.
+          var found = function (name, orMonth) {
+            var url = new URL("pagefind/" + name + "/", SITE).href;
+            return fetch(url + "pagefind-entry.json").then(function (answer) {
+              return answer.ok ? url : orMonth ? found(name.slice(0, 7), false) : null;
+            });
+          };
+          var indexes = months().then(function (names) {
+            return Promise.all(names.map(function (name) { return found(name, name.length > 7); }));
+          });
           loading = import(new URL("pagefind/pagefind.js", SITE).href).then(function (pf) {
-            return Promise.all([pf.options({ excerptLength: 30 }), months()]).then(function (got) {
-              // An index gone since this page was served (a page cached from before the indexes were merged by
-              // month listed one per day) would fail every search once merged: each index's entry is fetched
-              // first (then cached), and a day that is gone is looked for in its month's index, merged once.
-              var merged = {};
-              function merge(name, orMonth) {
-                var url = new URL("pagefind/" + name + "/", SITE).href;
-                return fetch(url + "pagefind-entry.json").then(function (answer) {
-                  if (answer.ok && !merged[name]) {
-                    merged[name] = true;
-                    return pf.mergeIndex(url);
-                  }
-                  return !answer.ok && orMonth ? merge(name.slice(0, 7), false) : null;
-                });
-              }
-              return Promise.all(got[1].map(function (name) { return merge(name, name.length > 7); }));
+            return Promise.all([pf.options({ excerptLength: 30 }), indexes]).then(function (got) {
+              var urls = got[1].filter(function (url, i) { return url && got[1].indexOf(url) === i; });
+              return Promise.all(urls.map(function (url) { return pf.mergeIndex(url); }));
             }).then(function () {
               self.loadedMs = Math.round(performance.now() - opened);
               return pf;
