@@ -402,9 +402,27 @@ def test_the_box_on_any_page_shows_the_search_on_that_page(browser, served):
     assert panel.find_element(By.CSS_SELECTOR, "a.all").get_attribute("href") == served + "search.html?q=" + quote(
         WORD_ZH
     )
+    box.send_keys(Keys.ESCAPE)
+    assert not panel.is_displayed()  # Escape closes the results; the search again shows them
+    box.send_keys(WORD_EN, Keys.ENTER)
+    _wait(lambda: panel.is_displayed() and _searched(browser))
     browser.get(links[0])  # and the link leads to the paper
     assert ZH_PAPER[0] in browser.current_url and browser.find_element(By.CSS_SELECTOR, "h1").text
     assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+@pytest.mark.slow
+def test_the_header_box_on_the_search_page_searches_there(browser, served):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    browser.get(served + "search.html")
+    browser.find_element(By.ID, "site-search").send_keys(WORD_EN, Keys.ENTER)
+    _wait(lambda: _searched(browser))
+    assert browser.current_url == served + f"search.html?q={WORD_EN}"
+    assert browser.find_element(By.ID, "q").get_attribute("value") == WORD_EN
+    found = [a.get_attribute("href") for a in browser.find_elements(By.CSS_SELECTOR, "#search-results h2 a")]
+    assert found == [served + f"{EN_PAPER[1]}/{EN_PAPER[0]}.html"]
 
 
 @pytest.mark.slow

@@ -175,7 +175,8 @@
   }
 
   // The box on every other page: Pagefind loads on the reader's first key, and Enter shows the results on
-  // this page, above its own content, with a link to the same search on search.html. A site without
+  // this page, above its own content, with a link to the same search on search.html (Close or Escape hide
+  // them). A site without
   // search.json (or a failed load) leaves the box as it is without script: it opens search.html.
   function boxSearch(form) {
     var input = form.querySelector("input");
@@ -199,6 +200,9 @@
       }, function () {
         window.location.href = new URL("search.html?q=" + encodeURIComponent(term), SITE).href;
       });
+    });
+    input.addEventListener("keydown", function (event) { // Escape closes the results, as their Close button does
+      if (event.key === "Escape" && panel) panel.hidden = true;
     });
   }
 
