@@ -377,8 +377,15 @@ def test_an_english_and_a_chinese_word_each_find_their_paper(browser, served):
     assert _search(browser, served, WORD_ZH) == [f"{ZH_PAPER[1]}/{ZH_PAPER[0]}.html"]  # in March's folded index
     marks = [m.text for m in browser.find_elements(By.CSS_SELECTOR, "#search-results .excerpt mark")]
     assert marks and all(m in WORD_ZH for m in marks)  # the Chinese word, or its segments
-    found = _search(browser, served, "router")  # every paper page, of every month, and no stub
-    assert len(found) == 3 * len(DATES) and all(u.count("/") == 1 for u in found)
+    found = _search(browser, served, "router")  # on every paper page: the best 10 first, then more on asking
+    more = browser.find_element(By.CSS_SELECTOR, "button.more-results")
+    assert len(found) == 10 and more.is_displayed()
+    assert browser.find_element(By.ID, "search-status").text == "The best 10 papers for “router”; more below"
+    more.click()
+    _wait(lambda: not more.is_displayed())
+    found = [a.get_attribute("href") for a in browser.find_elements(By.CSS_SELECTOR, "#search-results h2 a")]
+    assert len(set(found)) == 3 * len(DATES) and all(u.removeprefix(served).count("/") == 1 for u in found)  # no stub
+    assert browser.find_element(By.ID, "search-status").text == f"{3 * len(DATES)} papers for “router”"
     assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
 
 
@@ -606,6 +613,8 @@ def test_markup_the_model_wrote_is_text_in_search_results_too(browser, tmp_path)
 def test_a_search_page_served_before_a_month_was_folded_still_finds_its_papers(browser, archive, tmp_path):
     """A cached search.html may list day indexes that the first publish of a month has since folded (or any
     index gone): the day is looked for in its month's index, and an index found nowhere is left out."""
+    from selenium.webdriver.common.by import By
+
     site = tmp_path / "site"
     shutil.copytree(archive / "site", site)
     page_text = (site / "search.html").read_text(encoding="utf-8")
@@ -613,4 +622,5 @@ def test_a_search_page_served_before_a_month_was_folded_still_finds_its_papers(b
     (site / "search.html").write_text(re.sub(r"data-days='[^']*'", f"data-days='{listed}'", page_text), "utf-8")
     with serve_folder(site) as url:
         assert _search(browser, url, WORD_ZH) == [f"{ZH_PAPER[1]}/{ZH_PAPER[0]}.html"]
-        assert len(_search(browser, url, "router")) == 3 * len(DATES)
+        assert len(_search(browser, url, "router")) == 10  # and more: one month has 6, so both months were merged
+        assert browser.find_element(By.CSS_SELECTOR, "button.more-results").is_displayed()
