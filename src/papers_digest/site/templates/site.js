@@ -53,7 +53,7 @@
 
   // ------------------------------------------------------------------ search
 
-  var STUB = "/pagefind-stub.html"; // the root index's one page, there only so the month indexes can merge into it
+  var STUB = "pagefind-stub.html"; // the root index's one page, there only so the month indexes can merge into it
   // Results shown at once, then as many more at each "More results": each one's excerpt is a download (a
   // fragment), and 20 at once made a word on most pages answer in 257-282 ms against 196-226 ms for 10.
   var SHOWN = 10;
@@ -150,7 +150,7 @@
         next += slice.length;
         return Promise.all(slice.map(function (r) { return r.data(); })).then(function (pages) {
           if (results.searchId !== id) return;
-          pages.forEach(function (p) { if (p.url !== STUB) results.appendChild(item(p)); });
+          pages.forEach(function (p) { if (sitePath(p.url) !== STUB) results.appendChild(item(p)); });
           var shown = results.children.length;
           status.textContent = next < found.length
             ? "The best " + shown + " papers for “" + term + "”; more below"
@@ -267,19 +267,27 @@
     return panel;
   }
 
+  // A result's page, as a path under the site's root ("2025-04-03/2504.01014.html"): Pagefind gives the root
+  // index's pages as "/…" and a merged index's as a full URL (from where the index was fetched).
+  function sitePath(url) {
+    var path = new URL(url, SITE).pathname;
+    return path.indexOf(SITE.pathname) === 0 ? path.slice(SITE.pathname.length) : path.replace(/^\//, "");
+  }
+
   function item(page) {
+    var path = sitePath(page.url);
     var li = document.createElement("li");
     var link = document.createElement("a");
-    link.href = new URL(page.url.replace(/^\//, ""), SITE).href; // from the site's root: any base path works
-    link.textContent = (page.meta && page.meta.title) || page.url;
+    link.href = new URL(path, SITE).href; // from the site's root: any base path works
+    link.textContent = (page.meta && page.meta.title) || path;
     var heading = document.createElement("h2");
     heading.appendChild(link);
     li.appendChild(heading);
-    var date = page.url.match(/^\/(\d{4}-\d{2}-\d{2})\//);
+    var date = path.match(/^(\d{4}-\d{2}-\d{2})\/([^/]+)\.html$/);
     if (date) {
       var meta = document.createElement("p");
       meta.className = "meta";
-      meta.textContent = date[1] + " · arXiv " + page.url.replace(/^.*\/|\.html$/g, "");
+      meta.textContent = date[1] + " · arXiv " + date[2];
       li.appendChild(meta);
     }
     var excerpt = document.createElement("p");
