@@ -21,7 +21,7 @@ from conftest import (
 from papers_digest.core.models import FulltextDoc, GenerationResult
 from papers_digest.llm.generation import EndpointDown, QuotaExhausted
 from papers_digest.llm.prompting import load_prompt
-from papers_digest.pipeline.fulltexts import fetch_fulltexts
+from papers_digest.pipeline.fulltexts import PACE_FILE_ENV, fetch_fulltexts
 from papers_digest.pipeline.generating import generate
 from papers_digest.pipeline.listing import list_day
 from papers_digest.sim.faults import Fault
@@ -349,3 +349,59 @@ def test_arxiv_requests_keep_their_interval_across_processes(tmp_path):
     starts = sorted(float(line) for w in workers for line in w.communicate(timeout=60)[0].split())
     assert len(starts) == 6
     assert min(b - a for a, b in itertools.pairwise(starts)) >= 0.3 - 0.005
+
+
+def test_each_hop_of_arxivs_redirect_to_the_latest_version_keeps_the_pace(site):
+    """arXiv sends /html/<id> on to /html/<id>v<n>: two requests to arXiv, each at its own turn."""
+    replay, url = site
+    doc = _fetch(url, arxiv_interval_s=0.3)[HTML_ID]
+    assert doc.source != "abstract" and doc.version is not None and f"/html/{HTML_ID}v{doc.version}" in doc.url
+    requested = sorted(replay.arxiv_times)
+    assert len(requested) > len(PICKS)  # a redirect was followed
+    assert min(b - a for a, b in itertools.pairwise(requested)) >= 0.3 - 0.005
+
+
+def test_two_dates_fetch_their_full_texts_one_date_after_the_other(site, tmp_path):
+    """Two fulltext stages at once through one pace file (two workers of a parallel backfill): one date's
+    texts all come before the other's, each request still the interval apart, so the first date can generate
+    while the second fetches, instead of both waiting for all four texts."""
+    import os
+    import subprocess
+    import sys
+
+    replay, url = site
+    script = (
+        "import asyncio, sys, time\n"
+        "from pathlib import Path\n"
+        "from papers_digest.core.models import Paper\n"
+        "from papers_digest.core.params import Params\n"
+        "from papers_digest.core.store import Store\n"
+        "from papers_digest.pipeline.fulltexts import fetch_fulltexts\n"
+        "params = Params.model_validate_json(Path(sys.argv[1]).read_text())\n"
+        "papers = [Paper.model_validate_json(line) for line in Path(sys.argv[2]).read_text().splitlines()]\n"
+        "done = lambda doc: print(doc.arxiv_id, time.time(), flush=True)\n"
+        "time.sleep(max(0.0, float(sys.argv[4]) - time.time()))  # both start together\n"
+        "asyncio.run(fetch_fulltexts(params, papers, done, Store(sys.argv[3])))\n"
+    )
+    (tmp_path / "params.json").write_text(_source_params(url, arxiv_interval_s=0.3).model_dump_json())
+    papers = sample_papers()[:4]
+    halves = {"a": papers, "b": papers}  # each worker with a store of its own: both ask arXiv for all four
+    for name, half in halves.items():
+        (tmp_path / f"{name}.jsonl").write_text("\n".join(p.model_dump_json() for p in half))
+    env = {**os.environ, PACE_FILE_ENV: str(tmp_path / "shared" / "arxiv.pace")}
+    start = time.time() + 3.0
+
+    def worker(name: str) -> subprocess.Popen:
+        files = [str(tmp_path / "params.json"), str(tmp_path / f"{name}.jsonl"), str(tmp_path / f"store-{name}")]
+        command = [sys.executable, "-c", script, *files, str(start)]
+        return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+
+    workers = {name: worker(name) for name in halves}
+    done = {name: [line.split() for line in w.communicate(timeout=60)[0].splitlines()] for name, w in workers.items()}
+    assert {name: [i for i, _ in rows] for name, rows in done.items()} == {
+        name: [p.arxiv_id for p in half] for name, half in halves.items()
+    }
+    first, second = sorted(([float(t) for _, t in rows] for rows in done.values()), key=min)
+    assert max(first) < min(second)  # not interleaved: a's four, then b's (or b's, then a's)
+    requested = sorted(replay.arxiv_times)
+    assert len(requested) >= 8 and min(b - a for a, b in itertools.pairwise(requested)) >= 0.3 - 0.005  # the pace

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import fcntl
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 
@@ -51,6 +51,22 @@ class Pacer:
                     handle.write(f"{time.time():.6f}")
                     handle.flush()
                     fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def held(path: Path | None) -> Iterator[None]:
+    """An exclusive lock on the file `path` for the block, across processes (nothing without a path); released
+    by the kernel when its process ends, so a crash never leaves it held."""
+    if path is None:
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 async def _sleep_until(moment: float) -> None:

@@ -10,6 +10,7 @@ from tqdm import tqdm
 
 from papers_digest.core.http import make_client, retry_policy
 from papers_digest.core.models import FulltextDoc, Paper
+from papers_digest.core.pacing import held
 from papers_digest.core.params import Params
 from papers_digest.core.store import Store
 from papers_digest.llm.budget import fit_to_budget
@@ -21,6 +22,10 @@ ARXIV_PACE_FILE = "arxiv.pace"
 # A parallel backfill's workers run in temporary workspaces, each with a store of its own: the environment
 # names the main workspace's pace file, so that all of them keep one pace (cli/backfill.py)
 PACE_FILE_ENV = "PAPERS_ARXIV_PACE_FILE"
+# Beside the pace file: the turn of one date's full texts. Dates fetch one after the other, each at arXiv's
+# pace, so a date's texts are all there soon and it generates while the next one fetches; interleaved
+# request by request, every date of a parallel backfill waited for them all (docs/experiments.md).
+DATE_TURN_SUFFIX = ".date"
 
 
 async def fetch_fulltexts(
@@ -35,6 +40,7 @@ async def fetch_fulltexts(
     docs = []
     async with make_client(timeout_s=source.timeout_s) as client, tokenizer_client() as llm_http:
         tokenizer = token_counter(params.llm, llm_http)
+        paced = pace_file(store)
         fetcher = ArxivFetcher(
             client,
             source.arxiv_url,
@@ -42,9 +48,12 @@ async def fetch_fulltexts(
             retry_policy(retry),
             store,
             max_bytes=int(source.max_page_mb * 1e6),
-            pace_file=pace_file(store),
+            pace_file=paced,
         )
-        with tqdm(papers, desc="fulltext", unit="paper", dynamic_ncols=True) as bar:
+        with (
+            held(paced.with_name(paced.name + DATE_TURN_SUFFIX) if paced else None),
+            tqdm(papers, desc="fulltext", unit="paper", dynamic_ncols=True) as bar,
+        ):
             for paper in bar:
                 bar.set_postfix_str(paper.arxiv_id, refresh=False)
                 doc = await fit_to_budget(await fetcher.fetch(paper), params.llm.max_input_tokens, tokenizer.count)
