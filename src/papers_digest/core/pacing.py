@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import fcntl
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 
@@ -54,15 +54,21 @@ class Pacer:
 
 
 @contextlib.contextmanager
-def held(path: Path | None) -> Iterator[None]:
+def held(path: Path | None, on_wait: Callable[[], None] | None = None) -> Iterator[None]:
     """An exclusive lock on the file `path` for the block, across processes (nothing without a path); released
-    by the kernel when its process ends, so a crash never leaves it held."""
+    by the kernel when its process ends, so a crash never leaves it held. `on_wait` is called once when another
+    process holds it (before waiting)."""
     if path is None:
         yield
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if on_wait is not None:
+                on_wait()
+            fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
         finally:

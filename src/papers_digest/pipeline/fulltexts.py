@@ -51,7 +51,7 @@ async def fetch_fulltexts(
             pace_file=paced,
         )
         with (
-            held(paced.with_name(paced.name + DATE_TURN_SUFFIX) if paced else None),
+            held(paced.with_name(paced.name + DATE_TURN_SUFFIX) if paced else None, _say_waiting),
             tqdm(papers, desc="fulltext", unit="paper", dynamic_ncols=True) as bar,
         ):
             for paper in bar:
@@ -61,6 +61,10 @@ async def fetch_fulltexts(
                 on_doc(doc)
                 docs.append(doc)
     return docs
+
+
+def _say_waiting() -> None:
+    print("fulltext: another date is fetching its full texts from arXiv: waiting for its turn", flush=True)
 
 
 def pace_file(store: Store | None) -> Path | None:

@@ -205,8 +205,8 @@
 
   // The box on every other page: Pagefind loads on the reader's first key, and Enter shows the results on
   // this page, above its own content, with a link to the same search on search.html (Close or Escape hide
-  // them). A site without
-  // search.json (or a failed load) leaves the box as it is without script: it opens search.html.
+  // them). A site without search.json (or a failed load) leaves the box as it is without script: it opens
+  // search.html.
   function boxSearch(form) {
     var input = form.querySelector("input");
     var search = searcher(function () {
