@@ -49,9 +49,14 @@ class RequestRecord(RequestFacts):
     status: int
 
 
+CHAT_PATH = "/v1/chat/completions"
+
+
 class SimStats(BaseModel):
     requests: int = 0
     by_path: dict[str, int] = Field(default_factory=dict)
+    # generation calls (chat completions) in flight: what llm.concurrency bounds; a stage's endpoint check or a
+    # tokenizer request beside them is not one
     in_flight: int = 0
     max_in_flight: int = 0
     records: list[RequestRecord] = Field(default_factory=list)
@@ -108,7 +113,7 @@ class EngineSim:
         tracked = functools.partial
         self.app = Starlette(
             routes=[
-                Route("/v1/chat/completions", tracked(self._tracked, self._chat), methods=["POST"]),
+                Route(CHAT_PATH, tracked(self._tracked, self._chat), methods=["POST"]),
                 Route("/v1/models", tracked(self._tracked, self._models), methods=["GET"]),
                 Route("/health", tracked(self._tracked, self._health), methods=["GET"]),
                 # vLLM's tokenizer route and its prefix-cache counters, so those code paths run in tests
@@ -167,11 +172,12 @@ class EngineSim:
     async def _tracked(self, handler: Handler, request: Request) -> Response:
         path = request.url.path
         started = time.monotonic()
+        call = path == CHAT_PATH
         with self._lock:
             stats = self._stats
             stats.requests += 1
             stats.by_path[path] = stats.by_path.get(path, 0) + 1
-            stats.in_flight += 1
+            stats.in_flight += call
             stats.max_in_flight = max(stats.max_in_flight, stats.in_flight)
         info, status = RequestFacts(), 500
         try:
@@ -188,7 +194,7 @@ class EngineSim:
                 **info.model_dump(),
             )
             with self._lock:
-                self._stats.in_flight -= 1
+                self._stats.in_flight -= call
                 self._stats.records.append(record)
 
     def _take_fault(self, contents: list[str], stage: str, kind: RequestKind | None) -> Fault | None:
