@@ -36,12 +36,20 @@ FIRST = dt.date(2025, 6, 1)
 
 
 def recorded_days(folder: Path) -> list[str]:
-    """DAYS dates in a row, each a recorded HF day's papers (the first PAPERS by upvotes are picked)."""
+    """DAYS dates in a row, each a recorded HF day's papers (the first PAPERS by upvotes are picked). There are
+    fewer recorded days than dates: a day's second use has its papers under other arXiv ids, titles and
+    abstracts, so both modes digest PAPERS new papers every date and no answer of its first use serves it."""
     folder.mkdir(parents=True, exist_ok=True)
     dates = [(FIRST + dt.timedelta(days=n)).isoformat() for n in range(DAYS)]
     for n, date in enumerate(dates):
         source = ROOT / "tests" / "data" / "hf" / f"{RECORDED[n % len(RECORDED)]}.json"
         items = json.loads(source.read_text(encoding="utf-8"))
+        for item in items if n >= len(RECORDED) else []:
+            paper = item["paper"]
+            month, number = paper["id"].split(".")
+            paper["id"] = f"{month}.{(int(number) + 50_000) % 100_000:05d}"
+            paper["title"] += f" (copy {n // len(RECORDED) + 1})"
+            paper["summary"] += f" This copy is dated {date}."
         (folder / f"{date}.json").write_text(json.dumps(items), encoding="utf-8")
     return dates
 
