@@ -8,7 +8,7 @@ import yaml
 
 from papers_digest.day.fingerprint import PACKAGE, publish_fingerprint
 from papers_digest.db.published import published_fingerprint
-from papers_digest.pipeline.runner import run_stage, stage_parser
+from papers_digest.pipeline.runner import in_temporary_experiment, run_stage, stage_parser
 
 
 def main() -> None:
@@ -31,6 +31,11 @@ def main() -> None:
     args = parser.parse_args()
 
     def body() -> None:
+        if args.site and in_temporary_experiment():
+            # a parallel backfill's or a comparison's experiment: what counts is run.json and calls.jsonl; the
+            # main workspace renders the day when it restores it (docs/experiments.md)
+            print(f"publish: {args.date}: in a temporary DVC experiment workspace, thrown away after it: no site")
+            args.site = None
         inputs = [args.list, args.fulltext, args.digest_en, args.translate_zh]
         # the price is in the fingerprint: a new price recomputes the day's cost (read raw: the fast path
         # stays free of the params model)
