@@ -6,7 +6,7 @@ from pathlib import Path
 from papers_digest.core.artefacts import read_model, reset_folder, write_json
 from papers_digest.core.models import DayList, FulltextDoc
 from papers_digest.core.params import load_params
-from papers_digest.core.store import Store
+from papers_digest.core.store import stage_store
 from papers_digest.pipeline.fulltexts import fetch_fulltexts
 from papers_digest.pipeline.runner import StageClock, run_stage, stage_parser
 
@@ -27,7 +27,7 @@ def main() -> None:
         def save(doc: FulltextDoc) -> None:
             write_json(Path(out) / f"{doc.arxiv_id}.json", doc)
 
-        docs = asyncio.run(fetch_fulltexts(params, day.picked_papers(), save, Store(args.store)))
+        docs = asyncio.run(fetch_fulltexts(params, day.picked_papers(), save, stage_store(args.store)))
         html = sum(d.source != "abstract" for d in docs)
         trimmed = sum(d.source == "trimmed" for d in docs)
         clock.write(out, papers=len(docs))

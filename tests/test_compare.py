@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -300,6 +301,8 @@ def test_two_candidates_on_the_sample_day_rank_as_set_and_count_what_their_exper
         for stage in ("list", "fulltext"):
             assert f"Running stage '{stage}'" not in done.stdout
         assert _views(project) == main_views
+        # each experiment's publish wrote run.json and calls.jsonl, and no site into a workspace thrown away
+        assert done.stdout.count("in a temporary DVC experiment workspace, thrown away after it: no site") == 2
         assert (project / "dvc.lock").read_bytes() == main_lock  # recorded the day for the experiments, put back
 
     out = project / "data" / "compare" / SAMPLE_DATE
@@ -418,7 +421,9 @@ def test_dates_generated_in_parallel_each_reach_the_database_a_failed_one_is_rep
     papers = [str(Path(sys.executable).parent / "papers"), "daily", "--jobs", "2", "--to", BACKFILL_DATES[-1]]
     with (
         replay_server(hf, ARXIV_DIR) as (replay, replay_url),
-        engine_server(latency_s=0.4) as (sim, llm_url),
+        # calls long enough (4 papers x 2 s, one at a time, each stage) that the first date still generates
+        # when the second date's worker has started
+        engine_server(latency_s=2.0) as (sim, llm_url),
     ):
         replay.add_fault(ReplayFault(target="hf", kind="http_error", status=503, match=BACKFILL_DATES[-1], times=-1))
         project = copy_project(tmp_path / "project")
@@ -480,4 +485,10 @@ def test_dates_generated_in_parallel_each_reach_the_database_a_failed_one_is_rep
     assert done.stdout.count("Stage 'digest_en' is cached - skipping run") >= len(ok_dates)
     # rerunning the finished dates asks Hugging Face, arXiv and the engine nothing
     assert after_ok == before
+    # arXiv was asked from the main workspace as each date was listed, ahead of its experiment, and the
+    # experiments kept their answers in the main workspace's store (a date run here again reuses them)
+    ahead = re.search(r"arXiv pages fetched ahead of the experiments: (\d+) request", done.stdout)
+    assert ahead and 0 < int(ahead.group(1)) <= len(arxiv)
+    answers = list((project / "data" / "store" / "llm").rglob("*.json.gz"))
+    assert len(answers) == sum(r["papers_done"] for r in runs.values()) * 2  # each done paper's two answers
     assert "daily-" not in run_dvc(project, "exp", "list", "--all-commits").stdout  # experiments removed

@@ -19,9 +19,11 @@ from conftest import (
 )
 
 from papers_digest.core.models import FulltextDoc, GenerationResult
+from papers_digest.core.pacing import held
+from papers_digest.core.store import STORE_ENV, Store
 from papers_digest.llm.generation import EndpointDown, QuotaExhausted
 from papers_digest.llm.prompting import load_prompt
-from papers_digest.pipeline.fulltexts import PACE_FILE_ENV, fetch_fulltexts
+from papers_digest.pipeline.fulltexts import date_turn, fetch_fulltexts, prefetch_pages
 from papers_digest.pipeline.generating import generate
 from papers_digest.pipeline.listing import list_day
 from papers_digest.sim.faults import Fault
@@ -362,9 +364,9 @@ def test_each_hop_of_arxivs_redirect_to_the_latest_version_keeps_the_pace(site):
 
 
 def test_two_dates_fetch_their_full_texts_one_date_after_the_other(site, tmp_path):
-    """Two fulltext stages at once through one pace file (two workers of a parallel backfill): one date's
-    texts all come before the other's, each request still the interval apart, so the first date can generate
-    while the second fetches, instead of both waiting for all four texts."""
+    """Two fulltext stages at once through one store (two workers of a parallel backfill, each date with papers
+    of its own): one date's texts all come before the other's, each request still the interval apart, so the
+    first date can generate while the second fetches, instead of both waiting for all four texts."""
     import os
     import subprocess
     import sys
@@ -375,24 +377,24 @@ def test_two_dates_fetch_their_full_texts_one_date_after_the_other(site, tmp_pat
         "from pathlib import Path\n"
         "from papers_digest.core.models import Paper\n"
         "from papers_digest.core.params import Params\n"
-        "from papers_digest.core.store import Store\n"
+        "from papers_digest.core.store import stage_store\n"
         "from papers_digest.pipeline.fulltexts import fetch_fulltexts\n"
         "params = Params.model_validate_json(Path(sys.argv[1]).read_text())\n"
         "papers = [Paper.model_validate_json(line) for line in Path(sys.argv[2]).read_text().splitlines()]\n"
         "done = lambda doc: print(doc.arxiv_id, time.time(), flush=True)\n"
         "time.sleep(max(0.0, float(sys.argv[4]) - time.time()))  # both start together\n"
-        "asyncio.run(fetch_fulltexts(params, papers, done, Store(sys.argv[3])))\n"
+        "asyncio.run(fetch_fulltexts(params, papers, done, stage_store(sys.argv[3])))\n"
     )
     (tmp_path / "params.json").write_text(_source_params(url, arxiv_interval_s=0.3).model_dump_json())
     papers = sample_papers()[:4]
-    halves = {"a": papers, "b": papers}  # each worker with a store of its own: both ask arXiv for all four
+    halves = {"a": papers[:2], "b": papers[2:]}
     for name, half in halves.items():
         (tmp_path / f"{name}.jsonl").write_text("\n".join(p.model_dump_json() for p in half))
-    env = {**os.environ, PACE_FILE_ENV: str(tmp_path / "shared" / "arxiv.pace")}
+    env = {**os.environ, STORE_ENV: str(tmp_path / "shared")}  # as the backfill's workers get it
     start = time.time() + 3.0
 
     def worker(name: str) -> subprocess.Popen:
-        files = [str(tmp_path / "params.json"), str(tmp_path / f"{name}.jsonl"), str(tmp_path / f"store-{name}")]
+        files = [str(tmp_path / "params.json"), str(tmp_path / f"{name}.jsonl"), str(tmp_path / f"workspace-{name}")]
         command = [sys.executable, "-c", script, *files, str(start)]
         return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
 
@@ -405,6 +407,39 @@ def test_two_dates_fetch_their_full_texts_one_date_after_the_other(site, tmp_pat
         name: [p.arxiv_id for p in half] for name, half in halves.items()
     }
     first, second = sorted(([float(t) for _, t in rows] for rows in done.values()), key=min)
-    assert max(first) < min(second)  # not interleaved: a's four, then b's (or b's, then a's)
+    assert max(first) < min(second)  # not interleaved: a's two, then b's (or b's, then a's)
+    assert not any((tmp_path / f"workspace-{name}").exists() for name in halves)  # the environment's store only
     requested = sorted(replay.arxiv_times)
-    assert len(requested) >= 8 and min(b - a for a, b in itertools.pairwise(requested)) >= 0.3 - 0.005  # the pace
+    assert len(requested) >= 4 and min(b - a for a, b in itertools.pairwise(requested)) >= 0.3 - 0.005  # the pace
+
+
+def test_pages_fetched_ahead_leave_the_dates_stage_nothing_to_ask_and_no_turn_to_wait_for(site, tmp_path):
+    """A parallel backfill fetches each date's pages into the store ahead of its experiment, at the pace: the
+    date's fulltext stage then makes 0 requests and does not wait for the date turn, even while another date
+    holds it, and gets the same texts as a stage that fetched them itself."""
+    import threading
+
+    replay, url = site
+    params = _source_params(url, arxiv_interval_s=0.2)
+    store = Store(tmp_path / "store")
+    asked = asyncio.run(prefetch_pages(params, PICKS, store))
+    requested = sorted(replay.arxiv_times)
+    assert asked == len(requested) >= len(PICKS)  # each page once, a redirect's hop counted
+    assert min(b - a for a, b in itertools.pairwise(requested)) >= 0.2 - 0.005
+    assert asyncio.run(prefetch_pages(params, PICKS, store)) == 0  # nothing twice
+
+    docs: list[FulltextDoc] = []
+    with held(date_turn(store)):  # another date fetching
+
+        def stage() -> None:
+            asyncio.run(fetch_fulltexts(params, PICKS, docs.append, store))
+
+        worker = threading.Thread(target=stage, daemon=True)
+        worker.start()
+        worker.join(timeout=30)
+        assert not worker.is_alive(), "the stage waited for a turn it did not need"
+    assert len(replay.arxiv_times) == len(requested)  # 0 requests more
+    fetched_itself = _fetch(url)
+    assert {d.arxiv_id: d.model_dump(exclude={"counted_by"}) for d in docs} == {
+        i: d.model_dump(exclude={"counted_by"}) for i, d in fetched_itself.items()
+    }

@@ -180,12 +180,13 @@ def run_batch(
 
 def run_parallel(command: str, params_path: Path, params: Params, dates: list[str], jobs: int) -> int:
     """Many dates at once (docs/experiments.md, "A parallel backfill"). Each date's list is made in this
-    workspace, one date after the other (it picks against this database), and the date is queued at once as
-    a DVC experiment that runs the rest of the day to its report in a temporary workspace; `jobs` workers
-    run them, each at its share of llm.concurrency, the full texts of all of them at one arXiv pace
-    (cli/backfill.py). As each experiment ends, in date order, a plain `dvc repro` here restores its stages
-    from the run-cache and publishes the day. A date whose experiment failed is run here, serially; the
-    summary and exit code are as for one date after the other."""
+    workspace, one date after the other (it picks against this database), its arXiv pages are fetched into
+    the store by a thread, date after date, and the date is queued at once as a DVC experiment that runs the
+    rest of the day to its report in a temporary workspace; `jobs` workers run them, each at its share of
+    llm.concurrency, all of them with this workspace's store and its one arXiv pace (cli/backfill.py). As
+    each experiment ends, in date order, a plain `dvc repro` here restores its stages from the run-cache and
+    publishes the day. A date whose experiment failed is run here, serially (its done answers are in the
+    store); the summary and exit code are as for one date after the other."""
     baseline = git_output("rev-parse", "HEAD")
     if baseline is None:
         raise ParamsError("--jobs needs a git commit here: DVC experiments start from one (git commit the project)")
@@ -204,18 +205,21 @@ def run_parallel(command: str, params_path: Path, params: Params, dates: list[st
     started = time.monotonic()
     with endpoint_for_the_batch(params) as (watch, _engine):
         run_dvc_command("exp", "remove", *names, quiet=True)
+        pages, starts = backfill.PagesAhead(params), backfill.WorkerStarts()
         try:
             for date in dates:  # Hugging Face: one date after the other, against this database
                 set_params(params_path, {"date": date})
                 print(f"{command}: {date}: list, then queued", flush=True)
                 listed[date] = dvc_repro("list", watch=watch)
+                if listed[date] == 0:
+                    pages.add(date)
                 if listed[date] != 0 or not parallel or run_dvc_command(*backfill.queue_args(date, share)) != 0:
                     continue
                 queued.add(date)
-                if len(queued) == workers:  # every worker has a date: a DVC worker with none queued stops after 10 s
-                    parallel = _start_workers(command, workers, names, queued)
-            if parallel and queued:  # again, for the workers that found the queue empty in between
-                _start_workers(command, workers, names, queued)
+                if len(queued) <= workers:  # one more worker, for this date: one that found none would stop after 10 s
+                    parallel = _workers_started(command, starts.start(len(queued)), names, queued)
+            if parallel and queued:  # again, for a worker that ended early; then every start must have worked
+                _workers_started(command, starts.start(workers) and starts.wait(), names, queued)
             queued_s = time.monotonic() - started
             outcomes: list[Outcome] = []
             for date in dates:
@@ -231,17 +235,22 @@ def run_parallel(command: str, params_path: Path, params: Params, dates: list[st
                 doing = doing if date in queued else "run here"
                 print(f"{command}: {date}: {doing} ({time.monotonic() - started:.0f} s in)", flush=True)
                 outcomes.append(Outcome(date, dvc_repro(watch=watch)))
+            pages.close()
         except BaseException:
+            pages.close(wait=False)
             backfill.stop(names)
             raise
     print(f"{command}: lists made and dates queued in {queued_s:.0f} s; all done in {time.monotonic() - started:.0f} s")
+    print(f"{command}: arXiv pages fetched ahead of the experiments: {pages.requests} request(s)", flush=True)
+    for failure in pages.failures:
+        print(f"{command}: fetching ahead failed for {failure}; its fulltext stage asked instead", flush=True)
     run_dvc_command("exp", "remove", *names, quiet=True)
     return _summary(command, outcomes, params)
 
 
-def _start_workers(command: str, workers: int, names: list[str], queued: set[str]) -> bool:
-    """`dvc queue start`; when it fails, the queued dates are taken off the queue (they then run here)."""
-    if backfill.start_workers(workers) == 0:
+def _workers_started(command: str, started: bool, names: list[str], queued: set[str]) -> bool:
+    """When `dvc queue start` failed, the queued dates are taken off the queue (they then run here)."""
+    if started:
         return True
     print(f"{command}: dvc queue start failed: the dates run here, one after the other", flush=True)
     run_dvc_command("queue", "remove", *names, quiet=True)

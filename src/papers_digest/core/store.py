@@ -20,6 +20,12 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
+# A parallel backfill runs each date's stages in a temporary workspace of DVC's, whose own store would start
+# empty and be thrown away: its workers get the main workspace's store in the environment instead, so they
+# read the pages fetched ahead for them, keep their answers for later reruns and share arXiv's pace
+# (cli/backfill.py, docs/experiments.md "A parallel backfill").
+STORE_ENV = "PAPERS_STORE"
+
 
 def request_key(kind: str, request: Any) -> str:
     """sha256 of a canonical JSON rendering of the request (sorted keys, no whitespace)."""
@@ -40,6 +46,9 @@ class Store:
 
     def path(self, kind: str, key: str) -> Path:
         return self.root / kind / key[:2] / f"{key}.json.gz"
+
+    def has(self, kind: str, key: str) -> bool:
+        return self.enabled and self.path(kind, key).is_file()
 
     def get(self, kind: str, key: str) -> dict[str, Any] | None:
         if not self.enabled:
@@ -72,6 +81,11 @@ class Store:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+
+
+def stage_store(given: str | Path) -> Store:
+    """The store a stage uses: the environment's STORE_ENV where set, else the one its command line gives."""
+    return Store(os.environ.get(STORE_ENV) or given)
 
 
 def disabled_store() -> Store:

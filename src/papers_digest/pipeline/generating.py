@@ -10,7 +10,7 @@ from papers_digest.core.artefacts import reset_folder, write_json
 from papers_digest.core.http import retry_policy
 from papers_digest.core.models import FulltextDoc, GenerationResult, GenerationStage
 from papers_digest.core.params import Params, load_params
-from papers_digest.core.store import Store
+from papers_digest.core.store import Store, stage_store
 from papers_digest.llm.budget import fit_to_budget
 from papers_digest.llm.client import LlmClient
 from papers_digest.llm.endpoint import (
@@ -112,7 +112,7 @@ def run_generation_stage(
     def save(result: GenerationResult) -> None:
         write_json(folder / f"{result.arxiv_id}.json", result)
 
-    store = Store(store_path)
+    store = stage_store(store_path)
 
     async def batch() -> tuple[list[GenerationResult], dict[str, float]]:
         await check_llm_endpoint(params.llm)  # one clear line before any paper, not one error per paper

@@ -104,13 +104,24 @@ class ArxivFetcher:
         self._pacer = Pacer(interval_s, pace_file)
         self.requests = 0
 
+    def has(self, paper: Paper) -> bool:
+        """Whether arXiv's answer for the paper's page is in the store (nothing to ask)."""
+        return self.store.has("arxiv", _page_key(paper))
+
     async def fetch(self, paper: Paper) -> FulltextDoc:
-        url = f"{self.arxiv_url}/html/{paper.arxiv_id}"
-        # Keyed by the path asked for, not the host: a replay or mirror serves the same pages.
-        key = request_key("arxiv", f"/html/{paper.arxiv_id}")
+        answer = await self.page(paper)
+        if isinstance(answer, str):
+            return abstract_doc(paper, answer, self._url(paper))
+        return doc_from_answer(paper, *answer)
+
+    async def page(self, paper: Paper) -> tuple[int, str, bytes] | str:
+        """arXiv's answer for the paper's page, (status, final URL, body): from the store, else asked at the pace
+        and kept in the store when definitive (200, 404). A string says why no answer came."""
+        key = _page_key(paper)
         stored = self.store.get("arxiv", key)
         if stored is not None:
-            return doc_from_answer(paper, stored["status"], stored["final_url"], stored["body"].encode("utf-8"))
+            return stored["status"], stored["final_url"], stored["body"].encode("utf-8")
+        url = self._url(paper)
 
         async def send(_try: int) -> httpx.Response:
             # Each hop of a redirect (arXiv sends /html/<id> on to /html/<id>v<n>) is a request of its own to
@@ -129,9 +140,9 @@ class ArxivFetcher:
         try:
             response = await send_with_retry(self.retry, send)
         except httpx.TransportError as exc:
-            return abstract_doc(paper, f"arXiv HTML unavailable: {describe_transport_error(exc, url)}", url)
+            return f"arXiv HTML unavailable: {describe_transport_error(exc, url)}"
         except PageTooLarge as exc:
-            return abstract_doc(paper, str(exc), url)
+            return str(exc)
         final_url = str(response.url)
         if response.status_code in (200, 404):
             self.store.put(
@@ -144,7 +155,10 @@ class ArxivFetcher:
                     "body": response.content.decode("utf-8", errors="replace"),
                 },
             )
-        return doc_from_answer(paper, response.status_code, final_url, response.content)
+        return response.status_code, final_url, response.content
+
+    def _url(self, paper: Paper) -> str:
+        return f"{self.arxiv_url}/html/{paper.arxiv_id}"
 
     async def _get_capped(self, url: str) -> httpx.Response:
         """One GET, no redirect followed, reading at most `max_bytes` of the body (a runaway page is not
@@ -168,6 +182,11 @@ class ArxivFetcher:
         return httpx.Response(
             response.status_code, headers=response.headers, content=bytes(body), request=response.request
         )
+
+
+def _page_key(paper: Paper) -> str:
+    # Keyed by the path asked for, not the host: a replay or mirror serves the same pages.
+    return request_key("arxiv", f"/html/{paper.arxiv_id}")
 
 
 def parse_version(url: str) -> int | None:
