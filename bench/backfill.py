@@ -24,6 +24,7 @@ from pathlib import Path
 import sqlite_utils
 from common import ROOT
 
+from papers_digest.sim.routes import CHAT_PATH
 from papers_digest.testing.harness import copy_project, dvc_env, make_params, write_params
 from papers_digest.testing.servers import engine_server, replay_server
 
@@ -49,7 +50,7 @@ def recorded_days(folder: Path) -> list[str]:
             month, number = paper["id"].split(".")
             paper["id"] = f"{month}.{(int(number) + 50_000) % 100_000:05d}"
             paper["title"] += f" (copy {n // len(RECORDED) + 1})"
-            paper["summary"] += f" This copy is dated {date}."
+            paper["summary"] = f"This copy of the paper is dated {date}. {paper['summary']}"  # its digest differs too
         (folder / f"{date}.json").write_text(json.dumps(items), encoding="utf-8")
     return dates
 
@@ -88,6 +89,7 @@ def run_mode(jobs: int, hf: Path, dates: list[str], work: Path, latency_s: float
         "closest_s": min(gaps) if gaps else None,
         "every_date": published == set(dates) == pages,
         "peak_in_flight": sim.stats.max_in_flight,
+        "llm_calls": sim.stats.by_path.get(CHAT_PATH, 0),  # 2 per paper: none answered from the store
         # --jobs N: how long the lists and the queueing took, and when each date was restored (cli/runs.py)
         "phases": [line for line in done.stdout.splitlines() if " s in)" in line or "lists made" in line],
     }
@@ -107,13 +109,16 @@ def main() -> None:
         dates = recorded_days(work / "hf")
         rows = [run_mode(jobs, work / "hf", dates, work, latency_s) for jobs in (1, 4)]
     print(f"\n### Parallel backfill: {DAYS} dates x {PAPERS} papers, {latency_s:g} s per call, simulator\n")
-    print("| --jobs | exit | wall (s) | arXiv requests | closest two (s) | interval (s) | all published | peak calls |")
-    print("|---|---|---|---|---|---|---|---|")
+    print(
+        "| --jobs | exit | wall (s) | arXiv requests | closest two (s) | interval (s) | all published | LLM calls "
+        "| peak calls |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         closest = f"{r['closest_s']:.3f}" if r["closest_s"] is not None else "-"
         print(
             f"| {r['jobs']} | {r['exit']} | {r['wall_s']:.1f} | {r['arxiv_requests']} | {closest} | "
-            f"{ARXIV_INTERVAL_S:g} | {r['every_date']} | {r['peak_in_flight']} |"
+            f"{ARXIV_INTERVAL_S:g} | {r['every_date']} | {r['llm_calls']} | {r['peak_in_flight']} |"
         )
     for line in rows[1]["phases"]:
         print(f"    {line}")
