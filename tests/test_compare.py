@@ -367,10 +367,8 @@ def _views(project: Path) -> dict[str, bytes]:
 
 
 def test_each_date_is_queued_to_its_report_and_its_end_is_read_from_its_ref_or_its_absence(monkeypatch):
-    assert backfill.queue_args("2025-09-15", 5) == [
-        *("exp", "run", "--queue", "-n", "daily-2025-09-15"),
-        *("-S", "date=2025-09-15", "-S", "llm.concurrency=5", "report"),
-    ]
+    assert backfill.queue_settings("2025-09-15", 5) == ["date=2025-09-15", "llm.concurrency=5"]
+    assert (backfill.experiment_name("2025-09-15"), backfill.TARGET) == ("daily-2025-09-15", "report")
     monkeypatch.setattr(backfill, "POLL_S", 0.0)
     commits = iter([False, False, False, False, True])
     monkeypatch.setattr(backfill, "committed", lambda baseline, name: next(commits))

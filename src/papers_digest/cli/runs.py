@@ -213,7 +213,7 @@ def run_parallel(command: str, params_path: Path, params: Params, dates: list[st
                 listed[date] = dvc_repro("list", watch=watch)
                 if listed[date] == 0:
                     pages.add(date)
-                if listed[date] != 0 or not parallel or run_dvc_command(*backfill.queue_args(date, share)) != 0:
+                if listed[date] != 0 or not parallel or not backfill.queue_date(date, share):
                     continue
                 queued.add(date)
                 if len(queued) <= workers:  # one more worker, for this date: one that found none would stop after 10 s
