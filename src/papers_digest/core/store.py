@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 # A parallel backfill runs each date's stages in a temporary workspace of DVC's, whose own store would start
 # empty and be thrown away: its workers get the main workspace's store in the environment instead, so they
 # read the pages fetched ahead for them, keep their answers for later reruns and share arXiv's pace
-# (cli/backfill.py, docs/experiments.md "A parallel backfill").
+# (cli/backfill.py; docs/experiments.md, "A parallel backfill").
 STORE_ENV = "PAPERS_STORE"
 
 
