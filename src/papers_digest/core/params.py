@@ -161,7 +161,17 @@ class AlertParams(_Section):
 
 
 class SiteParams(_Section):
-    """The readers' site: an optional "report a problem" link on each paper and each result."""
+    """The readers' site: its public address, and an optional "report a problem" link on each paper and result."""
+
+    # The site's public address: Atom feeds, the email, link previews and pushed digests link there.
+    base_url: str = "http://localhost:8000/"
+
+    @field_validator("base_url")
+    @classmethod
+    def _base_http_url(cls, value: str) -> str:
+        if not value:
+            raise ValueError("must be the site's address, e.g. https://digest.example.org/")
+        return _url_or_empty(value)
 
     # A URL template with {arxiv_id}, {date}, {field}, {title}, {page} (each filled URL-encoded), e.g.
     # https://github.com/OWNER/REPO/issues/new?title=Digest+of+{arxiv_id}:+{field}. Empty: no link.
