@@ -72,7 +72,7 @@ async def generate(
                 return await fit_to_budget(doc, budget, tokenizer.count)
 
             def work(doc: FulltextDoc) -> Awaitable[GenerationResult]:
-                return digest_paper(client, doc, system_prompt, version, date, refit)
+                return digest_paper(client, doc, system_prompt, version, date, refit, way=params.llm.asking)
 
             items = longest_first(items, paper_tokens)
         else:
@@ -97,11 +97,14 @@ def run_generation_stage(
     out: str,
     store_path: str,
     load_inputs: Callable[[], Iterable[FulltextDoc] | Iterable[GenerationResult]],
+    draft_prompt_path: str | None = None,
 ) -> None:
-    """The body of digest_en and translate_zh: each paper's result is written as soon as it is ready."""
+    """The body of digest_en and translate_zh: each paper's result is written as soon as it is ready. The
+    English digest asked as a draft (llm.asking) takes the draft's system prompt."""
     clock = StageClock(stage, date)
     params = load_params(params_path)
-    prompt = load_prompt(prompt_path)
+    drafted = stage == "digest_en" and params.llm.asking == "draft" and draft_prompt_path is not None
+    prompt = load_prompt(draft_prompt_path if drafted and draft_prompt_path else prompt_path)
     inputs = load_inputs()
     folder = reset_folder(out)
     if not params.llm.configured:
@@ -136,6 +139,8 @@ def generation_parser(stage: GenerationStage, doc: str | None) -> argparse.Argum
     its own inputs folder."""
     parser = stage_parser(stage, doc)
     parser.add_argument("--prompt", required=True, help="system prompt file")
+    if stage == "digest_en":
+        parser.add_argument("--draft-prompt", help="system prompt file of the evidence-first draft (llm.asking: draft)")
     parser.add_argument("--out", required=True, help="folder for one <arxiv_id>.json per paper")
     parser.add_argument("--store", required=True, help="store of finished LLM calls (reused across runs)")
     return parser
@@ -157,5 +162,6 @@ def run_generation_command(
             out=args.out,
             store_path=args.store,
             load_inputs=load_inputs,
+            draft_prompt_path=getattr(args, "draft_prompt", None),
         ),
     )
