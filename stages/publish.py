@@ -72,7 +72,7 @@ def _publish(args: Namespace, fingerprint: str) -> None:
     from papers_digest.core.params import load_params
     from papers_digest.day.files import load_day
     from papers_digest.day.metrics import run_record
-    from papers_digest.db.writer import record_published, write_day
+    from papers_digest.db.writer import checkpoint, record_published, write_day
     from papers_digest.site.feed import DEFAULT_BASE_URL
     from papers_digest.site.render import render_day
 
@@ -107,6 +107,7 @@ def _publish(args: Namespace, fingerprint: str) -> None:
             print(f"publish: search: the day was not indexed: {site.search_error}")
     # last, after the database, the outputs and the site: a publish killed before it is done again in full
     record_published(args.db, args.date, fingerprint)
+    checkpoint(args.db)
 
 
 if __name__ == "__main__":
