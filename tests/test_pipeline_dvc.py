@@ -258,3 +258,22 @@ def test_an_analyst_holding_a_read_transaction_never_fails_the_run_nor_sees_half
     # every snapshot taken during the run held none of the day or all of it
     assert seen and set(seen) <= {(0, 0, 0, 0, 0), whole}, sorted(set(seen))
     assert whole in seen
+
+
+def test_a_stage_reruns_when_a_package_it_imports_from_changes_and_not_for_another(tmp_path, sample_replay):
+    """dvc.yaml lists package folders: editing the token estimator does not rerun the HF listing, editing the
+    HF client does, and the bytecode Python writes beside the modules changes nothing."""
+    _, replay_url = sample_replay
+    project = copy_project(tmp_path)
+    write_params(project, _params(replay_url, ""))
+    run_dvc(project, "repro", "list")
+    package = project / "src" / "papers_digest"
+    (package / "core" / "__pycache__").mkdir()
+    (package / "core" / "__pycache__" / "models.cpython-311.pyc").write_bytes(b"\0bytecode")
+    with (package / "llm" / "budget.py").open("a", encoding="utf-8") as budget:
+        budget.write("\n# the token estimator, edited\n")
+    assert "up to date" in run_dvc(project, "status", "list").stdout
+    with (package / "sources" / "hf.py").open("a", encoding="utf-8") as hf:
+        hf.write("\n# the HF client, edited\n")
+    status = run_dvc(project, "status", "list").stdout
+    assert "modified:" in status and "src/papers_digest/sources" in status, status
