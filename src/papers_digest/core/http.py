@@ -52,14 +52,14 @@ def make_client(*, timeout_s: float, headers: dict[str, str] | None = None) -> h
     )
 
 
-def make_sync_client(*, timeout_s: float, headers: dict[str, str] | None = None, local: bool = True) -> httpx.Client:
-    """The same setup for the few blocking calls: an engine's readiness checks (`local`: proxies ignored, they
-    talk to a local engine) and an alert to a chat webhook (through the environment's proxy, if any)."""
+def make_sync_client(*, timeout_s: float, headers: dict[str, str] | None = None) -> httpx.Client:
+    """The same setup for the few blocking calls, an engine's readiness checks: proxies ignored, they talk to a
+    local engine (alerts and pushes go through apprise: core/notify.py)."""
     return httpx.Client(
         headers={"User-Agent": USER_AGENT, **(headers or {})},
         follow_redirects=True,
         timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 15.0)),
-        trust_env=not local,
+        trust_env=False,
     )
 
 
