@@ -1,4 +1,4 @@
-"""`papers email` and the end of `papers daily`: the day's digest by email (HTML and plain text) over SMTP."""
+"""`papers email` and the end of `papers daily`: the day's digest by email over SMTP, and pushed to chats (apprise)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,12 @@ from email.utils import formatdate, make_msgid
 from pathlib import Path
 
 from papers_digest.cli.project import DB_PATH
-from papers_digest.core.params import EmailParams, load_params
+from papers_digest.core.notify import NOTIFY_URLS_ENV, send, services_from_env
+from papers_digest.core.params import EmailParams, Params, load_params
 from papers_digest.site.mail import day_mail
+from papers_digest.site.push import day_push
 from papers_digest.site.render import load_day
-from papers_digest.site.views import SiteError
+from papers_digest.site.views import DayView, SiteError
 
 PASSWORD_ENV = "PAPERS_SMTP_PASSWORD"
 SMTP_TIMEOUT_S = 30.0
@@ -59,13 +61,8 @@ def send_days(settings: EmailParams, dates: Iterable[str], db_path: Path = DB_PA
 
 def send_day(settings: EmailParams, date: str, db_path: Path, command: str = "papers") -> bool:
     """Send `date`'s digest to email.to; False (and one line saying why) when it was not sent."""
-    try:
-        day = load_day(db_path, date) if Path(db_path).is_file() else None
-    except (SiteError, sqlite3.Error) as exc:  # a database the site cannot read: reported, the run goes on
-        print(f"{command}: the email for {date} was not sent: {type(exc).__name__}: {exc}")
-        return False
+    day = _published_day(db_path, date, f"{command}: the email for {date} was not sent")
     if day is None:
-        print(f"{command}: the email for {date} was not sent: {db_path} has no such day")
         return False
     mail = day_mail(day, lang=settings.lang, site_url=settings.site_url)
     message = EmailMessage()
@@ -88,3 +85,35 @@ def send_day(settings: EmailParams, date: str, db_path: Path, command: str = "pa
         return False
     print(f"{command}: email for {date} sent to {len(settings.to)} address(es) via {settings.smtp_host}")
     return True
+
+
+def push_days(params: Params, dates: Iterable[str], db_path: Path = DB_PATH, command: str = "papers") -> None:
+    """After `papers daily`: each date that ran, pushed to the services of PAPERS_NOTIFY_URLS (none set: nothing,
+    not a word): its top papers (notify.papers, in notify.lang) and the link to it at site.base_url. A service
+    that fails is one line, never raised (core/notify.py)."""
+    services = services_from_env(NOTIFY_URLS_ENV)
+    if not services:
+        return
+    for date in dates:
+        day = _published_day(db_path, date, f"{command}: the digest of {date} was not pushed")
+        if day is None:
+            continue
+        if not any(p.done for p in day.papers):
+            print(f"{command}: the digest of {date} was not pushed: no paper of it is done")
+            continue
+        push = day_push(day, params.site.base_url, papers=params.notify.papers, lang=params.notify.lang)
+        sent = send(services, push.title, push.body, command=command, what=f"the digest of {date}")
+        if sent:
+            print(f"{command}: the digest of {date} pushed to {sent} of {len(services)} service(s)")
+
+
+def _published_day(db_path: Path, date: str, failed: str) -> DayView | None:
+    """The day as the site shows it, or None after one line `<failed>: why` (no database, no such day)."""
+    try:
+        day = load_day(db_path, date) if Path(db_path).is_file() else None
+    except (SiteError, sqlite3.Error) as exc:  # a database the site cannot read: reported, the run goes on
+        print(f"{failed}: {type(exc).__name__}: {exc}")
+        return None
+    if day is None:
+        print(f"{failed}: {db_path} has no such day")
+    return day

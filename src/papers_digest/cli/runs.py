@@ -15,7 +15,7 @@ from pathlib import Path
 
 from papers_digest.cli import backfill
 from papers_digest.cli.alerts import date_runs, send_alert
-from papers_digest.cli.mail import send_days
+from papers_digest.cli.mail import push_days, send_days
 from papers_digest.cli.project import (
     DB_PATH,
     EngineDied,
@@ -358,6 +358,7 @@ def _summary(command: str, outcomes: list[Outcome], params: Params) -> int:
     finished = [(o.date, None if o.code == 0 else o.note or f"dvc repro exited with {o.code}") for o in outcomes]
     send_alert(command, params.alerts, date_runs(DB_PATH, finished))
     send_days(params.email, [o.date for o in outcomes if o.code == 0], DB_PATH, command)
+    push_days(params, [o.date for o in outcomes if o.code == 0], DB_PATH, command)
     return 1 if failed else 0
 
 

@@ -152,7 +152,8 @@ class RetryParams(_Section):
 
 
 class AlertParams(_Section):
-    """Where `papers daily` reports a bad run: a chat webhook (the environment's PAPERS_ALERT_WEBHOOK wins)."""
+    """Where `papers daily` reports a bad run: a JSON webhook (the environment's PAPERS_ALERT_WEBHOOK wins) and
+    the apprise URLs of PAPERS_ALERT_URLS, only from the environment (core/notify.py)."""
 
     webhook_url: str = ""
     # A day whose failed papers are more than this share of those picked is reported (0-1).
@@ -211,6 +212,14 @@ class EmailParams(_Section):
         return _url_or_empty(value)
 
 
+class NotifyParams(_Section):
+    """The day's digest pushed to chats after `papers daily`, to the apprise URLs of PAPERS_NOTIFY_URLS (only
+    from the environment: they carry the services' tokens)."""
+
+    papers: int = Field(5, ge=1, le=50)  # the day's top papers, one line each
+    lang: Literal["en", "zh"] = "en"  # the language of each paper's one sentence
+
+
 class Params(_Section):
     date: str
     limit: int = Field(20, ge=1, le=1000)
@@ -225,6 +234,7 @@ class Params(_Section):
     alerts: AlertParams = Field(default_factory=AlertParams)
     site: SiteParams = Field(default_factory=SiteParams)
     email: EmailParams = Field(default_factory=EmailParams)
+    notify: NotifyParams = Field(default_factory=NotifyParams)
 
     @model_validator(mode="after")
     def _endpoint_of_a_managed_engine(self) -> Params:
