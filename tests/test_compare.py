@@ -17,7 +17,7 @@ from conftest import ARXIV_DIR, HF_DIR, SAMPLE_DATE, copy_project, free_port, ma
 
 from papers_digest.cli import backfill
 from papers_digest.cli import compare as cli_compare
-from papers_digest.cli.main import build_parser
+from papers_digest.cli.main import main as papers_cli
 from papers_digest.core.errors import ConfigError
 from papers_digest.core.models import CallRecord, DayList, GenerationResult, Paper, RunRecord
 from papers_digest.report import compare
@@ -71,16 +71,22 @@ def test_each_experiment_copies_the_day_and_forces_only_the_generation_stages():
     assert cli_compare.experiment_ref(baseline, "n") == f"refs/exps/ab/{'c' * 38}/n"
 
 
-def test_a_day_not_run_yet_stops_the_comparison_before_anything_runs(tmp_path, monkeypatch):
+def _papers_compare(capsys, *argv: str) -> tuple[int, str]:
+    """`papers compare <argv>` in this process: (exit code, standard error)."""
+    with pytest.raises(SystemExit) as exited:
+        papers_cli(["compare", *argv])
+    return exited.value.code, capsys.readouterr().err
+
+
+def test_a_day_not_run_yet_stops_the_comparison_before_anything_runs(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     write_params(tmp_path, make_params(llm={"base_url": "http://127.0.0.1:9/v1", "model": "m"}))
-    parser = build_parser()
-    args = parser.parse_args(["compare", "--date", SAMPLE_DATE, "--candidate", "a", "--candidate", "b:llm.model=n"])
-    with pytest.raises(cli_compare.CompareError, match=f"data/{SAMPLE_DATE}/list.json is missing"):
-        args.func(args)
+    code, err = _papers_compare(capsys, "--date", SAMPLE_DATE, "--candidate", "a", "--candidate", "b:llm.model=n")
+    assert code == 1 and err == f"papers compare: data/{SAMPLE_DATE}/list.json is missing: run the day first " \
+        f"(papers daily --date {SAMPLE_DATE})\n"  # fmt: skip
 
 
-def test_an_endpoint_that_does_not_answer_stops_the_comparison_before_any_experiment(tmp_path, monkeypatch):
+def test_an_endpoint_that_does_not_answer_stops_the_comparison_before_any_experiment(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     write_params(tmp_path, make_params(llm={"base_url": f"http://127.0.0.1:{free_port()}/v1", "model": "m"}))
     (tmp_path / "data" / SAMPLE_DATE / "fulltext").mkdir(parents=True)
@@ -88,10 +94,8 @@ def test_an_endpoint_that_does_not_answer_stops_the_comparison_before_any_experi
     subprocess.run(["git", "init", "-q"], check=True)
     _git(tmp_path, "add", "-A")
     _git(tmp_path, "commit", "-qm", "project")
-    parser = build_parser()
-    args = parser.parse_args(["compare", "--date", SAMPLE_DATE, "--candidate", "down"])
-    with pytest.raises(ConfigError, match="candidate down: "):
-        args.func(args)
+    code, err = _papers_compare(capsys, "--date", SAMPLE_DATE, "--candidate", "down")
+    assert code == 2 and err.startswith("papers compare: candidate down: ") and len(err.splitlines()) == 1
     assert not (tmp_path / "data" / "compare").exists()
 
 

@@ -5,7 +5,6 @@ Real DVC runs of project copies, over real HTTP to the HF/arXiv replay and the e
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import shutil
 import signal
@@ -17,7 +16,7 @@ import pytest
 import sqlite_utils
 from conftest import SAMPLE_DATE, chat_calls, copy_project, dvc_env, make_params, run_dvc, write_params
 
-from papers_digest.cli.runs import plan_dates
+from papers_digest.cli.runs import DatePlan, plan_dates
 from papers_digest.sim.replay import ReplayFault
 
 PAPERS = str(Path(sys.executable).parent / "papers")
@@ -44,11 +43,6 @@ def _runs(project: Path) -> dict[str, int]:
     return {r["date"]: r["papers_done"] for r in db.query("select date, papers_done from runs")}
 
 
-def _args(**given: object) -> argparse.Namespace:
-    fields = {"date": None, "start": None, "end": None, "no_catch_up": False, **given}
-    return argparse.Namespace(**fields)
-
-
 # --- which dates a `papers daily` runs -----------------------------------------------------------------
 
 
@@ -61,21 +55,21 @@ def test_plain_daily_runs_yesterday_and_the_days_missed_since_the_last_finished_
     yesterday = dt.date(2026, 11, 30)
     params = make_params(catch_up_days=7)
     db = _db_with_runs(tmp_path / "papers.db", ["2026-11-20", "2026-11-26"])  # then the machine was off
-    assert plan_dates(_args(), params, yesterday, db) == ["2026-11-27", "2026-11-28", "2026-11-29", "2026-11-30"]
-    assert plan_dates(_args(no_catch_up=True), params, yesterday, db) == ["2026-11-30"]
+    assert plan_dates(DatePlan(), params, yesterday, db) == ["2026-11-27", "2026-11-28", "2026-11-29", "2026-11-30"]
+    assert plan_dates(DatePlan(catch_up=False), params, yesterday, db) == ["2026-11-30"]
     far = _db_with_runs(tmp_path / "far.db", ["2026-10-01"])  # off for two months: at most catch_up_days back
     two_back = ["2026-11-28", "2026-11-29", "2026-11-30"]
-    assert plan_dates(_args(), make_params(catch_up_days=2), yesterday, far) == two_back
-    assert plan_dates(_args(), params, yesterday, tmp_path / "none.db") == ["2026-11-30"]  # a new install
+    assert plan_dates(DatePlan(), make_params(catch_up_days=2), yesterday, far) == two_back
+    assert plan_dates(DatePlan(), params, yesterday, tmp_path / "none.db") == ["2026-11-30"]  # a new install
     done = _db_with_runs(tmp_path / "done.db", ["2026-11-30"])
-    assert plan_dates(_args(), params, yesterday, done) == ["2026-11-30"]  # a rerun restores it, no work
+    assert plan_dates(DatePlan(), params, yesterday, done) == ["2026-11-30"]  # a rerun restores it, no work
 
 
 def test_a_range_is_every_date_in_order_and_bad_ranges_say_why(tmp_path):
     params = make_params()
     yesterday = dt.date(2026, 11, 30)
-    assert plan_dates(_args(start="2026-11-28"), params, yesterday) == ["2026-11-28", "2026-11-29", "2026-11-30"]
-    assert plan_dates(_args(start="2024-02-28", end="2024-03-01"), params, yesterday) == [
+    assert plan_dates(DatePlan(start="2026-11-28"), params, yesterday) == ["2026-11-28", "2026-11-29", "2026-11-30"]
+    assert plan_dates(DatePlan(start="2024-02-28", end="2024-03-01"), params, yesterday) == [
         "2024-02-28",
         "2024-02-29",
         "2024-03-01",
@@ -83,11 +77,11 @@ def test_a_range_is_every_date_in_order_and_bad_ranges_say_why(tmp_path):
     from papers_digest.core.params import ParamsError
 
     with pytest.raises(ParamsError, match="--from 2026-11-29 is after --to 2026-11-28"):
-        plan_dates(_args(start="2026-11-29", end="2026-11-28"), params, yesterday)
+        plan_dates(DatePlan(start="2026-11-29", end="2026-11-28"), params, yesterday)
     with pytest.raises(ParamsError, match="--to needs --from"):
-        plan_dates(_args(end="2026-11-28"), params, yesterday)
+        plan_dates(DatePlan(end="2026-11-28"), params, yesterday)
     with pytest.raises(ParamsError, match="--from must be a date written YYYY-MM-DD"):
-        plan_dates(_args(start="28.11.2026"), params, yesterday)
+        plan_dates(DatePlan(start="28.11.2026"), params, yesterday)
 
 
 # --- a range through the whole pipeline --------------------------------------------------------------
