@@ -21,6 +21,7 @@ from typing import Any
 import click
 import yaml
 
+from papers_digest.cli import experiments
 from papers_digest.cli.commands import Command, examples
 from papers_digest.cli.project import git_output, project_lock, run_dvc_command, temporary_params
 from papers_digest.core.artefacts import write_json
@@ -130,20 +131,15 @@ def candidate_params(base: Params, candidate: Candidate) -> Params:
 
 
 def exp_run_args(candidate: Candidate, date: str) -> list[str]:
-    """`dvc exp run` for one candidate and date: in a temporary workspace, with the day's files copied from
-    the main one, only the generation stages and publish, forced (-f -s), reuse off."""
+    """What `dvc exp run --temp -n <experiment>` gets for one candidate and date: the day's files copied from
+    the main workspace, only the generation stages and publish, forced (-f -s), reuse off."""
     settings = [arg for key, value in candidate.settings.items() for arg in ("-S", f"{key}={value}")]
     return [
-        *("exp", "run", "--temp", "-n", candidate.experiment(date), "-f", "-s"),
+        *("-f", "-s"),
         *settings,
         *("-S", "llm.reuse=false", "-S", f"date={date}", "-C", f"data/{date}", "-C", LOCK),
         *GENERATION,
     ]
-
-
-def experiment_ref(baseline: str, name: str) -> str:
-    """The git ref DVC keeps an experiment under: refs/exps/<baseline[:2]>/<baseline[2:]>/<name>."""
-    return f"refs/exps/{baseline[:2]}/{baseline[2:]}/{name}"
 
 
 def run_comparison(
@@ -235,31 +231,24 @@ def run_experiment(candidate: Candidate, date: str, baseline: str, out: Path) ->
     """One candidate on one date as a DVC experiment, then its outputs copied into out/candidates/."""
     name = candidate.experiment(date)
     print(f"papers compare: {candidate.name} on {date}: dvc exp run (experiment {name})", flush=True)
-    run_dvc_command("exp", "remove", name, quiet=True)  # a comparison run again replaces its experiments
-    code = run_dvc_command(*exp_run_args(candidate, date))
-    ref = experiment_ref(baseline, name)
-    if code != 0 or git_output("rev-parse", "--verify", "--quiet", ref) is None:
+    experiments.remove([name])  # a comparison run again replaces its experiments
+    code = experiments.run_temporary(name, exp_run_args(candidate, date))
+    if code != 0 or not experiments.committed(baseline, name):
         raise CompareError(f"candidate {candidate.name} on {date}: dvc exp run exited with {code}; see above")
-    collect_outputs(ref, date, candidate_dir(out, candidate.name, date))
+    collect_outputs(baseline, name, date, candidate_dir(out, candidate.name, date))
 
 
-def collect_outputs(ref: str, date: str, dest: Path) -> None:
-    """Copy an experiment's outputs for `date` from its git ref (its dvc.lock) and DVC's cache into `dest`,
-    with the main workspace's list.json beside them: a folder report.compare.load_candidate_day reads."""
-    from dvc.api import DVCFileSystem
-
+def collect_outputs(baseline: str, name: str, date: str, dest: Path) -> None:
+    """Copy an experiment's outputs for `date` (from its commit and DVC's cache) into `dest`, with the main
+    workspace's list.json beside them: a folder report.compare.load_candidate_day reads."""
     if dest.exists():
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
-    fs = DVCFileSystem(".", rev=ref)
     day = f"data/{date}"
-    for output in EXPERIMENT_OUTPUTS:
-        path = f"{day}/{output}"
-        files = [path] if fs.isfile(path) else sorted(fs.find(path))
-        for remote in files:
-            local = dest / Path(remote).relative_to(day)
-            local.parent.mkdir(parents=True, exist_ok=True)
-            local.write_bytes(fs.read_bytes(remote))
+    for path, content in experiments.read_files(baseline, name, [f"{day}/{output}" for output in EXPERIMENT_OUTPUTS]):
+        local = dest / Path(path).relative_to(day)
+        local.parent.mkdir(parents=True, exist_ok=True)
+        local.write_bytes(content)
     shutil.copy2(Path(day) / "list.json", dest / "list.json")
 
 

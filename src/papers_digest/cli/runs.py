@@ -9,12 +9,11 @@ import datetime as dt
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 
 import click
 
-from papers_digest.cli import backfill
+from papers_digest.cli import backfill, experiments
 from papers_digest.cli.alerts import date_runs, send_alert
 from papers_digest.cli.commands import Command, examples
 from papers_digest.cli.mail import send_days
@@ -25,7 +24,6 @@ from papers_digest.cli.project import (
     dvc_repro,
     git_output,
     project_lock,
-    run_dvc_command,
     set_params,
     sigterm_as_interrupt,
 )
@@ -229,14 +227,14 @@ def run_parallel(command: str, params_path: Path, params: Params, dates: list[st
         flush=True,
     )
     names = [backfill.experiment_name(date) for date in dates]
-    prefix = backfill.worker_prefix()
+    alive = experiments.WorkersSeen()
     listed: dict[str, int] = {}
     queued: set[str] = set()
     parallel = True
     started = time.monotonic()
     with endpoint_for_the_batch(params) as (watch, _engine):
-        run_dvc_command("exp", "remove", *names, quiet=True)
-        pages, starts = backfill.PagesAhead(params), backfill.WorkerStarts()
+        experiments.remove(names)  # a date run before from this commit would seem done at once
+        pages, starts = backfill.PagesAhead(params), experiments.WorkerStarts(backfill.store_env())
         try:
             for date in dates:  # Hugging Face: one date after the other, against this database
                 set_params(params_path, {"date": date})
@@ -259,8 +257,7 @@ def run_parallel(command: str, params_path: Path, params: Params, dates: list[st
                     continue
                 state = "failed"
                 if date in queued:
-                    name, alive = backfill.experiment_name(date), partial(backfill.workers_alive, prefix)
-                    state = backfill.wait_for(baseline, name, _raise_on(watch), alive=alive)
+                    state = backfill.wait_for(baseline, backfill.experiment_name(date), _raise_on(watch), alive=alive)
                 set_params(params_path, {"date": date})
                 doing = {"done": "restore and publish", "failed": "its experiment failed: run here"}[state]
                 doing = doing if date in queued else "run here"
@@ -269,13 +266,13 @@ def run_parallel(command: str, params_path: Path, params: Params, dates: list[st
             pages.close()
         except BaseException:
             pages.close(wait=False)
-            backfill.stop(names)
+            experiments.stop(names)
             raise
     print(f"{command}: lists made and dates queued in {queued_s:.0f} s; all done in {time.monotonic() - started:.0f} s")
     print(f"{command}: arXiv pages fetched ahead of the experiments: {pages.requests} request(s)", flush=True)
     for failure in pages.failures:
         print(f"{command}: fetching ahead failed for {failure}; its fulltext stage asked instead", flush=True)
-    run_dvc_command("exp", "remove", *names, quiet=True)
+    experiments.remove(names)
     return _summary(command, outcomes, params)
 
 
@@ -284,7 +281,7 @@ def _workers_started(command: str, started: bool, names: list[str], queued: set[
     if started:
         return True
     print(f"{command}: dvc queue start failed: the dates run here, one after the other", flush=True)
-    run_dvc_command("queue", "remove", *names, quiet=True)
+    experiments.stop(names)
     queued.clear()
     return False
 
