@@ -5,7 +5,7 @@ workers, watches the queue's status and workers, and removes or kills what an in
 `papers compare` (cli/compare.py) runs each candidate as a temporary experiment and reads what it committed.
 What this relies on (`ExpRefInfo`, `repo.experiments.run(queue=True)` and `.remove`, the celery queue's
 `status()`, `worker_status()`, `get_ref_and_entry_by_names`, `remove`, `kill`, `DVCFileSystem` at a ref) is
-DVC's, held to the minor version it is tested with (pyproject.toml); tests/test_experiments.py runs each of
+DVC's, held to the minor version it is tested with (pyproject.toml); tests/test_dvc.py runs each of
 these functions against the installed DVC, so an upgrade that changes one fails there first. DVC is imported
 inside the functions: `papers --help` and the commands that use no experiment do not pay for it.
 """

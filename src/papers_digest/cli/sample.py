@@ -96,13 +96,15 @@ def sample_command(**options: Any) -> int:
 
 
 def sample_overrides(replay_url: str, limit: int, llm: dict[str, Any], engine: dict[str, Any]) -> dict[str, Any]:
-    """The params one sample run sets (everything else comes from params.yaml): the replayed sources, the
-    sample date and limit, and the endpoint or engine (`llm.*`, `engine.*` as dotted keys)."""
+    """The params one sample run sets (everything else comes from params.yaml): the replayed sources, asked
+    without arXiv's pace (it is arXiv's rule, not the replay's), the sample date and limit, and the endpoint
+    or engine (`llm.*`, `engine.*` as dotted keys)."""
     return {
         "date": SAMPLE_DATE,
         "limit": limit,
         "source.hf_url": replay_url,
         "source.arxiv_url": replay_url,
+        "source.arxiv_interval_s": 0,
         **{f"llm.{key}": value for key, value in llm.items()},
         **{f"engine.{key}": value for key, value in engine.items()},
     }

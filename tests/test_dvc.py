@@ -1,5 +1,6 @@
-"""DVC's experiments and queue, as cli/experiments.py uses them, against the installed DVC: a DVC upgrade that
-moves or changes one of them fails here, not in a parallel backfill or a comparison.
+"""DVC as papers relies on it, against the installed DVC: its experiments and queue (cli/experiments.py), and
+the hints `dvc repro` ends with, which papers leaves out (cli/project.py). A DVC upgrade that moves or
+changes one of them fails here, not in a parallel backfill, a comparison or a sample.
 
 A small project of its own (one stage writing a param to a file), real git, real DVC, a real queue worker.
 """
@@ -16,9 +17,7 @@ from conftest import ROOT, wait_until
 from packaging.requirements import Requirement
 
 from papers_digest.cli import experiments
-from papers_digest.cli.project import dvc_env, dvc_executable, git_output
-
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("dvc-exp")]  # DVC experiments: one at a time
+from papers_digest.cli.project import HINT_HEADINGS, PUSH_HINT, dvc_env, dvc_executable, git_output, without_hints
 
 DVC_YAML = """\
 stages:
@@ -54,6 +53,8 @@ def _git(*args: str) -> None:
     subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args], check=True)
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("dvc-exp")
 def test_a_queued_experiment_is_seen_run_by_a_worker_committed_under_its_ref_read_and_removed(project):
     baseline = git_output("rev-parse", "HEAD")
     assert baseline is not None
@@ -75,6 +76,8 @@ def test_a_queued_experiment_is_seen_run_by_a_worker_committed_under_its_ref_rea
     assert experiments.remove(["never-run"]) == []
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("dvc-exp")
 def test_an_interrupted_run_takes_its_queued_experiments_off_the_queue(project):
     assert experiments.queue("e2", ["echo"], ["x=3"]) is None
     assert experiments.queue("e3", ["echo"], ["x=4"]) is None
@@ -85,6 +88,8 @@ def test_an_interrupted_run_takes_its_queued_experiments_off_the_queue(project):
     assert experiments.pending_names() == set()
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("dvc-exp")
 def test_a_temporary_experiment_runs_in_the_foreground_and_its_files_are_read_back(project):
     baseline = git_output("rev-parse", "HEAD")
     assert baseline is not None
@@ -92,3 +97,21 @@ def test_a_temporary_experiment_runs_in_the_foreground_and_its_files_are_read_ba
     assert experiments.committed(baseline, "t1")
     assert list(experiments.read_files(baseline, "t1", ["out.txt"])) == [("out.txt", b"5\n")]
     assert not Path("out.txt").exists()  # it ran in a temporary workspace, not here
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("dvc-exp")
+def test_the_hints_dvc_repro_ends_with_are_worded_as_papers_leaves_them_out(project):
+    done = subprocess.run([dvc_executable(), "repro"], env=dvc_env(), capture_output=True, text=True, check=True)
+    lines = done.stdout.splitlines(keepends=True)
+    for hint in (*HINT_HEADINGS, PUSH_HINT):
+        assert f"{hint}\n" in lines, f"dvc repro no longer says {hint!r}: update cli/project.py's without_hints"
+    shown = "".join(without_hints(lines))
+    assert "git add" not in shown and "autostage" not in shown and "dvc push" not in shown
+    assert "Running stage 'echo'" in shown and "Generating lock file 'dvc.lock'" in shown
+    assert shown == shown.rstrip("\n") + "\n"  # no blank lines left behind where the hints were
+
+
+def test_what_is_not_a_hint_is_passed_on_as_it_is():
+    lines = ["Running stage 's':\n", "\n", "> python s.py\n", "\n", "\tindented\n", "\n"]
+    assert list(without_hints(lines)) == lines
