@@ -179,6 +179,13 @@ def test_the_sample_command_on_the_simulator_runs_offline_and_restores_params(tm
     assert dict(db.execute("select status, count(*) from papers group by 1").fetchall()) == {"done": 4}
     # Progress bars are shown for the long stages.
     assert "fulltext: 100%" in done.stderr and "digest_en: 100%" in done.stderr
+    # no DVC hints to commit dvc.lock or push: a sample is not a day to keep
+    output = done.stdout + done.stderr
+    assert "git add" not in output and "autostage" not in output and "dvc push" not in output
+    assert "Running stage 'digest_en'" in done.stdout  # DVC's own lines still are
+    # the replay is asked without arXiv's 3 s between requests (4 papers: 9 s or more with it)
+    fulltext = json.loads((project / "data" / SAMPLE_DATE / "fulltext" / "_stage.json").read_text())
+    assert fulltext["elapsed_s"] < 6
 
 
 def test_a_paper_over_the_budget_is_trimmed_and_the_database_says_what_the_model_saw(tmp_path, sample_replay, engine):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import smtplib
 import sqlite3
@@ -12,6 +11,9 @@ from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from pathlib import Path
 
+import click
+
+from papers_digest.cli.commands import Command, examples
 from papers_digest.cli.project import DB_PATH
 from papers_digest.core.notify import NOTIFY_URLS_ENV, send, services_from_env
 from papers_digest.core.params import EmailParams, Params, load_params
@@ -24,32 +26,27 @@ PASSWORD_ENV = "PAPERS_SMTP_PASSWORD"
 SMTP_TIMEOUT_S = 30.0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    email = sub.add_parser(
-        "email",
-        help="send a day's digest by email (the `email` params), as `papers daily` does after each day that ran",
-        description="Send a published day's digest by email: its done papers, ranked, with their one sentence "
-        "and findings in the languages of email.lang, as HTML with a plain-text part, over SMTP (the `email` "
-        f"params; the password from {PASSWORD_ENV}).",
-        epilog="""examples:
-  papers email --date 2025-04-03
-  papers email --date 2025-04-03 --to me@example.org""",
-    )
-    email.add_argument("--date", required=True, help="the day to send, YYYY-MM-DD")
-    email.add_argument("--params", default="params.yaml", help="the parameters (the `email` section)")
-    email.add_argument("--db", default=str(DB_PATH), help="the SQLite database to read the day from")
-    email.add_argument("--to", action="append", help="send to this address instead of email.to (repeatable)")
-    email.set_defaults(func=cmd_email)
-
-
-def cmd_email(args: argparse.Namespace) -> int:
-    settings = load_params(args.params).email
-    if args.to:
-        settings = settings.model_copy(update={"to": args.to})
+@click.command(
+    "email",
+    cls=Command,
+    short_help="send a day's digest by email (the `email` params), as `papers daily` does after each day that ran",
+    help="Send a published day's digest by email: its done papers, ranked, with their one sentence and findings "
+    "in the languages of email.lang, as HTML with a plain-text part, over SMTP (the `email` params; the "
+    f"password from {PASSWORD_ENV}).",
+    epilog=examples("papers email --date 2025-04-03", "papers email --date 2025-04-03 --to me@example.org"),
+)
+@click.option("--date", required=True, help="the day to send, YYYY-MM-DD")
+@click.option("--params", default="params.yaml", help="the parameters (the `email` section)")
+@click.option("--db", default=str(DB_PATH), help="the SQLite database to read the day from")
+@click.option("--to", multiple=True, help="send to this address instead of email.to (repeatable)")
+def email_command(date: str, params: str, db: str, to: tuple[str, ...]) -> int:
+    settings = load_params(params).email
+    if to:
+        settings = settings.model_copy(update={"to": list(to)})
     if not settings.to:
-        print(f"papers email: email.to in {args.params} is empty and no --to was given: nothing sent")
+        print(f"papers email: email.to in {params} is empty and no --to was given: nothing sent")
         return 2
-    return 0 if send_day(settings, args.date, Path(args.db), command="papers email") else 1
+    return 0 if send_day(settings, date, Path(db), command="papers email") else 1
 
 
 def send_days(settings: EmailParams, dates: Iterable[str], db_path: Path = DB_PATH, command: str = "papers") -> None:

@@ -30,7 +30,7 @@ from papers_digest.llm.generation import (
 )
 from papers_digest.llm.prompting import load_prompt
 from papers_digest.llm.spending import TokenBudget, tokens_spent
-from papers_digest.pipeline.runner import StageClock, run_stage, stage_parser
+from papers_digest.pipeline.runner import Interrupted, StageClock, run_stage, stage_parser
 
 
 def llm_client(params: Params, store: Store | None = None, spent_before: int = 0) -> LlmClient:
@@ -105,15 +105,18 @@ def run_generation_stage(
     params = load_params(params_path)
     drafted = stage == "digest_en" and params.llm.asking == "draft" and draft_prompt_path is not None
     prompt = load_prompt(draft_prompt_path if drafted and draft_prompt_path else prompt_path)
-    inputs = load_inputs()
+    inputs = list(load_inputs())
     folder = reset_folder(out)
     if not params.llm.configured:
         print(f"{stage}: {NO_ENDPOINT}")
         clock.write(folder, note=NO_ENDPOINT, model=params.llm.model, prompt_version=prompt[1])
         return
 
+    kept: list[str] = []
+
     def save(result: GenerationResult) -> None:
         write_json(folder / f"{result.arxiv_id}.json", result)
+        kept.append(result.arxiv_id)
 
     store = stage_store(store_path)
 
@@ -123,7 +126,11 @@ def run_generation_stage(
         results = await generate(stage, params, date, inputs, prompt, save, store)
         return results, prefix_cache_delta(before, await scrape_prefix_cache(params.llm.base_url))
 
-    results, prefix_cache = asyncio.run(batch())
+    try:
+        results, prefix_cache = asyncio.run(batch())
+    except KeyboardInterrupt:  # the papers finished are written, their answers in the store: a rerun asks the rest
+        asked = [i for i in inputs if not isinstance(i, GenerationResult) or i.status == "done"]  # translated: done
+        raise Interrupted(f"{len(kept)} of {len(asked)} papers kept") from None
     failed = [r for r in results if r.status == "failed"]
     clock.write(
         folder, papers=len(results), model=params.llm.model, prompt_version=prompt[1], prefix_cache=prefix_cache
