@@ -38,7 +38,10 @@ _ITEM_RE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(.+)$")
 # A finding written without its candidate's number reports the candidate holding this share of its content
 # words (and more of them than any other candidate).
 MATCH_SHARE = 0.5
-MAX_NUMBERS = 6  # figures a result lists, at most (the structured schema's cap)
+MAX_NUMBERS = 6
+# A finding copies its sentence when it carries this many of its words in a row, or a run that is this share
+# of the finding (the summaries' bound, checker/substance.py COPY_WORDS and COPY_SHARE).
+COPY_WORDS, COPY_SHARE = 12, 0.8  # figures a result lists, at most (the structured schema's cap)
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,44 @@ def read_draft(text: str, candidates: list[Candidate]) -> Draft:
         },
     }
     return Draft(digest, [], reported)
+
+
+def evidence_problems(results: list[dict], reported: list[Candidate]) -> list[Problem]:
+    """What a finding owes the sentence it reports: its own words (no run of COPY_WORDS of the sentence's
+    words, nor a copy that is most of the finding), and no figure the sentence does not state."""
+    problems = []
+    for i, (result, candidate) in enumerate(zip(results, reported, strict=True)):
+        finding = result["finding"]
+        run = _shared_run(words(finding), words(candidate.sentence))
+        if run >= COPY_WORDS or run >= COPY_SHARE * len(words(finding)):
+            problems.append(
+                Problem(
+                    "copied",
+                    f"results[{i}].finding: copies {run} words of the sentence it reports: say in your own words "
+                    "what it shows",
+                )
+            )
+        foreign = [n.text for n in prose_numbers(finding) if not any(n.matches(f) for f in candidate.figures)]
+        if foreign:
+            problems.append(
+                Problem(
+                    "finding_number",
+                    f"results[{i}].finding: {foreign[0]!r} is not in the sentence it reports: write only its figures",
+                )
+            )
+    return problems
+
+
+def _shared_run(mine: list[str], theirs: list[str]) -> int:
+    """The most consecutive words of `mine` that stand in `theirs` in the same order."""
+    best = 0
+    for i in range(len(mine)):
+        for j in range(len(theirs)):
+            length = 0
+            while i + length < len(mine) and j + length < len(theirs) and mine[i + length] == theirs[j + length]:
+                length += 1
+            best = max(best, length)
+    return best
 
 
 def closest_candidate(finding: str, candidates: list[Candidate]) -> Candidate | None:

@@ -9,6 +9,9 @@ from papers_digest.core.models import FulltextDoc
 from papers_digest.llm.prompting import TITLE_PREFIX, Message
 
 INTRODUCTION_WORDS = 150  # the introduction's opening an evidence-first request carries, in words
+# The headings of the candidates' list: a paper seen as its abstract, or a full text's figure sentences.
+ABSTRACT_HEADING = "The abstract, sentence by sentence (the candidates):"
+CANDIDATES_HEADING = "Candidate sentences:"
 
 
 def draft_message(doc: FulltextDoc, candidates: list[Candidate]) -> str:
@@ -18,7 +21,7 @@ def draft_message(doc: FulltextDoc, candidates: list[Candidate]) -> str:
     listed = "\n".join(f"[{c.index}] {c.sentence}" for c in candidates)
     blocks = {block.section.tag: block for block in blocks_of(doc)}
     if all(c.section == ABSTRACT for c in candidates) and len(blocks) <= 1:
-        return f"{TITLE_PREFIX}{doc.title}\n\nThe abstract, sentence by sentence (the candidates):\n{listed}"
+        return f"{TITLE_PREFIX}{doc.title}\n\n{ABSTRACT_HEADING}\n{listed}"
     parts = [f"{TITLE_PREFIX}{doc.title}"]
     if ABSTRACT in blocks:
         parts.append(f"Abstract:\n{_body(blocks[ABSTRACT].text)}")
@@ -26,8 +29,13 @@ def draft_message(doc: FulltextDoc, candidates: list[Candidate]) -> str:
     if introduction is not None:
         opening = " ".join(_body(introduction.text).split()[:INTRODUCTION_WORDS])
         parts.append(f"{introduction.section.title} (its opening):\n{opening} …")
-    parts.append(f"Candidate sentences:\n{listed}")
+    parts.append(f"{CANDIDATES_HEADING}\n{listed}")
     return "\n\n".join(parts)
+
+
+def is_draft_request(user: str) -> bool:
+    """Whether a first user message is an evidence-first request (its candidates listed)."""
+    return user.startswith(TITLE_PREFIX) and (f"\n{CANDIDATES_HEADING}" in user or f"\n{ABSTRACT_HEADING}" in user)
 
 
 def draft_messages(system_prompt: str, doc: FulltextDoc, candidates: list[Candidate]) -> list[Message]:

@@ -11,7 +11,7 @@ from tqdm import tqdm
 
 from papers_digest.checker.candidates import evidence_candidates
 from papers_digest.checker.chinese import check_digest_zh
-from papers_digest.checker.draft import candidate_evidence, in_draft_words, read_draft
+from papers_digest.checker.draft import candidate_evidence, evidence_problems, in_draft_words, read_draft
 from papers_digest.checker.echo import echoed
 from papers_digest.checker.english import Verdict, check_digest_en
 from papers_digest.checker.paper import read_paper
@@ -267,10 +267,11 @@ async def _draft(
         if draft.digest is None:
             return Verdict(None, draft.problems)
         verdict = check_digest_en(draft.answer(), facts)
-        if verdict.digest is None:
-            return verdict
-        evidence = candidate_evidence(draft.reported, verdict.digest.model_dump()["results"])
-        return Verdict(verdict.digest, [], evidence)
+        results = verdict.digest.model_dump()["results"] if verdict.digest else draft.digest["results"]
+        owed = evidence_problems(results, draft.reported)
+        if verdict.digest is None or owed:
+            return Verdict(None, [*verdict.problems, *owed])
+        return Verdict(verdict.digest, [], candidate_evidence(draft.reported, results))
 
     def retry(reply: str, problems: list[Problem]) -> str:
         reported = read_draft(reply, candidates).reported
