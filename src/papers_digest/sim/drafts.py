@@ -9,12 +9,19 @@ from papers_digest.checker.draft import PARTS
 from papers_digest.checker.numbers import prose_numbers
 from papers_digest.checker.results import is_packaging, is_sentence
 from papers_digest.llm.prompting import TAGS_PREFIX, TITLE_PREFIX
-from papers_digest.sim.answers import build_digest
+from papers_digest.sim.answers import RequestKind, answer, build_digest
 from papers_digest.sim.faults import BAD_NUMBER, FaultKind
 from papers_digest.sim.wording import keywords, listed
 
 _CANDIDATE_RE = re.compile(r"^\[(\d+)\] (.+)$", re.MULTILINE)
 FINDINGS = 3  # candidates a draft reports, at most
+
+
+def reply(messages: list[dict[str, str]], kind: RequestKind, fault: FaultKind | None) -> tuple[str, str]:
+    """(content, finish_reason) for any request: a draft for an evidence-first one, else the JSON answer."""
+    if kind != "draft":
+        return answer(messages, kind, fault)
+    return draft_answer(next((m["content"] for m in messages if m["role"] == "user"), ""), fault)
 
 
 def draft_answer(user: str, fault: FaultKind | None) -> tuple[str, str]:

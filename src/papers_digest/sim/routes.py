@@ -18,10 +18,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from papers_digest.sim.answers import RequestKind, answer, classify, conversation_stage
+from papers_digest.sim.answers import RequestKind, classify, conversation_stage
 from papers_digest.sim.batching import BatchingConfig, ContinuousBatcher
 from papers_digest.sim.cache import PrefixCache, approx_tokens, cut_off, modelled_length, prompt_tokens
-from papers_digest.sim.drafts import draft_answer
 from papers_digest.sim.faults import FAULTS, Fault, FaultKind, ServerKind, context_error_body, openai_error, refusal
 from papers_digest.sim.serve import DroppedResponse
 
@@ -298,11 +297,7 @@ class EngineSim:
         if self.batcher is not None and modelled:
             # Queue the decode first, then build the answer while the simulated engine works on it.
             decoding = self.batcher.submit(info.prompt_tokens, modelled, info.cached_tokens)
-        if info.kind == "draft":
-            first_user = next((m["content"] for m in messages if m["role"] == "user"), "")
-            content, finish = draft_answer(first_user, fault.kind if fault else None)
-        else:
-            content, finish = answer(messages, info.kind, fault.kind if fault else None)
+        content, finish = reply(messages, info.kind, fault.kind if fault else None)
         content, finish = (content, finish) if modelled else cut_off(content, finish, max_tokens)
         info.completion_tokens = modelled or approx_tokens(content)
         info.finish_reason = finish
