@@ -21,6 +21,7 @@ from starlette.routing import Route
 from papers_digest.sim.answers import RequestKind, classify, conversation_stage
 from papers_digest.sim.batching import BatchingConfig, ContinuousBatcher
 from papers_digest.sim.cache import PrefixCache, approx_tokens, cut_off, modelled_length, prompt_tokens
+from papers_digest.sim.drafts import reply
 from papers_digest.sim.faults import FAULTS, Fault, FaultKind, ServerKind, context_error_body, openai_error, refusal
 from papers_digest.sim.serve import DroppedResponse
 
