@@ -1,4 +1,4 @@
-"""The sentences a digest's findings may report (evidence first, docs/checker.md "Evidence first"): every
+"""The sentences a digest's findings may report (docs/checker.md, "Evidence first"): every
 sentence of a paper seen as its abstract, else the sentences that state a figure, by section, numbered.
 
 The program, not the model, then takes a finding's `numbers` and `sections` from the sentence it names, so

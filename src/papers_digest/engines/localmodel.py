@@ -40,9 +40,9 @@ class OfflineModel:
 
 
 # DRY (llama.cpp's "don't repeat yourself" sampler) lowers a token that lengthens a run of words already in the
-# context past `dry_allowed_length` tokens. Measured per model on the sample day (docs/performance.md, "Asking
-# the offline models"): it helps the 0.5B model's JSON answers; on the 1.5B model it split names and figures
-# ("Qwen 2-VL-2B", "1 2. 1%"), so that model runs without it.
+# context past `dry_allowed_length` tokens: it helped the 0.5B model's JSON answers, and split the 1.5B model's
+# names and figures, so that model runs without it
+# (docs/performance.md, "Asking the offline models evidence first").
 OFFLINE_MODELS: dict[str, OfflineModel] = {
     model.name: model
     for model in (
