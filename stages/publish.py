@@ -26,7 +26,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--base-url",
-        help="the site's public address, for the feed's links (default: papers_digest.site.feed.DEFAULT_BASE_URL)",
+        help="the site's public address, for the feeds and the link previews (default: site.base_url of --params)",
     )
     args = parser.parse_args()
 
@@ -41,9 +41,10 @@ def main() -> None:
         # stays free of the params model)
         raw = yaml.safe_load(Path(args.params).read_text(encoding="utf-8")) or {}
         price = json.dumps((raw.get("llm") or {}).get("price"))
-        report = json.dumps((raw.get("site") or {}).get("report_url"))
+        # site.base_url and site.report_url, and the email's address of before (params.py moves it to base_url)
+        site = json.dumps([raw.get("site"), (raw.get("email") or {}).get("site_url")])
         fingerprint = publish_fingerprint(
-            inputs, code=(PACKAGE, Path(__file__)), options=f"{args.site} {args.base_url or ''} {price} {report}"
+            inputs, code=(PACKAGE, Path(__file__)), options=f"{args.site} {args.base_url or ''} {price} {site}"
         )
         if _published(args, fingerprint):
             print(
@@ -73,7 +74,6 @@ def _publish(args: Namespace, fingerprint: str) -> None:
     from papers_digest.day.files import load_day
     from papers_digest.day.metrics import run_record
     from papers_digest.db.writer import record_published, write_day
-    from papers_digest.site.feed import DEFAULT_BASE_URL
     from papers_digest.site.render import render_day
 
     files = load_day(args.list, args.fulltext, args.digest_en, args.translate_zh)
@@ -95,7 +95,7 @@ def _publish(args: Namespace, fingerprint: str) -> None:
             args.db,
             args.site,
             args.date,
-            base_url=args.base_url or DEFAULT_BASE_URL,
+            base_url=args.base_url or params.site.base_url,
             report_url=params.site.report_url,
         )
         print(

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from papers_digest.core.params import load_params
+from papers_digest.core.params import SiteParams, load_params
 from papers_digest.day.files import load_day_dir
 from papers_digest.day.metrics import run_record
 from papers_digest.db.writer import write_day
@@ -65,10 +65,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     site.add_argument(
         "--base-url",
         default=None,
-        help=f"the site's public address, used only for the feed's absolute links (default: {DEFAULT_BASE_URL})",
+        help="the site's public address, for the feeds' links and the pages' link previews (default: site.base_url "
+        f"of --params, or {DEFAULT_BASE_URL} without the file)",
     )
     site.add_argument(
-        "--params", default="params.yaml", help="the parameters to read site.report_url from, when the file exists"
+        "--params",
+        default="params.yaml",
+        help="the parameters to read site.base_url and site.report_url from, when the file exists",
     )
     site.set_defaults(func=cmd_site)
 
@@ -96,8 +99,10 @@ def cmd_rebuild_db(args: argparse.Namespace) -> int:
 
 def cmd_site(args: argparse.Namespace) -> int:
     try:
-        report_url = load_params(args.params).site.report_url if Path(args.params).is_file() else ""
-        site = render_site(args.db, args.out, base_url=args.base_url or DEFAULT_BASE_URL, report_url=report_url)
+        settings = load_params(args.params).site if Path(args.params).is_file() else SiteParams()
+        site = render_site(
+            args.db, args.out, base_url=args.base_url or settings.base_url, report_url=settings.report_url
+        )
     except SiteError as exc:
         print(f"papers site: {exc}", file=sys.stderr)
         return 2

@@ -13,7 +13,7 @@ from email.utils import formatdate, make_msgid
 from pathlib import Path
 
 from papers_digest.cli.project import DB_PATH
-from papers_digest.core.params import EmailParams, load_params
+from papers_digest.core.params import LOCAL_PREVIEW, EmailParams, load_params
 from papers_digest.site.mail import day_mail
 from papers_digest.site.render import load_day
 from papers_digest.site.views import SiteError
@@ -41,24 +41,36 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_email(args: argparse.Namespace) -> int:
-    settings = load_params(args.params).email
+    params = load_params(args.params)
+    settings = params.email
     if args.to:
         settings = settings.model_copy(update={"to": args.to})
     if not settings.to:
         print(f"papers email: email.to in {args.params} is empty and no --to was given: nothing sent")
         return 2
-    return 0 if send_day(settings, args.date, Path(args.db), command="papers email") else 1
+    sent = send_day(settings, args.date, Path(args.db), command="papers email", base_url=params.site.base_url)
+    return 0 if sent else 1
 
 
-def send_days(settings: EmailParams, dates: Iterable[str], db_path: Path = DB_PATH, command: str = "papers") -> None:
+def send_days(
+    settings: EmailParams,
+    dates: Iterable[str],
+    db_path: Path = DB_PATH,
+    command: str = "papers",
+    *,
+    base_url: str = LOCAL_PREVIEW,
+) -> None:
     """After `papers daily`: each date that ran, when email.to is set. A failure is one line, never raised."""
     if settings.to:
         for date in dates:
-            send_day(settings, date, db_path, command=command)
+            send_day(settings, date, db_path, command=command, base_url=base_url)
 
 
-def send_day(settings: EmailParams, date: str, db_path: Path, command: str = "papers") -> bool:
-    """Send `date`'s digest to email.to; False (and one line saying why) when it was not sent."""
+def send_day(
+    settings: EmailParams, date: str, db_path: Path, command: str = "papers", *, base_url: str = LOCAL_PREVIEW
+) -> bool:
+    """Send `date`'s digest to email.to, its papers linked to their pages at `base_url` (params site.base_url);
+    False (and one line saying why) when it was not sent."""
     try:
         day = load_day(db_path, date) if Path(db_path).is_file() else None
     except (SiteError, sqlite3.Error) as exc:  # a database the site cannot read: reported, the run goes on
@@ -67,7 +79,7 @@ def send_day(settings: EmailParams, date: str, db_path: Path, command: str = "pa
     if day is None:
         print(f"{command}: the email for {date} was not sent: {db_path} has no such day")
         return False
-    mail = day_mail(day, lang=settings.lang, site_url=settings.site_url)
+    mail = day_mail(day, lang=settings.lang, base_url=base_url)
     message = EmailMessage()
     message["Subject"] = mail.subject
     message["From"] = settings.sender

@@ -357,7 +357,7 @@ def _summary(command: str, outcomes: list[Outcome], params: Params) -> int:
         print(f"{command}: {len(outcomes) - failed} of {len(outcomes)} dates ok")
     finished = [(o.date, None if o.code == 0 else o.note or f"dvc repro exited with {o.code}") for o in outcomes]
     send_alert(command, params.alerts, date_runs(DB_PATH, finished))
-    send_days(params.email, [o.date for o in outcomes if o.code == 0], DB_PATH, command)
+    send_days(params.email, [o.date for o in outcomes if o.code == 0], DB_PATH, command, base_url=params.site.base_url)
     return 1 if failed else 0
 
 
