@@ -533,10 +533,12 @@ def test_without_javascript_both_languages_show_and_there_is_no_switch(archive):
 
 
 def _page_types(site: Path) -> list[str]:
-    """One page of every type the site has: index, day, paper (done and failed), status, search, and the
-    topic, week and month pages when the site has them."""
+    """One page of every type the site has: the front page, the calendar, day, paper (done and failed), status,
+    search, and the area, week and month pages when the site has them."""
     pages = [
         "index.html",
+        "days.html",
+        "topics/index.html",
         f"{DATES[-1]}/index.html",
         f"{DATES[-1]}/{DONE_PAPER}.html",
         f"{DATES[-1]}/{arxiv_id(DATES[-1], 3)}.html",
