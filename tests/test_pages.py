@@ -4,7 +4,6 @@ on the small archive of tests/readers_archive.py, published at a public address,
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
 from pathlib import Path
 
 import lxml.html
@@ -16,7 +15,7 @@ from papers_digest.day.metrics import run_record
 from papers_digest.db.writer import write_day
 from papers_digest.site.mail import day_mail
 from papers_digest.site.render import load_day, render_day, render_site
-from papers_digest.testing.browser import MISSING, chromium, console_errors, have_chromium, serve_folder
+from papers_digest.testing.browser import console_errors, serve_folder
 
 pytestmark = pytest.mark.xdist_group("test_pages")  # the module's archive and Chromium, once
 
@@ -258,15 +257,6 @@ def test_the_email_links_to_the_public_address_and_carries_the_chinese_title(sit
 
 
 # ---------------------------------------------------------------- in a real browser: 中文 mode
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    if not have_chromium():
-        pytest.skip(MISSING)
-    pytest.importorskip("selenium.webdriver", reason="selenium is a dev dependency (.[dev])")
-    with chromium() as driver:
-        yield driver
 
 
 @pytest.mark.slow

@@ -25,7 +25,7 @@ from papers_digest.core.params import EmailParams, ParamsError, validate_params
 from papers_digest.site.render import render_day, render_site
 from papers_digest.site.search import indexed_days, parted_days
 from papers_digest.site.trust import report_link, trust_view
-from papers_digest.testing.browser import MISSING, chromium, console_errors, have_chromium, serve_folder
+from papers_digest.testing.browser import console_errors, serve_folder
 
 # On one worker of `make test`, so the module's archive and Chromium are made once.
 pytestmark = pytest.mark.xdist_group("test_readers")
@@ -324,15 +324,6 @@ def test_papers_daily_mails_the_dates_that_ran_ok(monkeypatch):
 
 
 # ---------------------------------------------------------------- in a real browser
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    if not have_chromium():
-        pytest.skip(MISSING)
-    pytest.importorskip("selenium.webdriver", reason="selenium is a dev dependency (.[dev])")
-    with chromium() as driver:
-        yield driver
 
 
 @pytest.fixture(scope="module")
