@@ -8,6 +8,7 @@ A formula that does not convert, or whose MathML is not plain MathML, stays its 
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 
@@ -15,6 +16,7 @@ from latex2mathml.converter import convert
 from lxml import etree
 from markupsafe import Markup, escape
 from pylatexenc.latex2text import LatexNodes2Text
+from pylatexenc.latexwalker import LatexWalker, get_default_latex_context_db
 
 # pylatexenc logs a warning for each macro it cannot fill in (and writes "%s"); the text falls back instead.
 logging.getLogger("pylatexenc").setLevel(logging.ERROR)
@@ -59,6 +61,7 @@ _ATTRIBUTES = frozenset((
     "form", "notation", "scriptlevel",
 ))  # fmt: skip
 _TO_TEXT = LatexNodes2Text(math_mode="text")
+_MACROS = get_default_latex_context_db()  # built once: pylatexenc would build it again for every formula
 
 
 def tex_markup(text: str) -> Markup:
@@ -114,6 +117,7 @@ def _formula(match: re.Match[str]) -> tuple[str, bool]:
     return match.group(0), bool(match["environment"])
 
 
+@functools.lru_cache(maxsize=4096)  # a title is on its day page, its paper page and the pages of its areas
 def _mathml(formula: str, display: bool) -> str | None:
     """The formula as MathML of the allowed elements and attributes only, or None: latex2mathml writes `\\text{}`
     content and some attributes (`\\href`, `\\style`) as they are, so its output is parsed and checked."""
@@ -132,9 +136,10 @@ def _mathml(formula: str, display: bool) -> str | None:
     return etree.tostring(tree, encoding="unicode")
 
 
+@functools.lru_cache(maxsize=4096)
 def _to_text(tex: str) -> str:
     try:
-        text = _TO_TEXT.latex_to_text(tex)
+        text = _TO_TEXT.nodelist_to_text(LatexWalker(tex, latex_context=_MACROS).get_latex_nodes()[0])
     except Exception:  # pylatexenc's parser errors
         return tex
     return tex if "%s" in text or not text.strip() else " ".join(text.split())
