@@ -10,6 +10,7 @@ import lxml.html
 import pytest
 from readers_archive import DATES, KEYWORDS, LISTED, PICKED, TITLE_ZH, arxiv_id, day_files, write_archive
 
+from papers_digest.cli.main import main as papers_cli
 from papers_digest.day.areas import MAX_AREAS, area_of
 from papers_digest.day.metrics import run_record
 from papers_digest.db.writer import write_day
@@ -237,6 +238,17 @@ def test_link_previews_and_feeds_use_the_public_address_and_nothing_points_at_lo
     assert page(site / "index.html").cssselect("meta[property='og:url']")[0].get("content") == BASE
     files = [p for p in site.rglob("*") if p.is_file() and p.suffix in (".html", ".xml", ".json", ".js", ".css")]
     assert [p for p in files if "localhost" in p.read_text(encoding="utf-8")] == []
+
+
+def test_papers_site_reads_the_public_address_from_params(tmp_path):
+    db = write_archive(tmp_path / "papers.db", DATES[-1:])
+    params = tmp_path / "params.yaml"
+    params.write_text(f'date: "{DAY}"\nsite:\n  base_url: {BASE}\n', encoding="utf-8")
+    with pytest.raises(SystemExit) as done:
+        papers_cli(["site", "--db", str(db), "--out", str(tmp_path / "site"), "--params", str(params)])
+    assert done.value.code == 0
+    feed = ET.parse(tmp_path / "site" / "feed.xml").getroot()
+    assert feed.find(f"{ATOM}link[@rel='self']").get("href") == f"{BASE}feed.xml"
 
 
 def test_without_a_public_address_the_pages_name_the_local_preview(tmp_path):

@@ -14,6 +14,7 @@ from urllib.request import urlopen
 
 import lxml.html
 import pytest
+import yaml
 from conftest import ROOT, SAMPLE_DATE, copy_project, make_params, run_dvc, write_params
 
 from papers_digest.cli.main import main as papers_cli
@@ -889,3 +890,22 @@ def test_a_publish_with_nothing_to_do_writes_nothing_and_a_missing_page_is_rende
     done = run_dvc(copy, "repro")
     assert "publish: site:" in done.stdout and (out / SAMPLE_DATE / "index.html").is_file()
     assert _snapshot(out)[f"{SAMPLE_DATE}/index.html"][0] == before[3][f"{SAMPLE_DATE}/index.html"][0]
+
+
+def test_the_sites_public_address_flows_from_params_through_dvc_into_every_link_a_reader_receives(project, tmp_path):
+    """site.base_url (params.yaml) is a param of the publish stage: setting it publishes the day again, and the
+    feeds and link previews name it; nothing the site holds points at localhost any more."""
+    copy = tmp_path / "copy"
+    shutil.copytree(project, copy, symlinks=True)
+    params = yaml.safe_load((copy / "params.yaml").read_text(encoding="utf-8"))
+    params["site"]["base_url"] = "https://digest.example.org/"
+    (copy / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False), encoding="utf-8")
+    done = run_dvc(copy, "repro")
+    assert "publish: site:" in done.stdout and "Running stage 'digest_en'" not in done.stdout  # only publish reads it
+    out = copy / "data" / "site"
+    feed = ET.parse(out / "feed.zh.xml").getroot()
+    assert feed.find(f"{ATOM}link[@rel='self']").get("href") == "https://digest.example.org/feed.zh.xml"
+    og = page(out / SAMPLE_DATE / f"{HTML_PAPER}.html").cssselect("meta[property='og:url']")[0]
+    assert og.get("content") == f"https://digest.example.org/{SAMPLE_DATE}/{HTML_PAPER}.html"
+    readable = [p for p in out.rglob("*") if p.is_file() and p.suffix in (".html", ".xml", ".json")]
+    assert [p for p in readable if "localhost" in p.read_text(encoding="utf-8")] == []
