@@ -6,7 +6,6 @@ from pathlib import Path
 from papers_digest.core.artefacts import write_json
 from papers_digest.core.params import load_params
 from papers_digest.db.queries import digested_before, failed_recently
-from papers_digest.llm.endpoint import check_llm_endpoint
 from papers_digest.pipeline.listing import list_day
 from papers_digest.pipeline.runner import run_stage, stage_parser
 
@@ -19,8 +18,6 @@ def main() -> None:
 
     def body() -> None:
         params = load_params(args.params)
-        # The generation stages need the endpoint: say now, before any paper is touched, if it cannot work.
-        asyncio.run(check_llm_endpoint(params.llm))
         exclude = digested_before(Path(args.db), args.date)
         retry_queue = failed_recently(Path(args.db), args.date, params.backfill_days)
         day = asyncio.run(list_day(params, args.date, exclude, retry_queue))

@@ -8,7 +8,14 @@ import pytest
 import yaml
 from conftest import ROOT
 
-from papers_digest.testing.imports import LAYERS, import_cycles, is_substantive, stage_closure, upward_imports
+from papers_digest.testing.imports import (
+    LAYERS,
+    import_cycles,
+    is_substantive,
+    package_deps,
+    stage_closure,
+    upward_imports,
+)
 
 SRC = ROOT / "src"
 PACKAGE = SRC / "papers_digest"
@@ -22,18 +29,30 @@ def _entries(stage: dict) -> list[str]:
 
 
 @pytest.mark.parametrize("name", list(STAGES))
-def test_each_stage_lists_exactly_the_package_modules_its_code_imports(name):
-    """A change to any module a stage imports reruns it; a listed module it does not import reruns it for
-    nothing. `python -m papers_digest.testing.imports` prints what each stage must list."""
+def test_each_stage_lists_the_package_folders_its_code_imports_from(name):
+    """A stage depends on each package folder its code imports from, whole, and on its own modules of
+    `pipeline/` by name: a change to any of them reruns it, a change elsewhere does not. No folder it does not
+    import from is listed. `python -m papers_digest.testing.imports` prints what each stage must list."""
     stage = STAGES[name]
     entries = _entries(stage)
     assert entries, f"dvc.yaml stage {name} lists no script or notebook of its own"
-    needed = {path for entry in entries for path in stage_closure(ROOT, ROOT / entry)}
-    listed = {d for d in stage["deps"] if d.startswith("src/") and d.endswith(".py")}
+    needed = set(package_deps(path for entry in entries for path in stage_closure(ROOT, ROOT / entry)))
+    listed = {d for d in stage["deps"] if d.startswith("src/")}
     assert not needed - listed, f"dvc.yaml stage {name} misses {sorted(needed - listed)}"
-    assert not listed - needed, f"dvc.yaml stage {name} lists modules it does not import: {sorted(listed - needed)}"
+    assert not listed - needed, f"dvc.yaml stage {name} lists code it does not import: {sorted(listed - needed)}"
     for dep in stage["deps"]:
         assert (ROOT / dep.replace("${date}", "2025-04-03")).exists() or "${date}" in dep, f"{name}: {dep} is missing"
+
+
+def test_the_listing_does_not_depend_on_the_llm_code():
+    """Editing the token estimator or the chat client reruns the stages that use them, never the HF listing."""
+    assert not any(d.startswith("src/papers_digest/llm") for d in STAGES["list"]["deps"])
+    assert "src/papers_digest/llm" in STAGES["fulltext"]["deps"]  # the texts are fitted with its tokenizer
+
+
+def test_dvc_ignores_the_bytecode_python_writes_into_the_package_folders():
+    ignored = (ROOT / ".dvcignore").read_text(encoding="utf-8").split()
+    assert "__pycache__/" in ignored
 
 
 def test_the_closure_follows_imports_through_packages():

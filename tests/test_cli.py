@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import click
 import pytest
 from conftest import ROOT
 
 from papers_digest import __version__
 from papers_digest.cli import data, runs, sample, servers
-from papers_digest.cli.main import build_parser, main
+from papers_digest.cli.main import SECTIONS, cli, main
+from papers_digest.cli.runs import DatePlan
 from papers_digest.core.errors import ConfigError
 
 PAPERS = str(Path(sys.executable).parent / "papers")
-COMMANDS = ["daily", "run", "sample", "model", "rebuild-db", "site", "dev"]
+LISTED = {  # what `papers --help` lists, under each heading, in this order
+    "daily work": ["daily", "run"],
+    "data and models": ["model", "rebuild-db", "compare"],
+    "the site and email": ["site", "email"],
+    "development": ["sample", "dev"],
+}
 
 
 def papers(capsys, *argv: str) -> tuple[int, str, str]:
@@ -28,28 +35,41 @@ def papers(capsys, *argv: str) -> tuple[int, str, str]:
     return exited.value.code or 0, out, err
 
 
-def commands(parser: argparse.ArgumentParser, name: str = "papers") -> dict[str, argparse.ArgumentParser]:
-    """Every parser under `parser`, by its full name (`papers dev sim`), the hidden old names too."""
-    found = {name: parser}
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for choice, sub in action.choices.items():
-                found |= commands(sub, f"{name} {choice}")
+def commands(command: click.Command, name: str = "papers") -> dict[str, click.Command]:
+    """Every command under `command`, by its full name (`papers dev sim`)."""
+    found = {name: command}
+    if isinstance(command, click.Group):
+        for sub_name, sub in command.commands.items():
+            found |= commands(sub, f"{name} {sub_name}")
     return found
 
 
-def test_papers_alone_lists_the_commands_and_exits_0():
+def listed_sections(help_text: str) -> dict[str, list[str]]:
+    """The command names under each heading of `papers --help`."""
+    sections: dict[str, list[str]] = {}
+    heading = None
+    for line in help_text.splitlines():
+        if line.endswith(":") and not line.startswith(" "):
+            heading = line[:-1]
+            sections[heading] = []
+        elif heading and line.startswith("  ") and not line.startswith("   "):
+            sections[heading].append(line.split()[0])
+    return {title: names for title, names in sections.items() if title in LISTED}
+
+
+def test_papers_alone_lists_the_commands_by_what_operators_do_and_exits_0():
     done = subprocess.run([PAPERS], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    listed = done.stdout.split("commands:")[1]
-    for name in COMMANDS:
-        assert f"\n  {name} " in listed
-    assert "\n  sim " not in listed and "\n  replay " not in listed  # under `papers dev`
+    assert listed_sections(done.stdout) == LISTED
+    assert list(SECTIONS) == list(LISTED)
+    assert "\n  sim " not in done.stdout and "\n  replay " not in done.stdout  # under `papers dev`
 
 
 def test_help_lists_the_commands_and_version_prints_the_version(capsys):
     code, out, _ = papers(capsys, "--help")
-    assert code == 0 and all(f"\n  {name} " in out for name in COMMANDS)
+    assert code == 0 and listed_sections(out) == LISTED
+    code, short, _ = papers(capsys, "-h")
+    assert code == 0 and short == out
     code, out, _ = papers(capsys, "--version")
     assert code == 0 and out.strip() == f"papers {__version__}"
 
@@ -57,65 +77,98 @@ def test_help_lists_the_commands_and_version_prints_the_version(capsys):
 def test_daily_help_shows_every_flag_with_its_help(capsys):
     code, out, _ = papers(capsys, "daily", "--help")
     assert code == 0
-    options = " ".join(out.split("options:")[1].split("examples:")[0].split())  # one line, as the words run
-    daily = commands(build_parser())["papers daily"]
-    for flag in ("--date", "--from", "--to", "--no-catch-up", "--params", "--force", "--retry-failed"):
-        [action] = [a for a in daily._actions if flag in a.option_strings]
-        assert flag in options and " ".join(action.help.split()[:4]) in options, flag
-    assert "(default: params.yaml)" in options
+    options = " ".join(out.split("Options:")[1].split("examples:")[0].split())  # one line, as the words run
+    daily = commands(cli)["papers daily"]
+    for flag in ("--date", "--from", "--to", "--no-catch-up", "--params", "--force", "--retry-failed", "--pull"):
+        [option] = [p for p in daily.params if flag in p.opts]
+        assert flag in options and " ".join(option.help.split()[:4]) in options, flag
+    assert "--jobs N" in options and "[default: params.yaml]" in options
     assert "papers daily --date 2025-04-03" in out.split("examples:")[1]
 
 
 def test_every_command_has_a_description_with_an_example_and_every_option_help_with_its_default():
-    for name, parser in commands(build_parser()).items():
-        if name in ("papers sim", "papers replay"):  # the old names of `papers dev sim` and `papers dev replay`
-            continue
-        assert parser.description, name
+    for name, command in commands(cli).items():
+        assert command.help, name
         if name != "papers":
-            assert f"{name} " in (parser.epilog or "") or (parser.epilog or "").endswith(name), name
-        formatter = parser._get_formatter()
-        for action in parser._actions:
-            if isinstance(action, argparse._SubParsersAction | argparse._HelpAction | argparse._VersionAction):
+            assert command.short_help, name
+            assert f"\n  {name} " in (command.epilog or "") or (command.epilog or "").endswith(name), name
+        ctx = click.Context(command, info_name=name, show_default=True)
+        for param in command.params:
+            if not isinstance(param, click.Option) or param.name in ("help", "version"):
                 continue
-            assert action.help, f"{name} {action.option_strings or action.dest}: no help"
-            shown = formatter._get_help_string(action)
-            if action.option_strings and action.nargs != 0 and action.default is not None:
-                assert "default" in shown, f"{name} {action.option_strings}: the help does not say the default"
+            assert param.help, f"{name} {param.opts}: no help"
+            record = param.get_help_record(ctx)
+            assert record is not None
+            if isinstance(param.get_default(ctx), str | int | float) and not param.is_flag:  # a value, not unset
+                assert "default" in record[1], f"{name} {param.opts}: the help does not say the default"
 
 
-def test_the_dev_servers_have_a_group_and_their_old_names_still_run(capsys):
+def test_the_dev_servers_have_a_group_and_their_old_names_still_run_unlisted(capsys, monkeypatch):
     code, out, _ = papers(capsys, "dev", "sim", "--help")
     assert code == 0 and "--batching" in out and "papers dev sim --port 8631" in out
     code, out, _ = papers(capsys, "dev", "replay", "--help")
     assert code == 0 and "--arxiv" in out
     code, out, _ = papers(capsys, "dev")
-    assert code == 0 and "sim " in out and "replay " in out
-    parser = build_parser()
-    old, new = parser.parse_args(["sim", "--port", "1"]), parser.parse_args(["dev", "sim", "--port", "1"])
-    assert old.func is new.func is servers.cmd_sim and old.moved and not new.moved
+    assert code == 0 and "\n  sim " in out and "\n  replay " in out
+    served: list[int] = []
+    monkeypatch.setattr(servers, "serve_forever", lambda app, port: served.append(port))
+    assert papers(capsys, "dev", "replay", "--port", "1")[0] == 0
+    code, _, err = papers(capsys, "replay", "--port", "2")
+    assert code == 0 and served == [1, 2] and err == "papers replay is now `papers dev replay`; the old name will go\n"
+    code, _, err = papers(capsys, "replai")  # a mistyped command is not offered the old names
+    assert code == 2 and "No such command 'replai'." in err and "Did you mean" not in err
+    code, _, err = papers(capsys, "dayly")
+    assert code == 2 and "Did you mean 'daily'?" in err
 
 
-def test_the_names_and_flags_in_use_outside_the_repository_parse_as_before():
-    parse = build_parser().parse_args
-    args = parse(["daily", "--date", "2025-04-03", "--no-catch-up", "--params", "p.yaml", "--force", "--retry-failed"])
-    assert (args.func, args.date, args.no_catch_up, args.params, args.force, args.retry_failed) == (
-        runs.cmd_daily, "2025-04-03", True, "p.yaml", True, True
-    )  # fmt: skip
-    args = parse(["daily", "--from", "2025-04-01", "--to", "2025-04-03"])
-    assert (args.start, args.end, args.date, args.targets) == ("2025-04-01", "2025-04-03", None, [])
-    args = parse(["run", "--force", "publish"])
-    assert (args.func, args.here, args.targets, args.force) == (runs.cmd_daily, True, ["publish"], True)
-    assert parse(["sample"]).engine == "llama-cpp"  # what `make sample` runs
-    assert parse(["sample", "--engine", "sim"]).func is sample.cmd_sample
-    assert parse(["model", "fetch", "--dest", "m.gguf"]).func is data.cmd_model
-    assert parse(["rebuild-db", "--data", "d", "--db", "x.db"]).func is data.cmd_rebuild_db
-    assert parse(["site", "--db", "x.db", "--out", "o", "--base-url", "https://e.org/"]).func is data.cmd_site
+def _called(monkeypatch, module: Any, name: str) -> list[tuple[tuple, dict]]:
+    """Replace module.name by a recorder of its calls; the command then exits 0."""
+    calls: list[tuple[tuple, dict]] = []
+
+    def record(*args: Any, **kwargs: Any) -> int:
+        calls.append((args, kwargs))
+        return 0
+
+    monkeypatch.setattr(module, name, record)
+    return calls
+
+
+def test_the_names_and_flags_in_use_outside_the_repository_run_as_before(capsys, monkeypatch):
+    daily = _called(monkeypatch, runs, "run_daily")
+    argv = ("daily", "--date", "2025-04-03", "--no-catch-up", "--params", "p.yaml", "--force", "--retry-failed")
+    assert papers(capsys, *argv)[0] == 0
+    papers(capsys, "daily", "--from", "2025-04-01", "--to", "2025-04-03", "--jobs", "4", "--pull")
+    [(one, one_options), (month, month_options)] = daily
+    assert one == (Path("p.yaml"), DatePlan("2025-04-03", catch_up=False))
+    assert one_options == {"force": True, "retry_failed": True, "pull": False, "jobs": 1}
+    assert month == (Path("params.yaml"), DatePlan(start="2025-04-01", end="2025-04-03"))
+    assert month_options == {"force": False, "retry_failed": False, "pull": True, "jobs": 4}
+    here = _called(monkeypatch, runs, "run_params_date")
+    assert papers(capsys, "run", "--force", "publish")[0] == 0
+    assert here == [((Path("params.yaml"),), {"force": True, "targets": ["publish"]})]
+    assert papers(capsys, "run", "--date", "2025-04-03")[0] == 2  # `papers run` is params.yaml's date
+    samples = _called(monkeypatch, sample, "cmd_sample")
+    papers(capsys, "sample")
+    papers(capsys, "sample", "--engine", "sim", "--limit", "2")
+    assert [args[0].engine for args, _ in samples] == ["llama-cpp", "sim"]  # what `make sample` runs, and -sim
+    assert samples[1][0][0].limit == 2 and samples[1][0][0].max_tokens == sample.SAMPLE_MAX_TOKENS
+    models = _called(monkeypatch, data, "cmd_model")
+    papers(capsys, "model", "fetch", "--dest", "m.gguf")
+    assert models == [((Path("m.gguf"), None), {})]
+    rebuilt = _called(monkeypatch, data, "cmd_rebuild_db")
+    papers(capsys, "rebuild-db", "--data", "d", "--db", "x.db")
+    assert rebuilt == [((Path("d"), "x.db"), {})]
+    sites = _called(monkeypatch, data, "cmd_site")
+    papers(capsys, "site", "--db", "x.db", "--out", "o", "--base-url", "https://e.org/")
+    assert sites == [(("x.db", "o", "https://e.org/", "params.yaml"), {})]
 
 
 def test_a_bad_argument_exits_2_with_the_usage(capsys):
     for argv in (["daily", "--bogus"], ["nosuch"], ["daily", "--date", "2025-04-03", "--from", "2025-04-01"]):
         code, _, err = papers(capsys, *argv)
-        assert code == 2 and "usage: papers" in err, argv
+        assert code == 2 and "Usage: papers" in err, argv
+    code, _, err = papers(capsys, "daily", "--jobs", "0")
+    assert code == 2 and "--jobs" in err
 
 
 def test_a_bad_date_is_one_line_and_exit_2(capsys, tmp_path, monkeypatch):
@@ -134,19 +187,20 @@ def test_a_bad_date_is_one_line_and_exit_2(capsys, tmp_path, monkeypatch):
     ],
 )
 def test_an_error_or_an_interrupt_is_one_line_and_its_exit_code(capsys, monkeypatch, raised, code, line):
-    def fail(args):
+    def fail(*args, **kwargs):
         raise raised
 
-    monkeypatch.setattr(data, "cmd_site", fail)
+    monkeypatch.setattr(data, "render_site", fail)
     assert papers(capsys, "site") == (code, "", f"{line}\n")
 
 
 def test_a_subcommands_error_names_it_in_full(capsys, monkeypatch):
-    def fail(args):
+    def fail(app, port):
         raise ConfigError("port busy")
 
-    monkeypatch.setattr(servers, "cmd_replay", fail)
-    assert papers(capsys, "dev", "replay") == (2, "", "papers dev replay: port busy\n")
+    monkeypatch.setattr(servers, "serve_forever", fail)
+    code, _, err = papers(capsys, "dev", "replay")
+    assert (code, err) == (2, "papers dev replay: port busy\n")
 
 
 def test_the_makefile_still_runs_the_sample_with_its_engine():

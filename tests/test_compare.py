@@ -15,9 +15,9 @@ import pytest
 import sqlite_utils
 from conftest import ARXIV_DIR, HF_DIR, SAMPLE_DATE, copy_project, free_port, make_params, run_dvc, write_params
 
-from papers_digest.cli import backfill
+from papers_digest.cli import backfill, experiments
 from papers_digest.cli import compare as cli_compare
-from papers_digest.cli.main import build_parser
+from papers_digest.cli.main import main as papers_cli
 from papers_digest.core.errors import ConfigError
 from papers_digest.core.models import CallRecord, DayList, GenerationResult, Paper, RunRecord
 from papers_digest.report import compare
@@ -62,25 +62,30 @@ def test_a_candidates_params_are_validated_before_anything_runs():
 
 def test_each_experiment_copies_the_day_and_forces_only_the_generation_stages():
     args = cli_compare.exp_run_args(cli_compare.parse_candidate("big:llm.model=qwen-7b"), "2025-04-03")
-    assert args[:7] == ["exp", "run", "--temp", "-n", "compare-big-2025-04-03", "-f", "-s"]
+    assert cli_compare.parse_candidate("big").experiment("2025-04-03") == "compare-big-2025-04-03"  # its -n
+    assert args[:2] == ["-f", "-s"]
     joined = " ".join(args)
     assert "-S llm.model=qwen-7b" in joined and "-S llm.reuse=false" in joined and "-S date=2025-04-03" in joined
     assert "-C data/2025-04-03" in joined
     assert args[-3:] == ["digest_en", "translate_zh", "publish"]  # list and fulltext never run
-    baseline = "ab" + "c" * 38
-    assert cli_compare.experiment_ref(baseline, "n") == f"refs/exps/ab/{'c' * 38}/n"
 
 
-def test_a_day_not_run_yet_stops_the_comparison_before_anything_runs(tmp_path, monkeypatch):
+def _papers_compare(capsys, *argv: str) -> tuple[int, str]:
+    """`papers compare <argv>` in this process: (exit code, standard error)."""
+    with pytest.raises(SystemExit) as exited:
+        papers_cli(["compare", *argv])
+    return exited.value.code, capsys.readouterr().err
+
+
+def test_a_day_not_run_yet_stops_the_comparison_before_anything_runs(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     write_params(tmp_path, make_params(llm={"base_url": "http://127.0.0.1:9/v1", "model": "m"}))
-    parser = build_parser()
-    args = parser.parse_args(["compare", "--date", SAMPLE_DATE, "--candidate", "a", "--candidate", "b:llm.model=n"])
-    with pytest.raises(cli_compare.CompareError, match=f"data/{SAMPLE_DATE}/list.json is missing"):
-        args.func(args)
+    code, err = _papers_compare(capsys, "--date", SAMPLE_DATE, "--candidate", "a", "--candidate", "b:llm.model=n")
+    assert code == 1 and err == f"papers compare: data/{SAMPLE_DATE}/list.json is missing: run the day first " \
+        f"(papers daily --date {SAMPLE_DATE})\n"  # fmt: skip
 
 
-def test_an_endpoint_that_does_not_answer_stops_the_comparison_before_any_experiment(tmp_path, monkeypatch):
+def test_an_endpoint_that_does_not_answer_stops_the_comparison_before_any_experiment(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     write_params(tmp_path, make_params(llm={"base_url": f"http://127.0.0.1:{free_port()}/v1", "model": "m"}))
     (tmp_path / "data" / SAMPLE_DATE / "fulltext").mkdir(parents=True)
@@ -88,10 +93,8 @@ def test_an_endpoint_that_does_not_answer_stops_the_comparison_before_any_experi
     subprocess.run(["git", "init", "-q"], check=True)
     _git(tmp_path, "add", "-A")
     _git(tmp_path, "commit", "-qm", "project")
-    parser = build_parser()
-    args = parser.parse_args(["compare", "--date", SAMPLE_DATE, "--candidate", "down"])
-    with pytest.raises(ConfigError, match="candidate down: "):
-        args.func(args)
+    code, err = _papers_compare(capsys, "--date", SAMPLE_DATE, "--candidate", "down")
+    assert code == 2 and err.startswith("papers compare: candidate down: ") and len(err.splitlines()) == 1
     assert not (tmp_path / "data" / "compare").exists()
 
 
@@ -371,35 +374,53 @@ def test_each_date_is_queued_to_its_report_and_its_end_is_read_from_its_ref_or_i
     assert (backfill.experiment_name("2025-09-15"), backfill.TARGET) == ("daily-2025-09-15", "report")
     monkeypatch.setattr(backfill, "POLL_S", 0.0)
     commits = iter([False, False, False, False, True])
-    monkeypatch.setattr(backfill, "committed", lambda baseline, name: next(commits))
+    monkeypatch.setattr(experiments, "committed", lambda baseline, name: next(commits))
     assert backfill.wait_for("b" * 40, "daily-x", pending=lambda: {"daily-x"}) == "done"
-    monkeypatch.setattr(backfill, "committed", lambda baseline, name: False)
+    monkeypatch.setattr(experiments, "committed", lambda baseline, name: False)
     seen = iter([{"daily-x"}, set(), {"daily-x"}, set(), set()])  # in neither list once is not yet gone
     polls = []
     assert backfill.wait_for("b" * 40, "daily-x", lambda: polls.append(1), pending=lambda: next(seen)) == "failed"
     assert len(polls) == 4
 
 
-def test_a_date_whose_worker_is_gone_fails_after_the_grace_and_not_before(monkeypatch, tmp_path):
+def test_a_date_whose_worker_is_gone_fails_after_the_grace_and_not_before(monkeypatch):
     """A worker killed mid-experiment leaves its task "running" in DVC's queue for good: the wait ends
     "failed" (the date then runs in the main workspace) once no worker was alive for gone_s, and a worker
     seen alive again restarts the count."""
     monkeypatch.setattr(backfill, "POLL_S", 0.01)
-    monkeypatch.setattr(backfill, "committed", lambda baseline, name: False)
+    monkeypatch.setattr(experiments, "committed", lambda baseline, name: False)
     started = time.monotonic()
     state = backfill.wait_for("b" * 40, "daily-x", pending=lambda: {"daily-x"}, alive=lambda: False, gone_s=0.3)
     assert state == "failed" and time.monotonic() - started >= 0.3
-    answers = iter([False] * 20 + [True] + [False] * 200)  # alive once, after 0.2 s: the count starts again
-    started = time.monotonic()
-    state = backfill.wait_for("b" * 40, "daily-x", pending=lambda: {"daily-x"}, alive=lambda: next(answers), gone_s=0.3)
-    assert state == "failed" and time.monotonic() - started >= 0.5
-    # the workers are found by their node name on their command line, in /proc
-    proc = tmp_path / "proc"
-    (proc / "41").mkdir(parents=True)
-    (proc / "41" / "cmdline").write_bytes(b"dvc\0exp\0queue-worker\0dvc-exp-cde9b5-1@localhost\0--clean")
-    (proc / "self").mkdir()
-    assert backfill.workers_alive("dvc-exp-cde9b5-", proc)
-    assert not backfill.workers_alive("dvc-exp-000000-", proc)  # another project's worker
+    started, revived = time.monotonic(), []
+
+    def alive_once_after_a_while() -> bool:  # alive once, 0.2 s in: the count starts again
+        if not revived and time.monotonic() - started >= 0.2:
+            revived.append(True)
+            return True
+        return False
+
+    state = backfill.wait_for(
+        "b" * 40, "daily-x", pending=lambda: {"daily-x"}, alive=alive_once_after_a_while, gone_s=0.3
+    )
+    assert state == "failed" and revived and time.monotonic() - started >= 0.5
+
+
+def test_whether_a_worker_answers_is_asked_at_most_every_few_seconds(monkeypatch):
+    """DVC's worker_status waits 1-2 s for the workers' answers: a wait polling every second asks it only
+    every `every_s`, and keeps the last answer in between."""
+    answers = iter([True, False])
+    asked: list[float] = []
+
+    def workers_alive() -> bool:
+        asked.append(time.monotonic())
+        return next(answers)
+
+    monkeypatch.setattr(experiments, "workers_alive", workers_alive)
+    seen = experiments.WorkersSeen(every_s=0.2)
+    assert [seen(), seen(), seen()] == [True, True, True] and len(asked) == 1
+    time.sleep(0.2)
+    assert [seen(), seen()] == [False, False] and len(asked) == 2
 
 
 PACE_S = 0.2  # source.arxiv_interval_s: held across every date of the run

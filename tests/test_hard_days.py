@@ -108,7 +108,10 @@ def test_an_empty_day_says_why_and_a_webhook_that_fails_changes_nothing(tmp_path
     assert "papers daily: 2025-07-05: ok (0 papers done, 0 failed)" in done.stdout
     assert "papers daily: 2025-07-06: FAILED (dvc repro exited with" in done.stdout
     assert len(receiver.received) == 1 and "2025-07-06: FAILED (dvc repro exited with" in receiver.received[0]["text"]
-    assert "papers daily: the alert was not delivered: the webhook answered HTTP 500" in done.stdout
+    assert (
+        "papers daily: the alert was not delivered to the webhook (alerts.webhook_url): "
+        "Failed to send JSON POST notification: Internal server error., error=500." in done.stdout
+    )
     run = _db(project)["runs"].get("2025-07-05")
     assert (run["papers"], run["papers_done"], run["papers_failed"]) == (0, 0, 0)
     assert _status_rows(project)["2025-07-05"][-1] == f"empty: {NOTHING_LISTED}"
@@ -232,7 +235,10 @@ def test_the_webhook_from_the_environment_wins_and_a_dead_one_is_one_line(monkey
         pass  # the server is gone: nothing listens there now
     send_alert("papers daily", AlertParams(webhook_url=hook), [DateRun("2026-11-30", None, "dvc repro exited with 1")])
     out = capsys.readouterr().out.splitlines()
-    assert len(out) == 1 and out[0].startswith("papers daily: the alert was not delivered: ConnectError")
+    assert out == [
+        "papers daily: the alert was not delivered to the webhook (alerts.webhook_url): "
+        "A Connection error occurred sending JSON notification to ***."
+    ]
     assert "secret-token" not in out[0] and receiver.received == []
 
 

@@ -5,8 +5,9 @@ Real DVC runs of project copies, over real HTTP to the HF/arXiv replay and the e
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
+import json
+import os
 import shutil
 import signal
 import subprocess
@@ -15,9 +16,9 @@ from pathlib import Path
 
 import pytest
 import sqlite_utils
-from conftest import SAMPLE_DATE, chat_calls, copy_project, dvc_env, make_params, run_dvc, write_params
+from conftest import SAMPLE_DATE, chat_calls, copy_project, dvc_env, make_params, run_dvc, wait_until, write_params
 
-from papers_digest.cli.runs import plan_dates
+from papers_digest.cli.runs import DatePlan, plan_dates
 from papers_digest.sim.replay import ReplayFault
 
 PAPERS = str(Path(sys.executable).parent / "papers")
@@ -44,11 +45,6 @@ def _runs(project: Path) -> dict[str, int]:
     return {r["date"]: r["papers_done"] for r in db.query("select date, papers_done from runs")}
 
 
-def _args(**given: object) -> argparse.Namespace:
-    fields = {"date": None, "start": None, "end": None, "no_catch_up": False, **given}
-    return argparse.Namespace(**fields)
-
-
 # --- which dates a `papers daily` runs -----------------------------------------------------------------
 
 
@@ -61,21 +57,21 @@ def test_plain_daily_runs_yesterday_and_the_days_missed_since_the_last_finished_
     yesterday = dt.date(2026, 11, 30)
     params = make_params(catch_up_days=7)
     db = _db_with_runs(tmp_path / "papers.db", ["2026-11-20", "2026-11-26"])  # then the machine was off
-    assert plan_dates(_args(), params, yesterday, db) == ["2026-11-27", "2026-11-28", "2026-11-29", "2026-11-30"]
-    assert plan_dates(_args(no_catch_up=True), params, yesterday, db) == ["2026-11-30"]
+    assert plan_dates(DatePlan(), params, yesterday, db) == ["2026-11-27", "2026-11-28", "2026-11-29", "2026-11-30"]
+    assert plan_dates(DatePlan(catch_up=False), params, yesterday, db) == ["2026-11-30"]
     far = _db_with_runs(tmp_path / "far.db", ["2026-10-01"])  # off for two months: at most catch_up_days back
     two_back = ["2026-11-28", "2026-11-29", "2026-11-30"]
-    assert plan_dates(_args(), make_params(catch_up_days=2), yesterday, far) == two_back
-    assert plan_dates(_args(), params, yesterday, tmp_path / "none.db") == ["2026-11-30"]  # a new install
+    assert plan_dates(DatePlan(), make_params(catch_up_days=2), yesterday, far) == two_back
+    assert plan_dates(DatePlan(), params, yesterday, tmp_path / "none.db") == ["2026-11-30"]  # a new install
     done = _db_with_runs(tmp_path / "done.db", ["2026-11-30"])
-    assert plan_dates(_args(), params, yesterday, done) == ["2026-11-30"]  # a rerun restores it, no work
+    assert plan_dates(DatePlan(), params, yesterday, done) == ["2026-11-30"]  # a rerun restores it, no work
 
 
 def test_a_range_is_every_date_in_order_and_bad_ranges_say_why(tmp_path):
     params = make_params()
     yesterday = dt.date(2026, 11, 30)
-    assert plan_dates(_args(start="2026-11-28"), params, yesterday) == ["2026-11-28", "2026-11-29", "2026-11-30"]
-    assert plan_dates(_args(start="2024-02-28", end="2024-03-01"), params, yesterday) == [
+    assert plan_dates(DatePlan(start="2026-11-28"), params, yesterday) == ["2026-11-28", "2026-11-29", "2026-11-30"]
+    assert plan_dates(DatePlan(start="2024-02-28", end="2024-03-01"), params, yesterday) == [
         "2024-02-28",
         "2024-02-29",
         "2024-03-01",
@@ -83,11 +79,11 @@ def test_a_range_is_every_date_in_order_and_bad_ranges_say_why(tmp_path):
     from papers_digest.core.params import ParamsError
 
     with pytest.raises(ParamsError, match="--from 2026-11-29 is after --to 2026-11-28"):
-        plan_dates(_args(start="2026-11-29", end="2026-11-28"), params, yesterday)
+        plan_dates(DatePlan(start="2026-11-29", end="2026-11-28"), params, yesterday)
     with pytest.raises(ParamsError, match="--to needs --from"):
-        plan_dates(_args(end="2026-11-28"), params, yesterday)
+        plan_dates(DatePlan(end="2026-11-28"), params, yesterday)
     with pytest.raises(ParamsError, match="--from must be a date written YYYY-MM-DD"):
-        plan_dates(_args(start="28.11.2026"), params, yesterday)
+        plan_dates(DatePlan(start="28.11.2026"), params, yesterday)
 
 
 # --- a range through the whole pipeline --------------------------------------------------------------
@@ -187,3 +183,57 @@ def test_dvc_started_by_a_run_launched_with_sigint_ignored_can_still_be_stopped_
     assert done.returncode == 0, done.stderr
     # DVC takes SIGINT as KeyboardInterrupt; papers itself keeps ignoring it, as it was started
     assert done.stdout.split() == ["True", "True"]
+
+
+# --- Ctrl-C and SIGTERM ------------------------------------------------------------------------------------
+
+
+def _digests(project: Path) -> dict[str, str]:
+    """arxiv id -> status of each English digest on disk."""
+    folder = project / "data" / SAMPLE_DATE / "digest_en"
+    return {p.stem: json.loads(p.read_text())["status"] for p in folder.glob("*.json") if p.name != "_stage.json"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
+def test_an_interrupt_mid_stage_is_one_line_per_process_keeps_the_finished_papers_and_a_rerun_asks_the_rest(
+    tmp_path, sample_replay, start_engine, how
+):
+    sim, engine_url = start_engine(latency_s=1.0)  # one paper a second, one at a time: the signal lands mid-stage
+    _, replay_url = sample_replay
+    project = copy_project(tmp_path / "project")
+    write_params(
+        project,
+        make_params(
+            source={"hf_url": replay_url, "arxiv_url": replay_url, "arxiv_interval_s": 0},
+            llm={"base_url": engine_url, "model": "sim-digest", "concurrency": 1},
+        ),
+    )
+    run = subprocess.Popen(
+        [PAPERS, "run"], cwd=project, env=dvc_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        wait_until(lambda: len(_digests(project)) >= 2, timeout_s=120, what="two digests")
+    finally:
+        if how == "ctrl-c":
+            os.killpg(run.pid, signal.SIGINT)  # what a terminal does: SIGINT to papers' process group
+        else:
+            run.send_signal(signal.SIGTERM)  # a service manager, `kill`
+        out, err = run.communicate(timeout=120)
+    assert run.returncode == 130, out + err
+    assert "Traceback" not in out + err
+    kept = _digests(project)
+    assert len(kept) >= 2 and set(kept.values()) == {"done"}
+    said = [line for line in (out + err).splitlines() if "interrupted" in line]
+    assert said == [
+        f"interrupted during digest_en: {len(kept)} of 4 papers kept; rerun to finish",
+        "papers run: interrupted",
+    ]
+    assert not (project / "data" / SAMPLE_DATE / "translate_zh").exists()
+
+    asked = chat_calls(sim)
+    rerun = _papers(project, "run")
+    assert rerun.returncode == 0, rerun.stdout + rerun.stderr
+    assert chat_calls(sim) - asked == (4 - len(kept)) + 4  # the digests missing and the 4 translations
+    assert set(_digests(project).values()) == {"done"} and len(_digests(project)) == 4

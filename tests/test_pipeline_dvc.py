@@ -2,8 +2,12 @@
 
 import json
 import shutil
+import sqlite3
 import subprocess
 import sys
+import threading
+import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -175,6 +179,13 @@ def test_the_sample_command_on_the_simulator_runs_offline_and_restores_params(tm
     assert dict(db.execute("select status, count(*) from papers group by 1").fetchall()) == {"done": 4}
     # Progress bars are shown for the long stages.
     assert "fulltext: 100%" in done.stderr and "digest_en: 100%" in done.stderr
+    # no DVC hints to commit dvc.lock or push: a sample is not a day to keep
+    output = done.stdout + done.stderr
+    assert "git add" not in output and "autostage" not in output and "dvc push" not in output
+    assert "Running stage 'digest_en'" in done.stdout  # DVC's own lines still are
+    # the replay is asked without arXiv's 3 s between requests (4 papers: 9 s or more with it)
+    fulltext = json.loads((project / "data" / SAMPLE_DATE / "fulltext" / "_stage.json").read_text())
+    assert fulltext["elapsed_s"] < 6
 
 
 def test_a_paper_over_the_budget_is_trimmed_and_the_database_says_what_the_model_saw(tmp_path, sample_replay, engine):
@@ -196,3 +207,80 @@ def test_a_paper_over_the_budget_is_trimmed_and_the_database_says_what_the_model
     english = json.loads((project / "data" / SAMPLE_DATE / "digest_en" / "2503.20783.json").read_text())
     cited = {s for r in english["digest"]["results"] for s in r["sections"]}
     assert cited <= set(t for t in (s["tag"] for s in doc["sections"]))
+
+
+def _day_counts(conn: sqlite3.Connection, date: str) -> tuple[int, int, int, int, int]:
+    """What the database holds of `date`, read in one snapshot: papers, digests, calls, listed items, runs row."""
+    tables = ("papers", "digests", "llm_calls", "day_items", "runs")
+    return tuple(conn.execute(f"select count(*) from {t} where date = ?", [date]).fetchone()[0] for t in tables)
+
+
+def test_an_analyst_holding_a_read_transaction_never_fails_the_run_nor_sees_half_a_day(tmp_path, engine):
+    """A notebook with an open cursor holds a read transaction on papers.db; the next day's `dvc repro` still
+    publishes, the notebook's snapshot stays what it was, and no reader ever sees part of the day."""
+    _, llm_url = engine
+    hf_dir = tmp_path / "hf"
+    hf_dir.mkdir()
+    later = "2025-04-04"  # the same real items listed again: the next day digests the next 4 papers
+    for date in (SAMPLE_DATE, later):
+        shutil.copy(SAMPLE_DIR / "hf" / f"{SAMPLE_DATE}.json", hf_dir / f"{date}.json")
+    replay = Replay(hf_dir, SAMPLE_DIR / "arxiv")
+    project = copy_project(tmp_path / "project")
+    db_path = project / "data" / "papers.db"
+    with BackgroundServer(replay.app) as server:
+        write_params(project, _params(server.url, llm_url))
+        run_dvc(project, "repro")
+        analyst = sqlite3.connect(db_path, isolation_level=None)
+        analyst.execute("begin")
+        before = analyst.execute("select count(*) from papers").fetchone()[0]
+        assert before == 4 and _day_counts(analyst, later) == (0, 0, 0, 0, 0)
+
+        seen: list[tuple[int, ...]] = []
+        stop = threading.Event()
+
+        def poll() -> None:  # another reader, opening a fresh snapshot again and again during the run
+            with closing(sqlite3.connect(db_path, isolation_level=None)) as conn:
+                while not stop.is_set():
+                    conn.execute("begin")
+                    seen.append(_day_counts(conn, later))
+                    conn.execute("commit")
+                    time.sleep(0.005)
+
+        poller = threading.Thread(target=poll)
+        poller.start()
+        try:
+            write_params(project, _params(server.url, llm_url, date=later))
+            done = run_dvc(project, "repro", check=False)
+        finally:
+            stop.set()
+            poller.join()
+    assert done.returncode == 0, done.stdout + done.stderr
+    # the open transaction still sees the database as it was when it began
+    assert analyst.execute("select count(*) from papers").fetchone()[0] == before
+    assert _day_counts(analyst, later) == (0, 0, 0, 0, 0)
+    analyst.execute("commit")
+    whole = _day_counts(analyst, later)
+    assert whole[0] == 4 and whole[1] == 8 and whole[2] >= 8 and whole[3] == 12 and whole[4] == 1
+    analyst.close()
+    # every snapshot taken during the run held none of the day or all of it
+    assert seen and set(seen) <= {(0, 0, 0, 0, 0), whole}, sorted(set(seen))
+    assert whole in seen
+
+
+def test_a_stage_reruns_when_a_package_it_imports_from_changes_and_not_for_another(tmp_path, sample_replay):
+    """dvc.yaml lists package folders: editing the token estimator does not rerun the HF listing, editing the
+    HF client does, and the bytecode Python writes beside the modules changes nothing."""
+    _, replay_url = sample_replay
+    project = copy_project(tmp_path)
+    write_params(project, _params(replay_url, ""))
+    run_dvc(project, "repro", "list")
+    package = project / "src" / "papers_digest"
+    (package / "core" / "__pycache__").mkdir()
+    (package / "core" / "__pycache__" / "models.cpython-311.pyc").write_bytes(b"\0bytecode")
+    with (package / "llm" / "budget.py").open("a", encoding="utf-8") as budget:
+        budget.write("\n# the token estimator, edited\n")
+    assert "up to date" in run_dvc(project, "status", "list").stdout
+    with (package / "sources" / "hf.py").open("a", encoding="utf-8") as hf:
+        hf.write("\n# the HF client, edited\n")
+    status = run_dvc(project, "status", "list").stdout
+    assert "modified:" in status and "src/papers_digest/sources" in status, status

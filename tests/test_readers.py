@@ -16,7 +16,6 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import lxml.html
 import pytest
-from conftest import free_port
 from readers_archive import DATES, EN_PAPER, WORD_EN, WORD_ZH, ZH_PAPER, arxiv_id, write_archive
 
 from papers_digest.cli.mail import send_day, send_days
@@ -26,6 +25,7 @@ from papers_digest.site.render import render_day, render_site
 from papers_digest.site.search import indexed_days, parted_days
 from papers_digest.site.trust import report_link, trust_view
 from papers_digest.testing.browser import console_errors, serve_folder
+from papers_digest.testing.servers import Inbox, smtp_server
 
 # On one worker of `make test`, so the module's archive and Chromium are made once.
 pytestmark = pytest.mark.xdist_group("test_readers")
@@ -206,28 +206,11 @@ def test_without_pagefind_the_pages_are_written_and_the_summary_says_why(archive
 # ---------------------------------------------------------------- the day's email
 
 
-class _Inbox:
-    """An aiosmtpd handler keeping every message it receives."""
-
-    def __init__(self) -> None:
-        self.messages: list[tuple[list[str], bytes]] = []
-
-    async def handle_DATA(self, server, session, envelope):  # aiosmtpd's hook name
-        self.messages.append((list(envelope.rcpt_tos), envelope.original_content or envelope.content))
-        return "250 OK"
-
-
 @pytest.fixture
-def smtp() -> Iterator[tuple[_Inbox, int]]:
-    controller_module = pytest.importorskip("aiosmtpd.controller", reason="aiosmtpd is a dev dependency (.[dev])")
-    inbox = _Inbox()
-    port = free_port()
-    controller = controller_module.Controller(inbox, hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
-        yield inbox, port
-    finally:
-        controller.stop()
+def smtp() -> Iterator[tuple[Inbox, int]]:
+    pytest.importorskip("aiosmtpd.controller", reason="aiosmtpd is a dev dependency (.[dev])")
+    with smtp_server() as served:
+        yield served
 
 
 def _settings(port: int, **changes) -> EmailParams:

@@ -224,12 +224,12 @@ def test_an_unreachable_endpoint_or_a_missing_key_stops_the_run_before_any_paper
     write_params(project, _params(replay_url, "http://127.0.0.1:9/v1"))
     done = run_dvc(project, "repro", check=False)
     assert done.returncode != 0
-    assert "list: llm.base_url is unreachable: cannot connect to http://127.0.0.1:9/v1/models" in done.stderr
+    assert "fulltext: llm.base_url is unreachable: cannot connect to http://127.0.0.1:9/v1/models" in done.stderr
     write_params(project, _params(replay_url, llm_url))
     done = run_dvc(project, "repro", check=False, env=dvc_env(OPENAI_LLM_API_KEY=""))
     assert done.returncode != 0
     assert "wants an API key (HTTP 401): set the environment variable OPENAI_LLM_API_KEY" in done.stderr
-    assert replay.total_requests == 0  # no paper was touched
+    assert replay.requests["arxiv"] == 0  # no paper was touched: the day was listed, no text fetched
     assert sim.stats.by_path.get("/v1/chat/completions", 0) == 0
 
 

@@ -14,6 +14,7 @@ from papers_digest.checker.paths import leading_path
 # rule id -> what it demands, in a few words (the report's legend).
 RULES: dict[str, str] = {
     "json": "one JSON object",
+    "draft": "a draft with every part, each finding naming one candidate sentence once",
     "schema": "exactly the digest's keys, types and counts",
     "length": "an answer that was not cut off at the token limit",
     "english": "English prose in the English digest",
@@ -27,7 +28,7 @@ RULES: dict[str, str] = {
     "finding_sentence": "a finding is a sentence that says what was found",
     "number_unrelated": "a result's numbers are its finding's: in it, or in the sentence it reports",
     "packaging": "a finding says what the paper found, not where its code is or what it leaves out",
-    "results_count": "as many results as the input holds findings: 3 of a full text, 2 of an abstract",
+    "results_count": "as many results as the input holds claims: 1 of an abstract, up to 3 of a full text",
     "cut_off": "a field ends as a sentence ends, not cut off mid-word",
     "title_restated": "one_sentence and problem say more than the title",
     "same_sections": "results do not all cite the same sections",

@@ -36,11 +36,10 @@ from papers_digest.core.models import Digest
 DigestRule = Callable[[Digest, PaperFacts], list[Problem]]
 
 NOVEL_WORDS = 3  # one_sentence and problem must add this many words to the title's
-# How many results a digest reports, (fewest, most): an abstract holds two or three findings, a full text more.
-# Asked for 3 to 6 of an abstract, the 0.5B model wrote one sentence six times (the sample day); asked for 2
-# or 3, it wrote fewer repeats (docs/performance.md). The schema asks for this range; the checker holds the
-# fewest (a model without the schema may write more, each judged by the other rules).
-RESULTS_FULL_TEXT, RESULTS_ABSTRACT = (3, 6), (2, 3)
+# How many results a digest reports, (fewest, most): never more than the input holds claims
+# (docs/checker.md, "Evidence first"). An abstract may hold a single finding, so one is enough; a full text
+# gives three, or one per section that states a figure when it has fewer such sections.
+RESULTS_FULL_TEXT, RESULTS_ABSTRACT = (3, 6), (1, 3)
 # A field is cut when it does not end as a sentence ends and is at least this share of its cap long: the
 # grammar closed it (at the cap; the retry's bound grammar caps at half the characters, in pieces). A shorter
 # field without a full stop was ended by the model: a label-like phrase the other rules judge.
@@ -124,8 +123,13 @@ def cut_off(digest: Digest, facts: PaperFacts) -> list[Problem]:
 
 
 def results_wanted(facts: PaperFacts) -> tuple[int, int]:
-    """How many results a digest of this input reports, (fewest, most)."""
-    return RESULTS_ABSTRACT if facts.abstract_only else RESULTS_FULL_TEXT
+    """How many results a digest of this input reports, (fewest, most): an abstract's at least one, a full
+    text's at least three or as many as its sections that state a figure, when fewer."""
+    if facts.abstract_only:
+        return RESULTS_ABSTRACT
+    fewest, most = RESULTS_FULL_TEXT
+    with_figures = sum(1 for tag in facts.tags if facts.levels.get(tag, 1) <= 1 and facts.figures_in([tag]))
+    return max(1, min(fewest, with_figures)), most
 
 
 def results_count(digest: Digest, facts: PaperFacts) -> list[Problem]:

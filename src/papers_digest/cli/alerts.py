@@ -1,4 +1,4 @@
-"""The run's alert: one JSON message to a chat webhook when a date failed or a day went bad (`alerts` params)."""
+"""The run's alert when a date failed or a day went bad (`alerts` params): to the JSON webhook and apprise's URLs."""
 
 from __future__ import annotations
 
@@ -6,15 +6,12 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-import httpx
-
-from papers_digest.core.http import make_sync_client
+from papers_digest.core.notify import ALERT_URLS_ENV, json_webhook, send, services_from_env
 from papers_digest.core.params import AlertParams
 from papers_digest.day.status import REASONS_SHOWN, DateRun, alert, day_status
 from papers_digest.db.queries import failure_reasons, status_rows
 
 ALERT_WEBHOOK_ENV = "PAPERS_ALERT_WEBHOOK"
-ALERT_TIMEOUT_S = 15.0
 
 
 def webhook_url(alerts: AlertParams) -> str:
@@ -36,19 +33,22 @@ def date_runs(db_path: Path, finished: Iterable[tuple[str, str | None]]) -> list
 
 
 def send_alert(command: str, alerts: AlertParams, runs: list[DateRun]) -> None:
-    """POST the run's alert when it has one; a webhook that fails is reported in one line and never fails the
-    run. The URL is never printed: it may hold a token."""
-    url = webhook_url(alerts)
-    message = alert(runs, alerts.max_failed_share) if url else None
+    """Send the run's alert when it has one: to the webhook, the same JSON as ever (`{"text", "dates"}`), and to
+    each service of PAPERS_ALERT_URLS (its first line as the title). A service that fails is one line and never
+    fails the run; no URL is printed: it may hold a token (core/notify.py)."""
+    message = alert(runs, alerts.max_failed_share)
     if message is None:
         return
-    try:
-        with make_sync_client(timeout_s=ALERT_TIMEOUT_S, local=False) as client:
-            response = client.post(url, json=message)
-    except httpx.HTTPError as exc:
-        print(f"{command}: the alert was not delivered: {type(exc).__name__}: {exc or 'no answer'}")
+    url = webhook_url(alerts)
+    where = ALERT_WEBHOOK_ENV if os.environ.get(ALERT_WEBHOOK_ENV, "").strip() else "alerts.webhook_url"
+    webhook = [json_webhook(url, f"the webhook ({where})", {"dates": message["dates"]})] if url else []
+    services = services_from_env(ALERT_URLS_ENV)
+    if not webhook and not services:
         return
-    if response.is_success:
-        print(f"{command}: alert sent for {len(message['dates'])} date(s)")
-    else:
-        print(f"{command}: the alert was not delivered: the webhook answered HTTP {response.status_code}")
+    title, _, details = message["text"].partition("\n")
+    what = "the alert"
+    sent = send(webhook, "", message["text"], command=command, what=what, failure=True)
+    sent += send(services, title, details, command=command, what=what, failure=True)
+    if sent:
+        dates, total = len(message["dates"]), len(webhook) + len(services)
+        print(f"{command}: alert sent for {dates} date(s) to {sent} of {total} service(s)")

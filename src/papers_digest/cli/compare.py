@@ -9,7 +9,6 @@ compare.json as compare.html (docs/experiments.md).
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import re
@@ -19,8 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import click
 import yaml
 
+from papers_digest.cli import experiments
+from papers_digest.cli.commands import Command, examples
 from papers_digest.cli.project import git_output, project_lock, run_dvc_command, temporary_params
 from papers_digest.core.artefacts import write_json
 from papers_digest.core.errors import ConfigError, PipelineError
@@ -57,36 +59,36 @@ class Candidate:
         return f"compare-{self.name}-{date}"
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser(
-        "compare",
-        help="compare models or endpoints on days already run: one DVC experiment per candidate and date",
-        description="Run each candidate as a DVC experiment (dvc exp run --temp) on days already run: the days' "
-        "lists and full texts are reused as they are (no request to Hugging Face or arXiv), the generation "
-        "stages run again with llm.reuse false. Writes data/compare/<first date>/compare.json and compare.html; "
-        "the first candidate is the reference the others' agreement is measured against. `dvc exp show` lists "
-        "the experiments' run.json metrics side by side.",
-        epilog="""examples:
-  papers compare --date 2025-04-03 \\
-      --candidate small:llm.model=qwen-0.5b --candidate big:llm.model=qwen-7b,llm.concurrency=8
-  papers compare --date 2025-04-02 --date 2025-04-03 \\
-      --candidate vllm:llm.base_url=http://gpu1:8000/v1 --candidate sglang:llm.base_url=http://gpu2:30000/v1""",
-    )
-    parser.add_argument(
-        "--date", dest="dates", action="append", required=True, metavar="DATE", help="a day already run (repeatable)"
-    )
-    parser.add_argument(
-        "--candidate",
-        dest="candidates",
-        action="append",
-        required=True,
-        metavar="NAME:KEY=VALUE[,KEY=VALUE...]",
-        help="a candidate: its name and the params it sets (repeatable; the first is the reference)",
-    )
-    parser.add_argument("--params", default="params.yaml", help="the pipeline's parameters the candidates start from")
-    parser.add_argument("--out", default="data/compare", help="where data/compare/<first date>/ goes")
-    parser.add_argument("--no-report", action="store_true", help="write compare.json only, not the notebook's HTML")
-    parser.set_defaults(func=cmd_compare)
+@click.command(
+    "compare",
+    cls=Command,
+    short_help="compare models or endpoints on days already run: one DVC experiment per candidate and date",
+    help="Run each candidate as a DVC experiment (dvc exp run --temp) on days already run: the days' lists and "
+    "full texts are reused as they are (no request to Hugging Face or arXiv), the generation stages run again "
+    "with llm.reuse false. Writes data/compare/<first date>/compare.json and compare.html; the first candidate "
+    "is the reference the others' agreement is measured against. `dvc exp show` lists the experiments' "
+    "run.json metrics side by side.",
+    epilog=examples(
+        "papers compare --date 2025-04-03 \\",
+        "    --candidate small:llm.model=qwen-0.5b --candidate big:llm.model=qwen-7b,llm.concurrency=8",
+        "papers compare --date 2025-04-02 --date 2025-04-03 \\",
+        "    --candidate vllm:llm.base_url=http://gpu1:8000/v1 --candidate sglang:llm.base_url=http://gpu2:30000/v1",
+    ),
+)
+@click.option("--date", "dates", multiple=True, required=True, metavar="DATE", help="a day already run (repeatable)")
+@click.option(
+    "--candidate",
+    "candidates",
+    multiple=True,
+    required=True,
+    metavar="NAME:KEY=VALUE[,KEY=VALUE...]",
+    help="a candidate: its name and the params it sets (repeatable; the first is the reference)",
+)
+@click.option("--params", default="params.yaml", help="the pipeline's parameters the candidates start from")
+@click.option("--out", default="data/compare", help="where data/compare/<first date>/ goes")
+@click.option("--no-report", is_flag=True, help="write compare.json only, not the notebook's HTML")
+def compare_command(dates: tuple[str, ...], candidates: tuple[str, ...], params: str, out: str, no_report: bool) -> int:
+    return run_comparison(list(dates), list(candidates), Path(params), Path(out), report=not no_report)
 
 
 def parse_candidate(text: str) -> Candidate:
@@ -129,29 +131,26 @@ def candidate_params(base: Params, candidate: Candidate) -> Params:
 
 
 def exp_run_args(candidate: Candidate, date: str) -> list[str]:
-    """`dvc exp run` for one candidate and date: in a temporary workspace, with the day's files copied from
-    the main one, only the generation stages and publish, forced (-f -s), reuse off."""
+    """What `dvc exp run --temp -n <experiment>` gets for one candidate and date: the day's files copied from
+    the main workspace, only the generation stages and publish, forced (-f -s), reuse off."""
     settings = [arg for key, value in candidate.settings.items() for arg in ("-S", f"{key}={value}")]
     return [
-        *("exp", "run", "--temp", "-n", candidate.experiment(date), "-f", "-s"),
+        *("-f", "-s"),
         *settings,
         *("-S", "llm.reuse=false", "-S", f"date={date}", "-C", f"data/{date}", "-C", LOCK),
         *GENERATION,
     ]
 
 
-def experiment_ref(baseline: str, name: str) -> str:
-    """The git ref DVC keeps an experiment under: refs/exps/<baseline[:2]>/<baseline[2:]>/<name>."""
-    return f"refs/exps/{baseline[:2]}/{baseline[2:]}/{name}"
-
-
-def cmd_compare(args: argparse.Namespace) -> int:
-    dates = list(dict.fromkeys(args.dates))
-    candidates = [parse_candidate(text) for text in args.candidates]
+def run_comparison(
+    dates: list[str], candidate_texts: list[str], params_path: Path, out_root: Path, report: bool
+) -> int:
+    dates = list(dict.fromkeys(dates))
+    candidates = [parse_candidate(text) for text in candidate_texts]
     names = [c.name for c in candidates]
     if len(set(names)) != len(names):
         raise ConfigError(f"candidate names must differ: {', '.join(names)}")
-    base = load_params(args.params)
+    base = load_params(params_path)
     runs = {c.name: candidate_params(base, c) for c in candidates}
     for name, params in runs.items():
         if params.engine.kind != "none":
@@ -168,7 +167,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     baseline = git_output("rev-parse", "HEAD")
     if baseline is None:
         raise CompareError("no git commit here: DVC experiments start from one (git commit the project first)")
-    out = Path(args.out) / dates[0]
+    out = out_root / dates[0]
     with project_lock("papers compare"):
         for name, params in runs.items():  # before any experiment: every endpoint answers and serves its model
             try:
@@ -176,7 +175,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             except PipelineError as exc:
                 raise ConfigError(f"candidate {name}: {exc}") from None
         for date in dates:
-            with day_in_lock(Path(args.params), date):
+            with day_in_lock(params_path, date):
                 for candidate in candidates:
                     run_experiment(candidate, date, baseline, out)
     rows = compare(
@@ -193,7 +192,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             "candidates": [row.model_dump(mode="json") for row in rows],
         },
     )
-    if not args.no_report:
+    if report:
         render_report(out)
     for row in sorted(rows, key=lambda r: r.rank):
         agreement = "reference" if row.reference else f"agreement {_share(row.agreement)}"
@@ -201,7 +200,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             f"papers compare: {row.rank}. {row.name}: {row.done}/{row.papers} done ({row.done_first_answer} on the "
             f"first answer), {row.failed} failed; p50 {row.latency_p50_s:.2f} s; {agreement}"
         )
-    print(f"papers compare: {out / 'compare.json'}" + ("" if args.no_report else f", {out / 'compare.html'}"))
+    print(f"papers compare: {out / 'compare.json'}" + (f", {out / 'compare.html'}" if report else ""))
     return 0
 
 
@@ -232,31 +231,24 @@ def run_experiment(candidate: Candidate, date: str, baseline: str, out: Path) ->
     """One candidate on one date as a DVC experiment, then its outputs copied into out/candidates/."""
     name = candidate.experiment(date)
     print(f"papers compare: {candidate.name} on {date}: dvc exp run (experiment {name})", flush=True)
-    run_dvc_command("exp", "remove", name, quiet=True)  # a comparison run again replaces its experiments
-    code = run_dvc_command(*exp_run_args(candidate, date))
-    ref = experiment_ref(baseline, name)
-    if code != 0 or git_output("rev-parse", "--verify", "--quiet", ref) is None:
+    experiments.remove([name])  # a comparison run again replaces its experiments
+    code = experiments.run_temporary(name, exp_run_args(candidate, date))
+    if code != 0 or not experiments.committed(baseline, name):
         raise CompareError(f"candidate {candidate.name} on {date}: dvc exp run exited with {code}; see above")
-    collect_outputs(ref, date, candidate_dir(out, candidate.name, date))
+    collect_outputs(baseline, name, date, candidate_dir(out, candidate.name, date))
 
 
-def collect_outputs(ref: str, date: str, dest: Path) -> None:
-    """Copy an experiment's outputs for `date` from its git ref (its dvc.lock) and DVC's cache into `dest`,
-    with the main workspace's list.json beside them: a folder report.compare.load_candidate_day reads."""
-    from dvc.api import DVCFileSystem
-
+def collect_outputs(baseline: str, name: str, date: str, dest: Path) -> None:
+    """Copy an experiment's outputs for `date` (from its commit and DVC's cache) into `dest`, with the main
+    workspace's list.json beside them: a folder report.compare.load_candidate_day reads."""
     if dest.exists():
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
-    fs = DVCFileSystem(".", rev=ref)
     day = f"data/{date}"
-    for output in EXPERIMENT_OUTPUTS:
-        path = f"{day}/{output}"
-        files = [path] if fs.isfile(path) else sorted(fs.find(path))
-        for remote in files:
-            local = dest / Path(remote).relative_to(day)
-            local.parent.mkdir(parents=True, exist_ok=True)
-            local.write_bytes(fs.read_bytes(remote))
+    for path, content in experiments.read_files(baseline, name, [f"{day}/{output}" for output in EXPERIMENT_OUTPUTS]):
+        local = dest / Path(path).relative_to(day)
+        local.parent.mkdir(parents=True, exist_ok=True)
+        local.write_bytes(content)
     shutil.copy2(Path(day) / "list.json", dest / "list.json")
 
 

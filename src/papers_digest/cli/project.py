@@ -12,7 +12,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -61,12 +61,15 @@ def dvc_repro(
     DVC runs in its own process group, so the stage it runs can always be stopped with it: on Ctrl-C or
     SIGTERM (as KeyboardInterrupt) the group gets SIGINT, as a terminal would send it, then SIGKILL after
     `grace_s`. `watch` is asked twice a second; when it returns a reason (the engine died), the run is
-    stopped the same way and EngineDied raised with that reason.
+    stopped the same way and EngineDied raised with that reason. Its standard output (and its stages', which
+    write theirs unbuffered) is passed on without the hints DVC ends with (`without_hints`).
     """
-    env = dvc_env()
+    env = {**dvc_env(), "PYTHONUNBUFFERED": "1"}  # each line as it is written, though through a pipe
     command = [dvc_executable(), "repro", *(["--force"] if force else []), *extra]
     started = time.monotonic()
-    process = start_group(command, cwd=cwd, env=env)
+    process = start_group(command, cwd=cwd, env=env, stdout=subprocess.PIPE)
+    forwarding = threading.Thread(target=_forward, args=(process,), name="dvc-output", daemon=True)
+    forwarding.start()
     try:
         while True:
             try:
@@ -80,8 +83,48 @@ def dvc_repro(
     except BaseException:
         stop_group(process, grace_s)
         raise
+    finally:
+        forwarding.join(timeout=5)  # the rest of the output, up to the end of the pipe
     print(f"dvc repro finished in {time.monotonic() - started:.1f} s with exit code {code}")
     return code
+
+
+# What `dvc repro` ends with when it changed dvc.lock and ran a stage: how to `git add` the changed files, how to
+# turn on auto staging, and `dvc push`. A papers run does not follow them: dvc.lock changes with each date it
+# runs, and a day is shared with `dvc push --run-cache` (docs/operations.md, "Several machines").
+HINT_HEADINGS = ("To track the changes with git, run:", "To enable auto staging, run:")
+PUSH_HINT = "Use `dvc push` to send your updates to remote storage."
+
+
+def without_hints(lines: Iterable[str]) -> Iterator[str]:
+    """DVC's output less its closing hints: each heading with the blank lines around it and the command line
+    (tab-indented) that follows it, and the `dvc push` line. tests/test_dvc.py checks DVC still words them so."""
+    blanks: list[str] = []
+    in_hint = False
+    for line in lines:
+        text = line.rstrip("\r\n")
+        if in_hint:
+            in_hint = not text.startswith("\t")  # the command ends the hint
+        elif not text:
+            blanks.append(line)  # kept back until it is known not to open a hint
+        elif text in HINT_HEADINGS or text == PUSH_HINT:
+            blanks.clear()
+            in_hint = text != PUSH_HINT
+        else:
+            yield from blanks
+            blanks.clear()
+            yield line
+    yield from blanks
+
+
+def _forward(process: subprocess.Popen[bytes]) -> None:
+    """DVC's standard output to ours, line by line, less the hints; the bytes as DVC wrote them."""
+    assert process.stdout is not None
+    sys.stdout.flush()  # what papers printed before goes first
+    lines = (raw.decode("utf-8", "surrogateescape") for raw in iter(process.stdout.readline, b""))
+    for line in without_hints(lines):
+        sys.stdout.buffer.write(line.encode("utf-8", "surrogateescape"))
+        sys.stdout.buffer.flush()
 
 
 def start_group(command: list[str], **popen: Any) -> subprocess.Popen[bytes]:

@@ -1,21 +1,22 @@
-"""`papers daily` (and its alias `papers run`): the pipeline for one date or many, on an endpoint or on a managed
-engine started once for all of them and always stopped after."""
+"""`papers daily` and `papers run`: the pipeline for one date or many, on an endpoint or on a managed engine
+started once for all of them and always stopped after."""
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import datetime as dt
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 
-from papers_digest.cli import backfill
+import click
+
+from papers_digest.cli import backfill, experiments
 from papers_digest.cli.alerts import date_runs, send_alert
-from papers_digest.cli.mail import send_days
+from papers_digest.cli.commands import Command, examples
+from papers_digest.cli.mail import push_days, send_days
 from papers_digest.cli.project import (
     DB_PATH,
     EngineDied,
@@ -23,7 +24,6 @@ from papers_digest.cli.project import (
     dvc_repro,
     git_output,
     project_lock,
-    run_dvc_command,
     set_params,
     sigterm_as_interrupt,
 )
@@ -37,66 +37,92 @@ from papers_digest.llm.endpoint import check_llm_endpoint
 MAX_RANGE_DAYS = 366
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    daily = sub.add_parser(
-        "daily",
-        help="run the pipeline for yesterday (UTC) and the days missed before it, or for the dates given",
-        description="Run the pipeline (dvc repro) for yesterday (UTC) and the days missed before it, or for the "
-        "dates given, one date after the other; one date's failure does not stop the others. With engine.kind "
-        "set in params.yaml, the managed engine is started once for all the dates and always stopped after.",
-        epilog="""examples:
-  papers daily                                   # yesterday, and the missed days (catch_up_days)
-  papers daily --date 2025-04-03                 # one day
-  papers daily --from 2025-04-01 --to 2025-04-03 # a range, oldest first
-  papers daily --date 2025-04-03 --retry-failed  # ask again only for that day's failed papers
-  papers daily --from 2025-03-01 --to 2025-03-31 --jobs 4  # a month, 4 dates generated at a time
-  papers daily --from 2025-03-01 --to 2025-03-31 --pull    # what other machines pushed is restored""",
-    )
-    which = daily.add_mutually_exclusive_group()
-    which.add_argument("--date", help="one day, YYYY-MM-DD (default: yesterday and the missed days)")
-    which.add_argument("--from", dest="start", metavar="DATE", help="the first day of a range (with --to)")
-    daily.add_argument("--to", dest="end", metavar="DATE", help="the last day of a range (default: yesterday)")
-    daily.add_argument(
-        "--no-catch-up", action="store_true", help="only yesterday, not the missed days before it (catch_up_days)"
-    )
-    daily.add_argument("--params", default="params.yaml", help="the pipeline's parameters")
-    daily.add_argument("--force", action="store_true", help="pass --force to dvc repro (rerun every stage)")
-    daily.add_argument(
-        "--retry-failed",
-        action="store_true",
-        help="ask again for the failed papers of each date only (done answers come from data/store)",
-    )
-    daily.add_argument(
-        "--pull",
-        action="store_true",
-        help="restore what another machine ran from the DVC remote (dvc repro --pull): a date it pushed with "
-        "`dvc push --run-cache` is checked out, not generated again",
-    )
-    daily.add_argument(
-        "--jobs",
-        type=int,
-        default=1,
-        metavar="N",
-        help="run N dates at a time, each a DVC experiment in its own workspace; Hugging Face is still asked one "
-        "date after the other, arXiv at one pace for all of them, and llm.concurrency bounds the calls of all of "
-        "them together",
-    )
-    daily.set_defaults(func=cmd_daily, targets=[])
+@dataclass(frozen=True)
+class DatePlan:
+    """Which dates `papers daily` was asked for: one (--date), a range (--from, --to), or yesterday and, with
+    catch_up, the days missed before it."""
 
-    run = sub.add_parser(
-        "run",
-        help="the date already in params.yaml, as `papers daily --date <it>` (engine included)",
-        description="Run the pipeline for the date already in params.yaml, as `papers daily --date <it>` does "
-        "(the managed engine included), or only the stages named.",
-        epilog="""examples:
-  papers run             # every stage, for params.yaml's date
-  papers run publish     # the stages up to publish""",
-    )
-    run.add_argument("--params", default="params.yaml", help="the pipeline's parameters")
-    run.add_argument("--force", action="store_true", help="pass --force to dvc repro (rerun every stage)")
-    run.add_argument("targets", nargs="*", help="stages for dvc repro (default: all)")
-    run.set_defaults(func=cmd_daily, date=None, start=None, end=None, no_catch_up=True, retry_failed=False)
-    run.set_defaults(here=True, jobs=1, pull=False)
+    date: str | None = None
+    start: str | None = None
+    end: str | None = None
+    catch_up: bool = True
+
+
+@click.command(
+    "daily",
+    cls=Command,
+    short_help="run the pipeline for yesterday (UTC) and the days missed before it, or for the dates given",
+    help="Run the pipeline (dvc repro) for yesterday (UTC) and the days missed before it, or for the dates given, "
+    "one date after the other; one date's failure does not stop the others. With engine.kind set in "
+    "params.yaml, the managed engine is started once for all the dates and always stopped after.",
+    epilog=examples(
+        "papers daily                                   # yesterday, and the missed days (catch_up_days)",
+        "papers daily --date 2025-04-03                 # one day",
+        "papers daily --from 2025-04-01 --to 2025-04-03 # a range, oldest first",
+        "papers daily --date 2025-04-03 --retry-failed  # ask again only for that day's failed papers",
+        "papers daily --from 2025-03-01 --to 2025-03-31 --jobs 4  # a month, 4 dates generated at a time",
+        "papers daily --from 2025-03-01 --to 2025-03-31 --pull    # what other machines pushed is restored",
+    ),
+)
+@click.option("--date", metavar="DATE", help="one day, YYYY-MM-DD (default: yesterday and the missed days)")
+@click.option("--from", "start", metavar="DATE", help="the first day of a range (with --to); not with --date")
+@click.option("--to", "end", metavar="DATE", help="the last day of a range (default: yesterday)")
+@click.option("--no-catch-up", is_flag=True, help="only yesterday, not the missed days before it (catch_up_days)")
+@click.option("--params", default="params.yaml", help="the pipeline's parameters")
+@click.option("--force", is_flag=True, help="pass --force to dvc repro (rerun every stage)")
+@click.option(
+    "--retry-failed",
+    is_flag=True,
+    help="ask again for the failed papers of each date only (done answers come from data/store)",
+)
+@click.option(
+    "--pull",
+    is_flag=True,
+    help="restore what another machine ran from the DVC remote (dvc repro --pull): a date it pushed with "
+    "`dvc push --run-cache` is checked out, not generated again",
+)
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=1,
+    metavar="N",
+    help="run N dates at a time, each a DVC experiment in its own workspace; Hugging Face is still asked one "
+    "date after the other, arXiv at one pace for all of them, and llm.concurrency bounds the calls of all of "
+    "them together",
+)
+def daily_command(
+    date: str | None,
+    start: str | None,
+    end: str | None,
+    no_catch_up: bool,
+    params: str,
+    force: bool,
+    retry_failed: bool,
+    pull: bool,
+    jobs: int,
+) -> int:
+    if date and start:
+        raise click.UsageError("--date and --from cannot be used together")
+    plan = DatePlan(date, start, end, catch_up=not no_catch_up)
+    return run_daily(Path(params), plan, force=force, retry_failed=retry_failed, pull=pull, jobs=jobs)
+
+
+@click.command(
+    "run",
+    cls=Command,
+    short_help="the date already in params.yaml, as `papers daily --date <it>` (engine included)",
+    help="Run the pipeline for the date already in params.yaml, as `papers daily --date <it>` does (the "
+    "managed engine included), or only the stages named (TARGETS: stages for dvc repro; default: all).",
+    epilog=examples(
+        "papers run             # every stage, for params.yaml's date",
+        "papers run publish     # the stages up to publish",
+    ),
+)
+@click.option("--params", default="params.yaml", help="the pipeline's parameters")
+@click.option("--force", is_flag=True, help="pass --force to dvc repro (rerun every stage)")
+@click.argument("targets", nargs=-1)
+def run_command(params: str, force: bool, targets: tuple[str, ...]) -> int:
+    return run_params_date(Path(params), force=force, targets=list(targets))
 
 
 @dataclass
@@ -106,35 +132,38 @@ class Outcome:
     note: str = ""
 
 
-def cmd_daily(args: argparse.Namespace) -> int:
-    params_path = Path(args.params)
-    command = "papers run" if getattr(args, "here", False) else "papers daily"
-    with project_lock(command), sigterm_as_interrupt():
-        params = load_params(params_path)
-        dates = [params.date] if getattr(args, "here", False) else plan_dates(args, params, utc_yesterday())
-        if args.retry_failed and not params.llm.reuse:
+def run_daily(params_path: Path, plan: DatePlan, *, force: bool, retry_failed: bool, pull: bool, jobs: int) -> int:
+    """`papers daily`: the planned dates one after the other, or `jobs` at a time as DVC experiments."""
+    with project_lock("papers daily"), sigterm_as_interrupt():
+        params = _run_params(params_path)
+        dates = plan_dates(plan, params, utc_yesterday())
+        if retry_failed and not params.llm.reuse:
             raise ParamsError(
                 f"{params_path}: llm.reuse is false: --retry-failed would ask again for every paper, not only "
                 "the failed ones (it relies on data/store for the done answers)"
             )
-        if params.engine.kind != "none" and not params.llm.model:
-            raise ParamsError(
-                f"{params_path}: llm.model is empty: set it to the name the {params.engine.kind} engine should "
-                "serve the model under (the stages send it with every request)"
-            )
-        if args.jobs < 1:
-            raise ParamsError(f"--jobs must be 1 or more, got {args.jobs}")
-        if args.jobs > 1 and len(dates) > 1 and not (args.force or args.retry_failed or args.pull):
-            return run_parallel(command, params_path, params, dates, args.jobs)
-        return run_batch(
-            command,
-            params_path,
-            params,
-            dates,
-            force=args.force,
-            retry=args.retry_failed,
-            targets=[*(["--pull"] if args.pull else []), *args.targets],
+        if jobs > 1 and len(dates) > 1 and not (force or retry_failed or pull):
+            return run_parallel("papers daily", params_path, params, dates, jobs)
+        targets = ["--pull"] if pull else []
+        return run_batch("papers daily", params_path, params, dates, force=force, retry=retry_failed, targets=targets)
+
+
+def run_params_date(params_path: Path, *, force: bool = False, targets: list[str] | None = None) -> int:
+    """`papers run`: params.yaml's own date, the stages named or all of them."""
+    with project_lock("papers run"), sigterm_as_interrupt():
+        params = _run_params(params_path)
+        return run_batch("papers run", params_path, params, [params.date], force=force, targets=targets)
+
+
+def _run_params(params_path: Path) -> Params:
+    """The params a run starts from, with what a managed engine needs checked before anything starts."""
+    params = load_params(params_path)
+    if params.engine.kind != "none" and not params.llm.model:
+        raise ParamsError(
+            f"{params_path}: llm.model is empty: set it to the name the {params.engine.kind} engine should "
+            "serve the model under (the stages send it with every request)"
         )
+    return params
 
 
 def run_batch(
@@ -198,14 +227,14 @@ def run_parallel(command: str, params_path: Path, params: Params, dates: list[st
         flush=True,
     )
     names = [backfill.experiment_name(date) for date in dates]
-    prefix = backfill.worker_prefix()
+    alive = experiments.WorkersSeen()
     listed: dict[str, int] = {}
     queued: set[str] = set()
     parallel = True
     started = time.monotonic()
     with endpoint_for_the_batch(params) as (watch, _engine):
-        run_dvc_command("exp", "remove", *names, quiet=True)
-        pages, starts = backfill.PagesAhead(params), backfill.WorkerStarts()
+        experiments.remove(names)  # a date run before from this commit would seem done at once
+        pages, starts = backfill.PagesAhead(params), experiments.WorkerStarts(backfill.store_env())
         try:
             for date in dates:  # Hugging Face: one date after the other, against this database
                 set_params(params_path, {"date": date})
@@ -228,8 +257,7 @@ def run_parallel(command: str, params_path: Path, params: Params, dates: list[st
                     continue
                 state = "failed"
                 if date in queued:
-                    name, alive = backfill.experiment_name(date), partial(backfill.workers_alive, prefix)
-                    state = backfill.wait_for(baseline, name, _raise_on(watch), alive=alive)
+                    state = backfill.wait_for(baseline, backfill.experiment_name(date), _raise_on(watch), alive=alive)
                 set_params(params_path, {"date": date})
                 doing = {"done": "restore and publish", "failed": "its experiment failed: run here"}[state]
                 doing = doing if date in queued else "run here"
@@ -238,13 +266,13 @@ def run_parallel(command: str, params_path: Path, params: Params, dates: list[st
             pages.close()
         except BaseException:
             pages.close(wait=False)
-            backfill.stop(names)
+            experiments.stop(names)
             raise
     print(f"{command}: lists made and dates queued in {queued_s:.0f} s; all done in {time.monotonic() - started:.0f} s")
     print(f"{command}: arXiv pages fetched ahead of the experiments: {pages.requests} request(s)", flush=True)
     for failure in pages.failures:
         print(f"{command}: fetching ahead failed for {failure}; its fulltext stage asked instead", flush=True)
-    run_dvc_command("exp", "remove", *names, quiet=True)
+    experiments.remove(names)
     return _summary(command, outcomes, params)
 
 
@@ -253,7 +281,7 @@ def _workers_started(command: str, started: bool, names: list[str], queued: set[
     if started:
         return True
     print(f"{command}: dvc queue start failed: the dates run here, one after the other", flush=True)
-    run_dvc_command("queue", "remove", *names, quiet=True)
+    experiments.stop(names)
     queued.clear()
     return False
 
@@ -271,23 +299,23 @@ def _raise_on(watch: Watch | None) -> Callable[[], None] | None:
     return check
 
 
-def plan_dates(args: argparse.Namespace, params: Params, yesterday: dt.date, db_path: Path = DB_PATH) -> list[str]:
+def plan_dates(plan: DatePlan, params: Params, yesterday: dt.date, db_path: Path = DB_PATH) -> list[str]:
     """The dates to run, oldest first: --date; --from/--to; else the days since the last one that ran to the
     end (its run record in the database), at most catch_up_days before yesterday, and yesterday itself, so
     a machine that was off for a few days catches up on its next run."""
-    if args.date:
-        return [_day(args.date, "--date").isoformat()]
-    if args.start or args.end:
-        if not args.start:
+    if plan.date:
+        return [_day(plan.date, "--date").isoformat()]
+    if plan.start or plan.end:
+        if not plan.start:
             raise ParamsError("--to needs --from")
-        start, end = _day(args.start, "--from"), _day(args.end, "--to") if args.end else yesterday
+        start, end = _day(plan.start, "--from"), _day(plan.end, "--to") if plan.end else yesterday
         if end < start:
             raise ParamsError(f"--from {start} is after --to {end}")
         if (end - start).days >= MAX_RANGE_DAYS:
             raise ParamsError(f"--from {start} --to {end} spans more than {MAX_RANGE_DAYS} days")
         return _days(start, end)
     last = last_run_date(db_path, before=yesterday.isoformat())
-    if args.no_catch_up or last is None:
+    if not plan.catch_up or last is None:
         return [yesterday.isoformat()]
     start = max(dt.date.fromisoformat(last) + dt.timedelta(days=1), yesterday - dt.timedelta(days=params.catch_up_days))
     return _days(min(start, yesterday), yesterday)
@@ -357,7 +385,9 @@ def _summary(command: str, outcomes: list[Outcome], params: Params) -> int:
         print(f"{command}: {len(outcomes) - failed} of {len(outcomes)} dates ok")
     finished = [(o.date, None if o.code == 0 else o.note or f"dvc repro exited with {o.code}") for o in outcomes]
     send_alert(command, params.alerts, date_runs(DB_PATH, finished))
-    send_days(params.email, [o.date for o in outcomes if o.code == 0], DB_PATH, command, base_url=params.site.base_url)
+    ran = [o.date for o in outcomes if o.code == 0]
+    send_days(params.email, ran, DB_PATH, command, base_url=params.site.base_url)
+    push_days(params, ran, DB_PATH, command)
     return 1 if failed else 0
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import click
+
+from papers_digest.cli.commands import Command, examples
 from papers_digest.cli.project import project_lock, sigterm_as_interrupt, temporary_params
 from papers_digest.cli.runs import run_batch
 from papers_digest.core.params import load_params
@@ -45,54 +48,69 @@ SAMPLE_SAMPLING = {
 }
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    sample = sub.add_parser(
-        "sample",
-        help="run the pipeline on the bundled sample day, fully offline (recorded HF/arXiv answers)",
-        description=f"Run the pipeline on the bundled sample day, {SAMPLE_DATE}, fully offline: the HF and arXiv "
-        "answers recorded in --sample-dir are replayed on 127.0.0.1, and the digests come from the offline "
-        "model on a local llama.cpp server (fetched into models/ when missing; about 9 minutes on 2 cores) or "
-        "from the engine simulator (seconds; its digests are not prose). params.yaml is put back as it was.",
-        epilog="""examples:
-  papers sample               # the offline model (what `make sample` runs)
-  papers sample --engine sim  # the engine simulator (`make sample-sim`)""",
-    )
-    sample.add_argument("--params", default="params.yaml", help="the pipeline's parameters, restored after the run")
-    sample.add_argument("--sample-dir", default="sample", help="recorded HF/arXiv answers (default: sample/)")
-    sample.add_argument("--limit", type=int, default=SAMPLE_LIMIT, help="papers of the day to digest")
-    sample.add_argument("--latency", type=float, default=0.2, help="simulated seconds per LLM call (--engine sim only)")
-    sample.add_argument(
-        "--engine",
-        choices=["sim", "llama-cpp"],
-        default="llama-cpp",
-        help="llama-cpp: the offline GGUF on a local llama.cpp server (`make sample`); sim: the engine "
-        "simulator (`make sample-sim`)",
-    )
-    sample.add_argument(
-        "--model",
-        default=str(DEFAULT_MODEL_PATH),
-        help=f"GGUF for --engine llama-cpp; fetched when it is the default and missing (default: {DEFAULT_MODEL_PATH})",
-    )
-    sample.add_argument(
-        "--max-tokens", type=int, default=SAMPLE_MAX_TOKENS, help="llm.max_tokens for --engine llama-cpp"
-    )
-    sample.set_defaults(func=cmd_sample)
+@dataclass(frozen=True)
+class SampleRun:
+    """What `papers sample` was asked for (its options)."""
+
+    params: str = "params.yaml"
+    sample_dir: str = "sample"
+    limit: int = SAMPLE_LIMIT
+    latency: float = 0.2
+    engine: str = "llama-cpp"
+    model: str = str(DEFAULT_MODEL_PATH)
+    max_tokens: int = SAMPLE_MAX_TOKENS
+
+
+@click.command(
+    "sample",
+    cls=Command,
+    short_help="run the pipeline on the bundled sample day, fully offline (recorded HF/arXiv answers)",
+    help=f"Run the pipeline on the bundled sample day, {SAMPLE_DATE}, fully offline: the HF and arXiv answers "
+    "recorded in --sample-dir are replayed on 127.0.0.1, and the digests come from the offline model on a local "
+    "llama.cpp server (fetched into models/ when missing; about 9 minutes on 2 cores) or from the engine "
+    "simulator (seconds; its digests are not prose). params.yaml is put back as it was.",
+    epilog=examples(
+        "papers sample               # the offline model (what `make sample` runs)",
+        "papers sample --engine sim  # the engine simulator (`make sample-sim`)",
+    ),
+)
+@click.option("--params", default=SampleRun.params, help="the pipeline's parameters, restored after the run")
+@click.option("--sample-dir", default=SampleRun.sample_dir, help="recorded HF/arXiv answers")
+@click.option("--limit", type=int, default=SampleRun.limit, help="papers of the day to digest")
+@click.option(
+    "--latency", type=float, default=SampleRun.latency, help="simulated seconds per LLM call (--engine sim only)"
+)
+@click.option(
+    "--engine",
+    type=click.Choice(["sim", "llama-cpp"]),
+    default=SampleRun.engine,
+    help="llama-cpp: the offline GGUF on a local llama.cpp server (`make sample`); sim: the engine "
+    "simulator (`make sample-sim`)",
+)
+@click.option(
+    "--model", default=SampleRun.model, help="GGUF for --engine llama-cpp; fetched when it is the default and missing"
+)
+@click.option("--max-tokens", type=int, default=SampleRun.max_tokens, help="llm.max_tokens for --engine llama-cpp")
+def sample_command(**options: Any) -> int:
+    return cmd_sample(SampleRun(**options))
 
 
 def sample_overrides(replay_url: str, limit: int, llm: dict[str, Any], engine: dict[str, Any]) -> dict[str, Any]:
-    """The params one sample run sets (everything else comes from params.yaml): the replayed sources, the
-    sample date and limit, and the endpoint or engine (`llm.*`, `engine.*` as dotted keys)."""
+    """The params one sample run sets (everything else comes from params.yaml): the replayed sources, asked
+    without arXiv's pace (it is arXiv's rule, not the replay's), the sample date and limit, and the endpoint
+    or engine (`llm.*`, `engine.*` as dotted keys)."""
     return {
         "date": SAMPLE_DATE,
         "limit": limit,
         "source.hf_url": replay_url,
         "source.arxiv_url": replay_url,
+        "source.arxiv_interval_s": 0,
         **{f"llm.{key}": value for key, value in llm.items()},
         **{f"engine.{key}": value for key, value in engine.items()},
     }
 
 
-def cmd_sample(args: argparse.Namespace) -> int:
+def cmd_sample(args: SampleRun) -> int:
     sample_dir = Path(args.sample_dir)
     if not (sample_dir / "hf" / f"{SAMPLE_DATE}.json").is_file():
         print(f"papers sample: {sample_dir}/hf/{SAMPLE_DATE}.json not found (run from the repository root)")
@@ -123,9 +141,7 @@ def cmd_sample(args: argparse.Namespace) -> int:
 
 
 @contextlib.contextmanager
-def _sample_endpoint(
-    args: argparse.Namespace, model: Path | None
-) -> Iterator[tuple[dict[str, Any], dict[str, Any], str]]:
+def _sample_endpoint(args: SampleRun, model: Path | None) -> Iterator[tuple[dict[str, Any], dict[str, Any], str]]:
     """(llm params, engine params, what it is in words): the simulator served here for the run, or the
     offline model on a llama.cpp server that the run starts and stops."""
     if model is None:

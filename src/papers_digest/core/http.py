@@ -7,6 +7,7 @@ import itertools
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import httpx
 from tenacity import (
@@ -21,6 +22,7 @@ from tenacity import (
 from papers_digest import __version__
 from papers_digest.core.params import RetryParams
 
+T = TypeVar("T")
 USER_AGENT = f"papers-digest/{__version__} (daily paper digests; polite: serial arXiv fetches)"
 RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 # A 429 with these words means the account is out of quota: waiting does not help.
@@ -50,14 +52,14 @@ def make_client(*, timeout_s: float, headers: dict[str, str] | None = None) -> h
     )
 
 
-def make_sync_client(*, timeout_s: float, headers: dict[str, str] | None = None, local: bool = True) -> httpx.Client:
-    """The same setup for the few blocking calls: an engine's readiness checks (`local`: proxies ignored, they
-    talk to a local engine) and an alert to a chat webhook (through the environment's proxy, if any)."""
+def make_sync_client(*, timeout_s: float, headers: dict[str, str] | None = None) -> httpx.Client:
+    """The same setup for the few blocking calls, an engine's readiness checks: proxies ignored, they talk to a
+    local engine (alerts and pushes go through apprise: core/notify.py)."""
     return httpx.Client(
         headers={"User-Agent": USER_AGENT, **(headers or {})},
         follow_redirects=True,
         timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 15.0)),
-        trust_env=not local,
+        trust_env=False,
     )
 
 
@@ -111,31 +113,38 @@ def retry_after_s(response: httpx.Response) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-async def send_with_retry(policy: RetryPolicy, send: Callable[[int], Awaitable[httpx.Response]]) -> httpx.Response:
+async def send_with_retry(
+    policy: RetryPolicy,
+    send: Callable[[int], Awaitable[T]],
+    response_of: Callable[[T], httpx.Response] | None = None,
+) -> T:
     """Call send(try_number) until it gives a non-transient answer or the tries run out.
 
-    Returns the last response (whatever its status); raises the last transport error
-    (httpx.TransportError: connection refused or reset, timeouts) when no response came.
+    Returns the last try's result (whatever its status); raises the last transport error
+    (httpx.TransportError: connection refused or reset, timeouts) when no response came. `send` returns the
+    response, or a record holding it that `response_of` reads (the chat client's try with its call record).
     """
+    answer: Callable[[T], httpx.Response] = response_of or (lambda result: result)  # type: ignore[assignment,return-value]
     backoff = wait_exponential_jitter(multiplier=min(1.0, policy.max_wait_s), max=policy.max_wait_s, jitter=0.5)
 
     def wait(state: RetryCallState) -> float:
         outcome = state.outcome
         if outcome is not None and not outcome.failed:
-            hinted = retry_after_s(outcome.result())
+            hinted = retry_after_s(answer(outcome.result()))
             if hinted is not None:
                 return min(hinted, policy.max_wait_s)
         return min(backoff(state), policy.max_wait_s)
 
     tries = itertools.count()
 
-    async def one_try() -> httpx.Response:
+    async def one_try() -> T:
         return await send(next(tries))
 
     retrying = AsyncRetrying(
         stop=stop_after_attempt(policy.attempts),
         wait=wait,
-        retry=retry_if_exception_type(httpx.TransportError) | retry_if_result(is_retryable_response),
+        retry=retry_if_exception_type(httpx.TransportError)
+        | retry_if_result(lambda result: is_retryable_response(answer(result))),
         # out of tries: the last response as it is, or the last transport error raised
         retry_error_callback=lambda state: state.outcome.result() if state.outcome else None,
         reraise=True,

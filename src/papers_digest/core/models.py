@@ -128,7 +128,7 @@ class CallRecord(BaseModel):
     retry: int = 0  # transport retries within one attempt (0 = first try)
     status: CallStatus  # ok: answer passed the checker; rejected: it did not; error: no usable answer
     error: str | None = None
-    # error: http, transport, context_length (the prompt does not fit), bad_response; rejected: checker
+    # error: http, transport, context_length (the prompt does not fit), quota, bad_response; rejected: checker
     error_kind: str | None = None
     context_tokens: int | None = None  # the model's context, when a context_length error states it
     http_status: int | None = None

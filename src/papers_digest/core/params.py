@@ -71,6 +71,10 @@ class LlmParams(_Section):
     # Tokens the paper's message (title, section tags, text) may take; a longer paper is trimmed
     # (appendices first, then the longest sections from the end). null: never trim.
     max_input_tokens: int | None = Field(None, ge=256)
+    # How the English digest is asked (docs/checker.md, "Evidence first"): draft = a plain-text draft whose
+    # findings each name a numbered candidate sentence of the paper, turned into JSON by the program; json =
+    # the whole digest as one JSON answer (with structured_output, held to the schema).
+    asking: Literal["draft", "json"] = "draft"
     # Send the digest's JSON schema as response_format (falls back to prompt-only if refused).
     structured_output: bool = False
     # Fields added as they are to every request's body: an engine's own sampling settings, such as
@@ -149,7 +153,8 @@ class RetryParams(_Section):
 
 
 class AlertParams(_Section):
-    """Where `papers daily` reports a bad run: a chat webhook (the environment's PAPERS_ALERT_WEBHOOK wins)."""
+    """Where `papers daily` reports a bad run: a JSON webhook (the environment's PAPERS_ALERT_WEBHOOK wins) and
+    the apprise URLs of PAPERS_ALERT_URLS, only from the environment (core/notify.py)."""
 
     webhook_url: str = ""
     # A day whose failed papers are more than this share of those picked is reported (0-1).
@@ -206,6 +211,14 @@ class EmailParams(_Section):
     # Papers link to their pages at site.base_url (the email's own `site_url` before #39: validate_params moves it).
 
 
+class NotifyParams(_Section):
+    """The day's digest pushed to chats after `papers daily`, to the apprise URLs of PAPERS_NOTIFY_URLS (only
+    from the environment: they carry the services' tokens)."""
+
+    papers: int = Field(5, ge=1, le=50)  # the day's top papers, one line each
+    lang: Literal["en", "zh"] = "en"  # the language of each paper's one sentence
+
+
 class Params(_Section):
     date: str
     limit: int = Field(20, ge=1, le=1000)
@@ -220,6 +233,7 @@ class Params(_Section):
     alerts: AlertParams = Field(default_factory=AlertParams)
     site: SiteParams = Field(default_factory=SiteParams)
     email: EmailParams = Field(default_factory=EmailParams)
+    notify: NotifyParams = Field(default_factory=NotifyParams)
 
     @model_validator(mode="after")
     def _endpoint_of_a_managed_engine(self) -> Params:

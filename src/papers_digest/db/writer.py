@@ -1,8 +1,11 @@
-"""The one database writer: a day's rows -> papers.db in one transaction (idempotent upserts)."""
+"""The one database writer: a day's rows -> papers.db in one transaction (idempotent upserts), in WAL mode."""
 
 from __future__ import annotations
 
 import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 
 import sqlite_utils
@@ -14,14 +17,16 @@ from papers_digest.db.published import PUBLISHED_TABLE
 from papers_digest.db.rows import call_rows, day_item_rows, digest_rows, paper_rows
 from papers_digest.db.schema import CALL_KEY, ensure_schema
 
+# How long a write waits for another writer or a checkpoint before it fails; readers never make it wait in
+# WAL mode (docs/database.md, "Reading while the pipeline writes"). Python's own default is 5 s.
+BUSY_TIMEOUT_S = 120.0
+
 
 def write_day(db_path: str | Path, files: DayFiles, run: RunRecord) -> None:
     """Upsert one day into the database in a single transaction; running it twice changes nothing."""
-    db = sqlite_utils.Database(db_path)
-    ensure_schema(db)
     date = files.day.date
     rows = paper_rows(files)
-    with db.conn:
+    with _writing(db_path) as db:
         # A paper can appear on several days; a later day's row wins over an earlier one.
         newer = {
             r["arxiv_id"]
@@ -70,16 +75,51 @@ def _keywords(text: str | None) -> list[str]:
 def record_published(db_path: str | Path, date: str, fingerprint: str) -> None:
     """Record that `date` is in the database and on the site from the files of this fingerprint
     (day/fingerprint.py); written after both, so a publish killed before it is done again."""
-    db = sqlite_utils.Database(db_path)
-    ensure_schema(db)
-    with db.conn:
+    with _writing(db_path) as db:
         db[PUBLISHED_TABLE].upsert({"date": date, "fingerprint": fingerprint}, pk="date")
 
 
 def record_engine_start(db_path: str | Path, date: str, kind: str, startup_s: float) -> None:
     """Add a managed engine's start-up time to the day's run record (the batch paid for it)."""
-    db = sqlite_utils.Database(db_path)
-    if "runs" not in db.table_names() or not db["runs"].count_where("date = ?", [date]):
+    if not Path(db_path).is_file():
         return
-    with db.conn:
-        db["runs"].update(date, {"engine_kind": kind, "engine_startup_s": round(startup_s, 3)}, alter=True)
+    with _writing(db_path) as db:
+        if db["runs"].count_where("date = ?", [date]):
+            db["runs"].update(date, {"engine_kind": kind, "engine_startup_s": round(startup_s, 3)}, alter=True)
+
+
+def checkpoint(db_path: str | Path) -> None:
+    """Fold the write-ahead log back into papers.db, so the file alone holds every committed day (a plain copy
+    of it is complete). Never waits: past a reader still on an older snapshot it folds what it can, and the
+    rest goes at the next checkpoint or when the last connection closes."""
+    with closing(sqlite3.connect(Path(db_path), timeout=0)) as conn:
+        conn.execute("pragma wal_checkpoint(truncate)")
+
+
+def open_for_writing(db_path: str | Path) -> sqlite_utils.Database:
+    """papers.db for writing: the schema in place, in WAL mode (kept by the file: readers never block a write
+    and see each transaction whole or not at all), with a busy timeout for the rare second writer."""
+    db = sqlite_utils.Database(sqlite3.connect(Path(db_path), timeout=BUSY_TIMEOUT_S))
+    # A file written before WAL with a reader inside a transaction right now cannot switch (it needs the file
+    # to itself): this write then waits for the reader as before, and the next one switches.
+    with suppress(sqlite3.OperationalError):
+        db.enable_wal()
+    ensure_schema(db)
+    return db
+
+
+@contextmanager
+def _writing(db_path: str | Path) -> Iterator[sqlite_utils.Database]:
+    """One write transaction, taken at once (BEGIN IMMEDIATE): sqlite-utils' own calls inside it nest as
+    savepoints, so a reader sees all of it or none."""
+    db = open_for_writing(db_path)
+    try:
+        db.conn.execute("begin immediate")
+        try:
+            yield db
+        except BaseException:
+            db.rollback()
+            raise
+        db.commit()
+    finally:
+        db.close()

@@ -40,11 +40,12 @@ def engine_command(
     return [*command, *engine.extra_args]
 
 
-# llama-server's batch (-b / -ub, in tokens) and attention kernel, as measured by bench/engine_settings.py on
-# the CPU build (docs/performance.md). Flash attention "auto" (on) lets short sequences skip the masked KV cells
-# of a long one batched beside them, which a day of mixed lengths needs; the sample day was validated with these
-# values, and other numerics change a small model's greedy answers. A GPU build wants flash attention on:
-# engine.extra_args ["--flash-attn", "on"] come last, and llama-server takes the last value.
+# llama-server's batch (-b / -ub, in tokens) and attention kernel: what bench/engine_settings.py found best on
+# the CPU build (docs/performance.md,
+# "llama-batched-bench: prefill, and decode of 4 sequences, by batch setting"). Flash attention "auto" (on) lets
+# short sequences skip the masked KV cells of a long one batched beside them, which a day of mixed lengths needs;
+# other numerics change a small model's greedy answers. A GPU build wants flash attention on: engine.extra_args
+# ["--flash-attn", "on"] come last, and llama-server takes the last value.
 LLAMA_BATCH_TOKENS = 256
 LLAMA_UBATCH_TOKENS = 256
 LLAMA_FLASH_ATTENTION = "auto"

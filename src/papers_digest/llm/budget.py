@@ -89,8 +89,8 @@ async def fit_to_budget(doc: FulltextDoc, budget: int | None, count: TokenCount)
     return candidate.model_copy(update={"tokens": counted})
 
 
-# A translation runs 0.9-2.0x its English digest's tokens (measured on the sample day: docs/performance.md),
-# so twice the digest is what one may need.
+# A translation runs up to about twice its English digest's tokens, so twice the digest is what one may need
+# (docs/performance.md, "The sample day on the 0.5B model: what the runs showed").
 TRANSLATION_ROOM = 2
 
 
@@ -99,8 +99,8 @@ def translation_max_tokens(max_tokens: int | None, english_tokens: int) -> int |
 
     The cap stops a runaway answer; a translation's length follows the digest it translates (with structured
     output its schema holds it to the digest's shape, every field capped), so a digest that came close to
-    llm.max_tokens could not be translated within it: measured, 2504.00999's 1,264-token digest, whose
-    translation was cut at 1,500 tokens on two of three tries, and then failed. None (no cap) stays None."""
+    llm.max_tokens could not be translated within it (docs/performance.md, "The sample day on the 0.5B model:
+    what the runs showed"). None (no cap) stays None."""
     if max_tokens is None:
         return None
     return max(max_tokens, TRANSLATION_ROOM * english_tokens)

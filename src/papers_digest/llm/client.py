@@ -9,18 +9,12 @@ from typing import Any
 
 import httpx
 
-from papers_digest.core.http import (
-    RetryPolicy,
-    describe_transport_error,
-    is_quota_exhausted,
-    make_client,
-    send_with_retry,
-)
+from papers_digest.core.http import RetryPolicy, describe_transport_error, make_client, send_with_retry
 from papers_digest.core.models import CallRecord, Usage
 from papers_digest.core.store import Store, disabled_store, request_key
 from papers_digest.llm.endpoint import api_key as endpoint_api_key
 from papers_digest.llm.endpoint import auth_headers, probe_request
-from papers_digest.llm.errors import LlmError, context_numbers, is_context_error
+from papers_digest.llm.errors import HttpFailure, LlmError, classify_failure
 from papers_digest.llm.slots import FIRST, RETRY, PrioritySlots
 from papers_digest.llm.spending import TokenBudget, call_estimate
 
@@ -39,6 +33,15 @@ class CallContext:
     stage: str
     attempt: int
     repair: bool = False  # the checker's retry asks for the failed fields alone (llm/repair.py)
+
+
+@dataclass(frozen=True)
+class _Try:
+    """One HTTP try of a call: its answer, its record, and the answer's error classified (None: a success)."""
+
+    response: httpx.Response
+    record: CallRecord
+    failure: HttpFailure | None
 
 
 @dataclass
@@ -137,24 +140,42 @@ class LlmClient:
         given, caps this answer instead of llm.max_tokens.
 
         An identical earlier request (model, messages, settings) whose answer passed the checker (see
-        `keep`) is served from the store without an HTTP call, recorded with `from_store`.
+        `keep`) is served from the store without an HTTP call, recorded with `from_store`. An engine that
+        refuses the structured-output request is asked once more without it, and plainly from then on.
         """
+        structured = self.structured and schema is not None
+        answer = await self._ask(self._payload(messages, schema if structured else None, max_tokens), context, records)
+        if isinstance(answer, HttpFailure) and structured and answer.blames_response_format:
+            self.structured = False  # this engine cannot do it: ask plainly from now on
+            answer = await self._ask(self._payload(messages, None, max_tokens), context, records)
+        if isinstance(answer, HttpFailure):
+            raise answer.error()
+        return answer
+
+    def _payload(
+        self, messages: list[dict[str, str]], schema: dict[str, Any] | None, max_tokens: int | None
+    ) -> dict[str, Any]:
         payload = {"model": self.model, "messages": messages, **self.settings}
         if max_tokens is not None:
             payload["max_tokens"] = max_tokens
-        if self.structured and schema is not None:
+        if schema is not None:
             payload["response_format"] = response_format(schema)
+        return payload
+
+    async def _ask(
+        self, payload: dict[str, Any], context: CallContext, records: list[CallRecord]
+    ) -> ChatReply | HttpFailure:
+        """The reply to one request, from the store or over HTTP with the retry policy, or the endpoint's error
+        answer classified; raises LlmError when no answer came (transport, halted, over the budget)."""
         key = request_key("chat", payload)
         stored = self.store.get("llm", key)
         if stored is not None:
             return _stored_reply(stored, context, records, key)
         if self._halted is not None:
             raise LlmError(f"not asked: {self._halted}", kind="transport")
-        outcome: dict[str, Any] = {}
+        estimate = call_estimate(payload["messages"], payload.get("max_tokens"))
 
-        estimate = call_estimate(messages, payload.get("max_tokens"))
-
-        async def send(try_number: int) -> httpx.Response:
+        async def send(try_number: int) -> _Try:
             async with self._slots.hold(RETRY if context.attempt > 1 else FIRST):
                 if self._halted is not None:  # halted while this call waited for a slot
                     raise LlmError(f"not asked: {self._halted}", kind="transport")
@@ -170,45 +191,27 @@ class LlmClient:
                         error = describe_transport_error(exc, self.url)
                         records.append(self._record(context, try_number, started_wall, started, error=error))
                         raise
-                    record = self._record(context, try_number, started_wall, started, response=response)
+                    failure = None if response.is_success else self._classify(response)
+                    record = self._record(
+                        context, try_number, started_wall, started, response=response, failure=failure
+                    )
                     spent = (record.prompt_tokens or 0) + (record.completion_tokens or 0)
                 finally:
                     self.budget.settle(estimate, spent)
             records.append(record)
-            outcome["record"] = record
-            return response
+            return _Try(response, record, failure)
 
         try:
-            response = await send_with_retry(self.retry, send)
+            last = await send_with_retry(self.retry, send, lambda tried: tried.response)
         except httpx.TransportError as exc:
             raise LlmError(f"LLM call failed: {describe_transport_error(exc, self.url)}", kind="transport") from exc
-        record: CallRecord = outcome["record"]
-        if not response.is_success and "response_format" in payload and _refuses_response_format(response):
-            self.structured = False  # this engine cannot do it: ask plainly from now on
-            return await self.chat(messages, context, records, schema, max_tokens=max_tokens)
-        if not response.is_success:
-            body = self.redact(response.text[:ERROR_BODY_CHARS])
-            if is_quota_exhausted(response):
-                raise LlmError(
-                    f"the account's quota is exhausted (HTTP 429: {body})", kind="quota", status=429, body=body
-                )
-            if is_context_error(response.status_code, response.text):
-                numbers = context_numbers(response.text)
-                sizes = f" ({numbers.get('prompt', '?')} > {numbers['context']} tokens)" if "context" in numbers else ""
-                raise LlmError(
-                    f"LLM call failed: the request does not fit the model's context{sizes}: "
-                    f"HTTP {response.status_code}: {body}",
-                    kind="context_length",
-                    status=response.status_code,
-                    body=body,
-                )
-            raise LlmError(
-                f"LLM call failed: HTTP {response.status_code}: {body}",
-                status=response.status_code,
-                body=body,
-            )
-        content, finish_reason, usage = _parse_completion(response)
-        return ChatReply(content=content, finish_reason=finish_reason, usage=usage, record=record, key=key)
+        if last.failure is not None:
+            return last.failure
+        content, finish_reason, usage = _parse_completion(last.response)
+        return ChatReply(content=content, finish_reason=finish_reason, usage=usage, record=last.record, key=key)
+
+    def _classify(self, response: httpx.Response) -> HttpFailure:
+        return classify_failure(response, self.redact(response.text[:ERROR_BODY_CHARS]))
 
     def keep(self, reply: ChatReply) -> None:
         """Store an answer that passed the checker, so no rerun pays for it again. Rejected answers are
@@ -236,29 +239,28 @@ class LlmClient:
         started: float,
         *,
         response: httpx.Response | None = None,
+        failure: HttpFailure | None = None,
         error: str | None = None,
     ) -> CallRecord:
+        """The try's record: a transport `error`, an error answer's `failure`, or the answer's usage."""
         latency = time.monotonic() - started
         fields: dict[str, Any] = {"error_kind": "transport" if error else None}
         status = "error"
-        if response is not None:
+        if failure is not None:
+            error = failure.record_error
+            fields.update(http_status=failure.status, error_kind=failure.kind)
+            if failure.kind == "context_length":
+                fields.update(
+                    context_tokens=failure.context.get("context"), prompt_tokens=failure.context.get("prompt")
+                )
+        elif response is not None:
             fields["http_status"] = response.status_code
-            if response.is_success:
-                status = "ok"
-                try:
-                    _, fields["finish_reason"], usage = _parse_completion(response)
-                    fields.update(usage.model_dump())
-                except LlmError as exc:
-                    status, error, fields["error_kind"] = "error", str(exc), exc.kind
-            else:
-                error = f"HTTP {response.status_code}: {self.redact(response.text[:ERROR_BODY_CHARS])}"
-                if is_context_error(response.status_code, response.text):
-                    fields["error_kind"] = "context_length"
-                    numbers = context_numbers(response.text)
-                    fields["context_tokens"] = numbers.get("context")
-                    fields["prompt_tokens"] = numbers.get("prompt")
-                else:
-                    fields["error_kind"] = "http"
+            status = "ok"
+            try:
+                _, fields["finish_reason"], usage = _parse_completion(response)
+                fields.update(usage.model_dump())
+            except LlmError as exc:
+                status, error, fields["error_kind"] = "error", str(exc), exc.kind
         return CallRecord(
             **asdict(context),
             retry=try_number,
@@ -275,15 +277,6 @@ def response_format(schema: dict[str, Any]) -> dict[str, Any]:
     """The schema as vLLM, SGLang, llama-server and hosted APIs take it (docs/design.md §3): nested under
     `json_schema` (llama-server silently ignores a top-level `schema`)."""
     return {"type": "json_schema", "json_schema": {"name": "digest", "schema": schema}}
-
-
-def _refuses_response_format(response: httpx.Response) -> bool:
-    """An error that blames the structured-output request (a 400 naming response_format, the schema or the
-    grammar built from it; some servers answer 500 or 501 for it)."""
-    if response.status_code not in (400, 422, 500, 501):
-        return False
-    body = response.text.lower()
-    return any(word in body for word in ("response_format", "json_schema", "guided", "grammar", "schema"))
 
 
 def _stored_reply(stored: dict[str, Any], context: CallContext, records: list[CallRecord], key: str) -> ChatReply:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Literal
 
-from papers_digest.core.http import RETRYABLE_STATUS
+import httpx
+
+from papers_digest.core.http import RETRYABLE_STATUS, is_quota_exhausted
 
 # quota: the account's quota is spent (an account-wide stop); budget: llm.budget_tokens_per_day reached, not sent
 ErrorKind = Literal["http", "transport", "context_length", "bad_response", "quota", "budget"]
@@ -23,6 +26,8 @@ _CONTEXT_PHRASES = (
     "prompt is too long",
     "context window",
 )
+# Words of an error that blames the structured-output request: response_format, the schema, the grammar built from it.
+_SCHEMA_WORDS = ("response_format", "json_schema", "guided", "grammar", "schema")
 _CONTEXT_NUMBER_PATTERNS = (
     (re.compile(r'"n_prompt_tokens"\s*:\s*(\d+)'), "prompt"),
     (re.compile(r'"n_ctx"\s*:\s*(\d+)'), "context"),
@@ -50,6 +55,51 @@ def context_numbers(body: str) -> dict[str, int]:
         if match and name not in found:
             found[name] = int(match.group(1))
     return found
+
+
+@dataclass(frozen=True)
+class HttpFailure:
+    """An error answer of the endpoint, classified once: what its call record keeps and what the caller raises."""
+
+    kind: ErrorKind  # quota | context_length | http
+    status: int
+    body: str  # the first characters of the body, the API key masked
+    context: dict[str, int] = field(default_factory=dict)  # the prompt and context sizes a context error states
+    blames_response_format: bool = False  # the engine refused the structured-output request, not the paper
+
+    @property
+    def record_error(self) -> str:
+        return f"HTTP {self.status}: {self.body}"
+
+    def error(self) -> LlmError:
+        """The error the call raises."""
+        if self.kind == "quota":
+            message = f"the account's quota is exhausted (HTTP {self.status}: {self.body})"
+        elif self.kind == "context_length":
+            sizes = (
+                f" ({self.context.get('prompt', '?')} > {self.context['context']} tokens)"
+                if "context" in self.context
+                else ""
+            )
+            message = f"LLM call failed: the request does not fit the model's context{sizes}: {self.record_error}"
+        else:
+            message = f"LLM call failed: {self.record_error}"
+        return LlmError(message, kind=self.kind, status=self.status, body=self.body)
+
+
+def classify_failure(response: httpx.Response, body: str) -> HttpFailure:
+    """What an error answer means, on any engine (docs/design.md §3): the account's quota spent (a 429 saying so),
+    a request too long for the context (with the sizes it states), or another HTTP error; and whether it blames
+    the structured-output request (some servers answer 500 or 501 for a schema they cannot compile).
+    `body`: the excerpt to keep, already masked."""
+    status, text = response.status_code, response.text
+    lowered = text.lower()
+    blames_schema = status in (400, 422, 500, 501) and any(word in lowered for word in _SCHEMA_WORDS)
+    if is_quota_exhausted(response):
+        return HttpFailure("quota", status, body, blames_response_format=blames_schema)
+    if is_context_error(status, text):
+        return HttpFailure("context_length", status, body, context_numbers(text), blames_schema)
+    return HttpFailure("http", status, body, blames_response_format=blames_schema)
 
 
 class LlmError(Exception):

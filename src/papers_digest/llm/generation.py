@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from tqdm import tqdm
 
+from papers_digest.checker.candidates import evidence_candidates
 from papers_digest.checker.chinese import check_digest_zh
+from papers_digest.checker.draft import candidate_evidence, evidence_problems, in_draft_words, read_draft
 from papers_digest.checker.echo import echoed
 from papers_digest.checker.english import Verdict, check_digest_en
 from papers_digest.checker.paper import read_paper
@@ -19,6 +21,7 @@ from papers_digest.core.errors import PipelineError
 from papers_digest.core.models import CallRecord, Digest, FulltextDoc, GenerationResult, GenerationStage
 from papers_digest.llm.budget import estimate_tokens, translation_max_tokens
 from papers_digest.llm.client import CallContext, LlmClient, LlmError
+from papers_digest.llm.drafting import draft_messages
 from papers_digest.llm.prompting import (
     Message,
     digest_messages,
@@ -26,9 +29,10 @@ from papers_digest.llm.prompting import (
     translate_messages,
     translation_message,
 )
-from papers_digest.llm.repair import Repair, digest_repair, translation_repair
+from papers_digest.llm.repair import DraftRepair, Repair, digest_repair, draft_repair, translation_repair
 
 Check = Callable[[str], Verdict]
+WayOfAsking = Literal["json", "draft"]
 T = TypeVar("T")
 
 CUT_OFF = Problem("length", "the answer was cut off at the token limit (finish_reason: length)")
@@ -84,8 +88,10 @@ class Asking:
     check: Check
     schema: dict | None = None
     retry_schema: Callable[[list[Problem]], dict] | None = None
-    repair: Callable[[str, list[Problem]], Repair | None] | None = None
+    repair: Callable[[str, list[Problem]], Repair | DraftRepair | None] | None = None
     max_tokens: int | None = None
+    # The retry's user message after an answer broke these problems (default: the checker's, for JSON).
+    retry_message: Callable[[str, list[Problem]], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -106,11 +112,8 @@ def next_request(asking: Asking, current: Request, reply: str, problems: list[Pr
     fix = asking.repair(current.answer(reply), problems) if asking.repair is not None else None
     if fix is not None:
         return Request(fix.messages, fix.schema, fix.merged)
-    messages = [
-        *current.messages,
-        {"role": "assistant", "content": reply},
-        {"role": "user", "content": retry_message(problems)},
-    ]
+    message = asking.retry_message(reply, problems) if asking.retry_message is not None else retry_message(problems)
+    messages = [*current.messages, {"role": "assistant", "content": reply}, {"role": "user", "content": message}]
     return Request(messages, asking.retry_schema(problems) if asking.retry_schema is not None else current.schema)
 
 
@@ -203,10 +206,13 @@ async def digest_paper(
     prompt_version: str,
     date: str,
     refit: Refit | None = None,
+    way: WayOfAsking = "json",
 ) -> GenerationResult:
-    """English digest of one paper, checked against the text the model was given. When the engine says
-    the request does not fit its context, the paper is trimmed to a tighter budget and asked once more."""
-    result = await _digest(client, doc, system_prompt, prompt_version, date, first_attempt=1)
+    """English digest of one paper, checked against the text the model was given, asked `way` (the one JSON
+    answer, or an evidence-first draft: docs/checker.md, "Evidence first"). When the engine says the request
+    does not fit its context, the paper is trimmed to a tighter budget and asked once more."""
+    ask = _draft if way == "draft" else _digest
+    result = await ask(client, doc, system_prompt, prompt_version, date, first_attempt=1)
     if result.status == "done" or result.error_kind != "context_length" or refit is None:
         return result
     stated = next((c.context_tokens for c in reversed(result.calls) if c.context_tokens), None)
@@ -214,7 +220,7 @@ async def digest_paper(
     tighter = await refit(doc, int(TIGHTER * min(current, stated or current)))
     if tighter.text == doc.text:  # nothing left to drop: the abstract alone does not fit
         return result
-    retried = await _digest(
+    retried = await ask(
         client, tighter, system_prompt, prompt_version, date, first_attempt=result.calls[-1].attempt + 1
     )
     return retried.model_copy(
@@ -241,6 +247,41 @@ async def _digest(
         schema=digest_schema(facts),
         retry_schema=lambda problems: retry_digest_schema(facts, problems),
         repair=lambda answer, problems: digest_repair(messages, facts, answer, problems),
+    )
+    task = Task(date, doc.arxiv_id, "digest_en", prompt_version)
+    return await converse(client, task, messages, asking, first_attempt=first_attempt)
+
+
+async def _draft(
+    client: LlmClient, doc: FulltextDoc, system_prompt: str, prompt_version: str, date: str, first_attempt: int
+) -> GenerationResult:
+    """The evidence-first digest: the model writes a plain-text draft naming a numbered candidate sentence for
+    each finding; the program turns it into the digest (checker/draft.py), which the checker judges. The
+    retry resends the conversation with the problems named in the draft's words."""
+    facts = read_paper(doc)
+    candidates = evidence_candidates(doc)
+    messages = draft_messages(system_prompt, doc, candidates)
+
+    def check(reply: str) -> Verdict:
+        draft = read_draft(reply, candidates)
+        if draft.digest is None:
+            return Verdict(None, draft.problems)
+        verdict = check_digest_en(draft.answer(), facts)
+        results = verdict.digest.model_dump()["results"] if verdict.digest else draft.digest["results"]
+        owed = evidence_problems(results, draft.reported)
+        if verdict.digest is None or owed:
+            return Verdict(None, [*verdict.problems, *owed])
+        return Verdict(verdict.digest, [], candidate_evidence(draft.reported, results))
+
+    def retry(reply: str, problems: list[Problem]) -> str:
+        reported = read_draft(reply, candidates).reported
+        named = [in_draft_words(p, reported) for p in problems]
+        return f"Your draft has these problems: {'; '.join(named)}. Write the whole draft again, corrected."
+
+    asking = Asking(
+        check,
+        retry_message=retry,
+        repair=lambda answer, problems: draft_repair(messages, answer, problems, candidates),
     )
     task = Task(date, doc.arxiv_id, "digest_en", prompt_version)
     return await converse(client, task, messages, asking, first_attempt=first_attempt)

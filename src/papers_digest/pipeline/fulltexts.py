@@ -15,7 +15,7 @@ from papers_digest.core.pacing import held
 from papers_digest.core.params import Params
 from papers_digest.core.store import Store
 from papers_digest.llm.budget import fit_to_budget
-from papers_digest.llm.endpoint import token_counter, tokenizer_client
+from papers_digest.llm.endpoint import check_llm_endpoint, token_counter, tokenizer_client
 from papers_digest.sources.arxiv import ArxivFetcher
 
 # beside the store: every process that fetches for this project (each date, each worker of a parallel backfill,
@@ -35,7 +35,11 @@ async def fetch_fulltexts(
     store: Store | None = None,
 ) -> list[FulltextDoc]:
     """stage fulltext: one request at a time, `arxiv_interval_s` apart, as arXiv asks; each text fitted
-    to `llm.max_input_tokens`, counted with the engine's tokenizer when it has one."""
+    to `llm.max_input_tokens`, counted with the engine's tokenizer when it has one.
+
+    The endpoint is checked first: down, the texts would be fitted by the estimate instead of its tokenizer and
+    cached as such, so this stage stops with one line before any arXiv request (as the generation stages do)."""
+    await check_llm_endpoint(params.llm)
     docs = []
     async with make_client(timeout_s=params.source.timeout_s) as client, tokenizer_client() as llm_http:
         tokenizer = token_counter(params.llm, llm_http)

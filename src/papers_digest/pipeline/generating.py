@@ -30,7 +30,7 @@ from papers_digest.llm.generation import (
 )
 from papers_digest.llm.prompting import load_prompt
 from papers_digest.llm.spending import TokenBudget, tokens_spent
-from papers_digest.pipeline.runner import StageClock, run_stage, stage_parser
+from papers_digest.pipeline.runner import Interrupted, StageClock, run_stage, stage_parser
 
 
 def llm_client(params: Params, store: Store | None = None, spent_before: int = 0) -> LlmClient:
@@ -72,7 +72,7 @@ async def generate(
                 return await fit_to_budget(doc, budget, tokenizer.count)
 
             def work(doc: FulltextDoc) -> Awaitable[GenerationResult]:
-                return digest_paper(client, doc, system_prompt, version, date, refit)
+                return digest_paper(client, doc, system_prompt, version, date, refit, way=params.llm.asking)
 
             items = longest_first(items, paper_tokens)
         else:
@@ -97,20 +97,26 @@ def run_generation_stage(
     out: str,
     store_path: str,
     load_inputs: Callable[[], Iterable[FulltextDoc] | Iterable[GenerationResult]],
+    draft_prompt_path: str | None = None,
 ) -> None:
-    """The body of digest_en and translate_zh: each paper's result is written as soon as it is ready."""
+    """The body of digest_en and translate_zh: each paper's result is written as soon as it is ready. The
+    English digest asked as a draft (llm.asking) takes the draft's system prompt."""
     clock = StageClock(stage, date)
     params = load_params(params_path)
-    prompt = load_prompt(prompt_path)
-    inputs = load_inputs()
+    drafted = stage == "digest_en" and params.llm.asking == "draft" and draft_prompt_path is not None
+    prompt = load_prompt(draft_prompt_path if drafted and draft_prompt_path else prompt_path)
+    inputs = list(load_inputs())
     folder = reset_folder(out)
     if not params.llm.configured:
         print(f"{stage}: {NO_ENDPOINT}")
         clock.write(folder, note=NO_ENDPOINT, model=params.llm.model, prompt_version=prompt[1])
         return
 
+    kept: list[str] = []
+
     def save(result: GenerationResult) -> None:
         write_json(folder / f"{result.arxiv_id}.json", result)
+        kept.append(result.arxiv_id)
 
     store = stage_store(store_path)
 
@@ -120,7 +126,11 @@ def run_generation_stage(
         results = await generate(stage, params, date, inputs, prompt, save, store)
         return results, prefix_cache_delta(before, await scrape_prefix_cache(params.llm.base_url))
 
-    results, prefix_cache = asyncio.run(batch())
+    try:
+        results, prefix_cache = asyncio.run(batch())
+    except KeyboardInterrupt:  # the papers finished are written, their answers in the store: a rerun asks the rest
+        asked = [i for i in inputs if not isinstance(i, GenerationResult) or i.status == "done"]  # translated: done
+        raise Interrupted(f"{len(kept)} of {len(asked)} papers kept") from None
     failed = [r for r in results if r.status == "failed"]
     clock.write(
         folder, papers=len(results), model=params.llm.model, prompt_version=prompt[1], prefix_cache=prefix_cache
@@ -136,6 +146,8 @@ def generation_parser(stage: GenerationStage, doc: str | None) -> argparse.Argum
     its own inputs folder."""
     parser = stage_parser(stage, doc)
     parser.add_argument("--prompt", required=True, help="system prompt file")
+    if stage == "digest_en":
+        parser.add_argument("--draft-prompt", help="system prompt file of the evidence-first draft (llm.asking: draft)")
     parser.add_argument("--out", required=True, help="folder for one <arxiv_id>.json per paper")
     parser.add_argument("--store", required=True, help="store of finished LLM calls (reused across runs)")
     return parser
@@ -157,5 +169,6 @@ def run_generation_command(
             out=args.out,
             store_path=args.store,
             load_inputs=load_inputs,
+            draft_prompt_path=getattr(args, "draft_prompt", None),
         ),
     )

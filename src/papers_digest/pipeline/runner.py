@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -23,11 +24,18 @@ def stage_parser(name: str, doc: str | None) -> argparse.ArgumentParser:
     return parser
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM during a stage, with what it kept: `2 of 4 papers kept`."""
+
+
 def run_stage(name: str, body: Callable[[], None]) -> None:
-    """Run a stage body; expected failures print one line naming the problem and exit non-zero."""
+    """Run a stage body; expected failures print one line naming the problem and exit non-zero, and so does an
+    interrupt (Ctrl-C, `papers` stopping DVC, SIGTERM): what the stage finished is already written."""
     logging.basicConfig(level=logging.INFO, format=f"{name}: %(message)s", stream=sys.stderr)
     for noisy in ("httpx", "httpcore"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    # SIGTERM as SIGINT: asyncio.run then cancels the stage's work as for Ctrl-C, and the line below says so
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: signal.raise_signal(signal.SIGINT))
     try:
         body()
     except PipelineError as exc:  # configuration that cannot work, or a source that is down: say what, stop
@@ -36,6 +44,10 @@ def run_stage(name: str, body: Callable[[], None]) -> None:
     except httpx.HTTPError as exc:
         print(f"{name}: error: {exc}", file=sys.stderr)
         sys.exit(1)
+    except KeyboardInterrupt as exc:
+        kept = f": {exc}" if isinstance(exc, Interrupted) else ""
+        print(f"interrupted during {name}{kept}; rerun to finish", file=sys.stderr)
+        sys.exit(130)
 
 
 class StageClock:

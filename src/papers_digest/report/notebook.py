@@ -1,10 +1,10 @@
 """Run a report notebook with papermill and render the executed copy to HTML without code, in one process.
 
 The `report` stage (stages/report.py) and `papers compare` (cli/compare.py) both do this. One process, not
-`papermill` then `jupyter nbconvert`: each of those starts Python and imports nbformat again, and nbformat's
-jsonschema imports rfc3987_syntax where it is installed (JupyterLab's jupyter-events pulls it in), which
-builds about 35 Lark parsers at import: some 1.9 s of CPU per process, for IRI formats no notebook schema
-uses (python-jsonschema/jsonschema#1428). docs/reports.md, "The run report"; docs/performance.md.
+`papermill` then `jupyter nbconvert`: each of those starts Python and imports nbformat again, whose jsonschema
+import is dear where rfc3987_syntax is installed, for IRI formats no notebook schema uses
+(python-jsonschema/jsonschema#1428; docs/performance.md, "A parallel backfill, on the engine simulator").
+docs/reports.md, "The run report".
 """
 
 from __future__ import annotations

@@ -17,10 +17,12 @@ from papers_digest.checker.results import is_packaging, is_sentence
 from papers_digest.checker.schema import MIND_MAP_CHILDREN
 from papers_digest.checker.substance import REPEAT_SHARE, ends_as_sentence, overlap
 from papers_digest.core.models import DIGEST_KEYS, FulltextDoc, Section
+from papers_digest.llm.drafting import is_draft_request
 from papers_digest.llm.prompting import TAGS_PREFIX, TITLE_PREFIX
 from papers_digest.sim.faults import FaultKind, damage, repeating
+from papers_digest.sim.wording import keywords, listed
 
-RequestKind = Literal["digest", "translate", "other"]
+RequestKind = Literal["digest", "draft", "translate", "other"]
 
 
 @dataclass
@@ -38,15 +40,6 @@ class _Section:
 _SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"“\[])")
 _METHOD_RE = re.compile(r"\b(we|our)\b.*\b(propose|introduce|present|design|develop|build|implement)", re.I)
 _CAPTION_RE = re.compile(r"(Figure|Fig\.|Table|Algorithm)\s*\d")
-_KEYWORD_RE = re.compile(r"(?<![\w-])[A-Za-z]{4,}(?![\w-])")  # a word of letters, not part of a name
-# Words that say nothing on their own, left out of the simulator's keyword lists.
-_PLAIN_WORDS = (
-    "this that with been have from when using first just however which these those their there also into such than "
-    "then they were what while more most only over some each both very much many well here show shows shown following "
-    "common recall technically increasing identify paper work present propose proposed method results result section "
-    "table figure based about after before under between without within"
-)
-_PLAIN = frozenset(_PLAIN_WORDS.split())
 _LIMIT_RE = re.compile(r"\b(however|limitation|limited|fails?|challeng\w*|cannot|only)\b", re.I)
 # Characters the simulator's Chinese is written in: each English word stands for one or two of them, chosen
 # by the word, so two different fields read differently and one field always the same.
@@ -67,6 +60,8 @@ def classify(messages: list[dict[str, str]]) -> RequestKind:
     first_user = next((m["content"] for m in messages if m["role"] == "user"), "")
     if first_user.startswith(TITLE_PREFIX) and f"\n{TAGS_PREFIX}" in first_user:
         return "digest"
+    if is_draft_request(first_user):
+        return "draft"
     if _digest_json(first_user) is not None:
         return "translate"
     return "other"
@@ -91,23 +86,23 @@ def build_digest(user: str) -> dict[str, Any]:
     title_words = set(words(title))
     opening = " ".join(all_sentences[:2]) or title
     doing = " ".join([s for s in all_sentences if _METHOD_RE.search(s)][:2] or all_sentences[2:4]) or opening
-    problem_words = _keywords(opening, title_words, 5)
-    method_words = _keywords(doing, title_words | {w.casefold() for w in problem_words}, 5)
-    found_words = _keywords(" ".join(r["finding"] for r in results), title_words, 4)
+    problem_words = keywords(opening, title_words, 5)
+    method_words = keywords(doing, title_words | {w.casefold() for w in problem_words}, 5)
+    found_words = keywords(" ".join(r["finding"] for r in results), title_words, 4)
     limits = [
-        f"A stated limit concerns {_listed(_keywords(s, title_words, 4))}."
+        f"A stated limit concerns {listed(keywords(s, title_words, 4))}."
         for s in all_sentences
-        if _LIMIT_RE.search(s) and _keywords(s, title_words, 4)
+        if _LIMIT_RE.search(s) and keywords(s, title_words, 4)
     ][:2]
     if [s.tag for s in sections] == ["Abstract"]:
         limits.append("Only the abstract was available, so details beyond it are not covered.")
     takeaways = [
-        f"Remember from {_where(section)}: {_listed(_keywords(r['finding'], title_words, 4))}."
+        f"Remember from {_where(section)}: {listed(keywords(r['finding'], title_words, 4))}."
         for r, section in zip(results[:3], [citable[i % len(citable)] for i in range(3)], strict=False)
     ]
-    one = f"{_name(title)} is summed up by {len(results)} findings, chiefly on {_listed(found_words)}."
-    problem = f"The opening frames a gap around {_listed(problem_words)}, which earlier work left open."
-    method = f"To close it, the authors build on {_listed(method_words)} and evaluate the result."
+    one = f"{_name(title)} is summed up by {len(results)} findings, chiefly on {listed(found_words)}."
+    problem = f"The opening frames a gap around {listed(problem_words)}, which earlier work left open."
+    method = f"To close it, the authors build on {listed(method_words)} and evaluate the result."
     # each string within the schema's caps, as an engine holding the answer to the schema writes it
     return {
         "one_sentence": _clip_chars(one, STRING_CAPS["one_sentence"]),
@@ -162,25 +157,6 @@ def _usable(sentence: str, facts: PaperFacts) -> bool:
         and not is_packaging(sentence)
         and not any(run.crosses for run in facts.passages.runs(sentence))
     )
-
-
-def _keywords(text: str, skip: set[str], most: int) -> list[str]:
-    """The first `most` distinct words of letters (4 or more) of a text that are not in `skip`."""
-    found: list[str] = []
-    for word in _KEYWORD_RE.findall(text):
-        folded = word.casefold()
-        if folded not in skip and folded not in _PLAIN and folded not in {w.casefold() for w in found}:
-            found.append(word)
-        if len(found) == most:
-            break
-    return found
-
-
-def _listed(keywords: list[str]) -> str:
-    """ "a, b and c" (each word apart, so a list copies no run of the paper's words)."""
-    if not keywords:
-        return "its subject"
-    return keywords[0] if len(keywords) == 1 else f"{', '.join(keywords[:-1])} and {keywords[-1]}"
 
 
 def _where(section: _Section) -> str:

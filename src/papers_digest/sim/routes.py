@@ -18,9 +18,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from papers_digest.sim.answers import RequestKind, answer, classify, conversation_stage
+from papers_digest.sim.answers import RequestKind, classify, conversation_stage
 from papers_digest.sim.batching import BatchingConfig, ContinuousBatcher
 from papers_digest.sim.cache import PrefixCache, approx_tokens, cut_off, modelled_length, prompt_tokens
+from papers_digest.sim.drafts import reply
 from papers_digest.sim.faults import FAULTS, Fault, FaultKind, ServerKind, context_error_body, openai_error, refusal
 from papers_digest.sim.serve import DroppedResponse
 
@@ -291,12 +292,13 @@ class EngineSim:
             self._cache_queries += len(tokens)
             self._cache_hits += info.cached_tokens
 
-        modelled = modelled_length(self.completion_tokens.get(info.kind or ""), tokens)
+        kind = "digest" if info.kind == "draft" else info.kind or ""  # a draft is the English digest's request
+        modelled = modelled_length(self.completion_tokens.get(kind), tokens)
         decoding = None
         if self.batcher is not None and modelled:
             # Queue the decode first, then build the answer while the simulated engine works on it.
             decoding = self.batcher.submit(info.prompt_tokens, modelled, info.cached_tokens)
-        content, finish = answer(messages, info.kind, fault.kind if fault else None)
+        content, finish = reply(messages, info.kind, fault.kind if fault else None)
         content, finish = (content, finish) if modelled else cut_off(content, finish, max_tokens)
         info.completion_tokens = modelled or approx_tokens(content)
         info.finish_reason = finish

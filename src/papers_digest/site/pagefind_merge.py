@@ -1,7 +1,7 @@
 """Merge Pagefind indexes into one, file by file, without running Pagefind again (pure logic: bytes in, bytes out).
 
-Pagefind builds an index from HTML in one process that holds every page (a month of pages took 8 s and 357
-MB, a year 53 s and 3.2 GB), and it cannot add pages to an index it built. But its index is plain data, and
+Pagefind builds an index from HTML in one process that holds every page (its time and memory grow with the
+pages: docs/performance.md), and it cannot add pages to an index it built. But its index is plain data, and
 merging is a concatenation: the pages of one index follow those of the one before, and a word's list of pages
 is the first index's list, then the next one's with its page numbers moved up. Page numbers are stored as the
 difference to the page before in the list, so only the first page of each list appended changes: the rest of

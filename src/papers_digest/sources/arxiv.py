@@ -125,7 +125,7 @@ class ArxivFetcher:
 
         async def send(_try: int) -> httpx.Response:
             # Each hop of a redirect (arXiv sends /html/<id> on to /html/<id>v<n>) is a request of its own to
-            # arXiv, so each takes its own turn at the pace; followed inside one turn, two came 2 ms apart.
+            # arXiv, so each takes its own turn at the pace; followed inside one turn, they would come at once.
             target = url
             for _hop in range(MAX_REDIRECTS + 1):
                 async with self._pacer.turn():

@@ -49,6 +49,8 @@ def make_params(**sections: Any) -> Params:
         "limit": 4,
         "source": {"arxiv_interval_s": 0},
         "retry": {"attempts": 3, "max_wait_s": 0.05},
+        # the tests of the JSON answer's machinery (schema, repairs, faults) ask for it; the draft's ask "draft"
+        "llm": {"asking": "json"},
     }
     for key, value in sections.items():
         if isinstance(value, dict):

@@ -1,15 +1,14 @@
 """The package's import graph, read from the source (ast): each stage's import closure, cycles, layers.
 
-`python -m papers_digest.testing.imports` prints, per stage of dvc.yaml, the source files its script or
-notebook imports (directly or not): what its `deps` must list (docs/architecture.md, "Rules"); `--write`
-puts those lists into dvc.yaml.
+`python -m papers_digest.testing.imports` prints, per stage of dvc.yaml, the package folders its script or
+notebook imports from (directly or not), and its modules of `pipeline/`: what its `deps` must list
+(docs/architecture.md, "Rules").
 """
 
 from __future__ import annotations
 
 import ast
 import json
-import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -154,59 +153,34 @@ def upward_imports(src: Path) -> list[str]:
     return problems
 
 
-def stage_closures(root: Path) -> dict[str, list[str]]:
-    """For each stage of dvc.yaml, the package files its script or notebook imports (what its deps must list)."""
+PIPELINE = f"src/{PACKAGE}/pipeline/"
+
+
+def package_deps(files: Iterable[str]) -> list[str]:
+    """What a stage's deps list of the package, given the files its code imports (docs/architecture.md, "Rules"):
+    each package folder whole, except `pipeline/`, which holds every stage's own module: those by name."""
+    return sorted({f if f.startswith(PIPELINE) else f.rsplit("/", 1)[0] for f in files})
+
+
+def stage_deps(root: Path) -> dict[str, list[str]]:
+    """For each stage of dvc.yaml, the package deps it must list: the folders (and pipeline modules) its script
+    or notebook imports from."""
     import yaml
 
     stages = yaml.safe_load((root / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
-    closures = {}
+    deps = {}
     for stage, spec in stages.items():
         entries = [root / d for d in spec.get("deps", []) if d.endswith((".py", ".ipynb")) and not d.startswith("src/")]
-        closures[stage] = sorted({f for entry in entries for f in stage_closure(root, entry)})
-    return closures
-
-
-def write_deps(root: Path) -> str:
-    """dvc.yaml with each stage's `src/…py` deps replaced by its import closure; everything else as it was."""
-    closures = stage_closures(root)
-    lines = (root / "dvc.yaml").read_text(encoding="utf-8").splitlines()
-    out: list[str] = []
-    stage = None
-    in_deps = written = False
-    for line in lines:
-        if line.startswith("  ") and not line.startswith("   ") and line.rstrip().endswith(":"):
-            stage, in_deps, written = line.strip().rstrip(":"), False, False
-        elif line.strip() == "deps:":
-            in_deps = True
-            out.append(line)
-            continue
-        elif in_deps and not line.lstrip().startswith("- "):
-            in_deps = False
-        if in_deps:
-            item = line.strip()[2:].split("#")[0].strip()
-            if item.startswith("src/") and item.endswith(".py"):
-                continue
-            out.append(line)
-            if item.startswith(("stages/", "notebooks/")) and stage in closures and not written:
-                written = True  # once, after the stage's first script or notebook (report has both)
-                indent = line[: len(line) - len(line.lstrip())]
-                out.extend(f"{indent}- {f}" for f in closures[stage])
-            continue
-        out.append(line)
-    return "\n".join(out) + "\n"
+        deps[stage] = package_deps(f for entry in entries for f in stage_closure(root, entry))
+    return deps
 
 
 def main() -> None:
-    """Print each stage's import closure; with --write, put it into dvc.yaml's deps."""
-    root = Path.cwd()
-    if "--write" in sys.argv[1:]:
-        (root / "dvc.yaml").write_text(write_deps(root), encoding="utf-8")
-        print("dvc.yaml: each stage's deps list its import closure")
-        return
-    for stage, files in stage_closures(root).items():
+    """Print the package deps each stage of dvc.yaml must list."""
+    for stage, deps in stage_deps(Path.cwd()).items():
         print(f"{stage}:")
-        for f in files:
-            print(f"  - {f}")
+        for dep in deps:
+            print(f"  - {dep}")
 
 
 if __name__ == "__main__":

@@ -69,3 +69,30 @@ def webhook_server(status: int = 200) -> Iterator[tuple[WebhookReceiver, str]]:
     app = Starlette(routes=[Route("/hook/{token}", receiver.receive, methods=["POST"])])
     with BackgroundServer(app) as server:
         yield receiver, f"{server.url}/hook/secret-token"
+
+
+@dataclass
+class Inbox:
+    """What a local SMTP server received: each message's recipients and raw bytes."""
+
+    messages: list[tuple[list[str], bytes]] = field(default_factory=list)
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # aiosmtpd's hook name
+        self.messages.append((list(envelope.rcpt_tos), envelope.original_content or envelope.content))
+        return "250 OK"
+
+
+@contextlib.contextmanager
+def smtp_server() -> Iterator[tuple[Inbox, int]]:
+    """An SMTP server (aiosmtpd, a dev dependency) on a free port of 127.0.0.1 keeping every message: (inbox, port)."""
+    from aiosmtpd.controller import Controller
+
+    from papers_digest.sim.serve import free_port
+
+    inbox = Inbox()
+    controller = Controller(inbox, hostname="127.0.0.1", port=free_port())
+    controller.start()
+    try:
+        yield inbox, controller.port
+    finally:
+        controller.stop()
