@@ -216,7 +216,7 @@ class NotifyParams(_Section):
     from the environment: they carry the services' tokens)."""
 
     papers: int = Field(5, ge=1, le=50)  # the day's top papers, one line each
-    lang: Literal["en", "zh"] = "en"  # the language of each paper's one sentence
+    lang: Literal["en", "zh"] = "en"  # the push's language: titles, sentences, areas
 
 
 class Params(_Section):
