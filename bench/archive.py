@@ -17,6 +17,9 @@ from papers_digest.core.models import FulltextDoc, Paper
 
 # --- archive: publishing a day into a year of days -----------------------------------------------
 
+# What a publish rewrites besides its day's pages, the archive pages and the search indexes: put back before each run.
+COMMON = ("papers.db", "site/index.html", "site/days.html", "site/feed.xml", "site/feed.zh.xml")
+
 
 def archive_publish(days: int, papers: int = 20, date: str = DATE) -> None:
     """`stages/publish.py`, as DVC runs it, publishing `date` into a 1-day and a `days`-day archive (the days up
@@ -50,7 +53,7 @@ def archive_publish(days: int, papers: int = 20, date: str = DATE) -> None:
         peak_rss_mb(site(year / "site"), work)  # the site of the days before, as served
         backup = work / "backup"
         backup.mkdir()
-        for name in ("papers.db", "site/index.html", "site/feed.xml"):
+        for name in COMMON:
             shutil.copy(year / name, backup / Path(name).name)
         shutil.copytree(year / "site" / "pagefind", backup / "pagefind")  # the search indexes (site/search.py)
 
@@ -59,7 +62,7 @@ def archive_publish(days: int, papers: int = 20, date: str = DATE) -> None:
             one.mkdir()
 
         def new_day_in_year() -> None:  # the archive before the day: its database, site, index, feed, search indexes
-            for name in ("papers.db", "site/index.html", "site/feed.xml"):
+            for name in COMMON:
                 shutil.copy(backup / Path(name).name, year / name)
             shutil.rmtree(year / "site" / date, ignore_errors=True)
             # each run starts from the search indexes as they were (it merges its month again, from its days)

@@ -21,7 +21,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--base-url",
-        help="the site's public address, for the feed's links (default: papers_digest.site.feed.DEFAULT_BASE_URL)",
+        help="the site's public address, for the feeds and the link previews (default: site.base_url of --params)",
     )
     args = parser.parse_args()
 

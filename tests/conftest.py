@@ -146,6 +146,18 @@ def chat_calls(sim: EngineSim) -> int:
     return sim.stats.by_path.get("/v1/chat/completions", 0)
 
 
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's headless Chromium for a module's browser tests (papers_digest.testing.browser), skipped without it."""
+    from papers_digest.testing.browser import MISSING, chromium, have_chromium
+
+    if not have_chromium():
+        pytest.skip(MISSING)
+    pytest.importorskip("selenium.webdriver", reason="selenium is a dev dependency (.[dev])")
+    with chromium() as driver:
+        yield driver
+
+
 @pytest.fixture
 def start_engine() -> Iterator[Callable[..., tuple[EngineSim, str]]]:
     """A factory: `start_engine(**EngineSim options)` serves a simulator until the test ends -> (sim, base_url)."""

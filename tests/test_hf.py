@@ -7,6 +7,7 @@ import pytest
 from conftest import HF_DIR, SAMPLE_DATE, SAMPLE_DIR, day_papers, hf_day, sample_papers
 
 from papers_digest.core.http import RetryPolicy, make_client
+from papers_digest.core.models import Paper
 from papers_digest.sim.replay import Replay
 from papers_digest.sim.serve import BackgroundServer
 from papers_digest.sources.hf import PAGE_SIZE, HfError, fetch_day, merge_pages, parse_items, pick_top
@@ -35,6 +36,23 @@ def test_oldest_and_newest_shapes_keep_their_fields():
     new = day_papers("2026-01-13")  # 2026: organization, githubStars, ai_summary
     assert any(p.ai_summary for p in new)
     assert any(p.github_repo for p in new)
+
+
+@pytest.mark.parametrize("date", RECORDED_DAYS)
+def test_the_thumbnail_and_the_comment_count_come_from_every_era(date):
+    """2024 items name the thumbnail `mediaUrl`, later ones `thumbnail`; `numComments` is on every item."""
+    for paper, item in zip(day_papers(date), hf_day(date), strict=True):
+        assert paper.thumbnail == (item.get("thumbnail") or item.get("mediaUrl"))
+        assert paper.thumbnail and paper.thumbnail.endswith(f"/{paper.arxiv_id}.png")
+        assert paper.comments == item["numComments"]
+
+
+def test_an_odd_thumbnail_or_comment_count_drops_the_extra_not_the_paper():
+    item = hf_day("2026-01-13")[0] | {"thumbnail": "javascript:alert(1)", "numComments": "many"}
+    (paper,), invalid = parse_items([item])
+    assert invalid == 0 and (paper.thumbnail, paper.comments) == (None, None)
+    old = Paper.model_validate_json('{"arxiv_id": "2504.00001", "title": "A list.json from before"}')
+    assert (old.thumbnail, old.comments) == (None, None)
 
 
 def test_items_without_id_or_title_are_skipped_not_fatal():

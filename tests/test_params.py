@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from papers_digest.core.params import ParamsError, load_params
+from papers_digest.core.params import LOCAL_PREVIEW, EmailParams, MovedKeyWarning, ParamsError, load_params
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -75,3 +75,24 @@ def test_extra_body_fields_go_into_every_request_and_may_not_replace_the_pipelin
     with pytest.raises(ParamsError, match=r"llm\.extra_body.*max_tokens is set by the pipeline itself") as info:
         load_params(path)
     assert str(path) in str(info.value)
+
+
+def test_the_emails_old_site_url_moves_to_site_base_url_with_a_warning(tmp_path):
+    """`email.site_url` (before #39) is `site.base_url` now: one address for the feeds, the email and link previews."""
+    old = 'date: "2026-11-29"\nemail:\n  to: [a@example.org]\n  site_url: https://digest.example.org/\n'
+    with pytest.warns(MovedKeyWarning, match=r"email\.site_url is now site\.base_url"):
+        params = load_params(_write(tmp_path, old))
+    assert params.site.base_url == "https://digest.example.org/" and params.email.to == ["a@example.org"]
+    with pytest.warns(MovedKeyWarning):  # the shipped file's old empty line: dropped, the default address kept
+        assert load_params(_write(tmp_path, 'date: "2026-11-29"\nemail:\n  site_url: ""\n')).site.base_url == (
+            LOCAL_PREVIEW
+        )
+    both = old + "site:\n  base_url: https://other.example.org/\n"
+    with pytest.raises(
+        ParamsError, match=r"email\.site_url .* and site\.base_url .* differ: .* remove email\.site_url"
+    ):
+        load_params(_write(tmp_path, both))
+    same = old + "site:\n  base_url: https://digest.example.org/\n"
+    with pytest.warns(MovedKeyWarning):
+        assert load_params(_write(tmp_path, same)).site.base_url == "https://digest.example.org/"
+    assert "site_url" not in EmailParams.model_fields

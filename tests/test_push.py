@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import email
 import email.policy
+import shutil
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from readers_archive import DATES, arxiv_id, write_archive
+from readers_archive import DATES, TITLE_ZH, arxiv_id, write_archive
 
 from papers_digest.cli import runs
 from papers_digest.cli.alerts import ALERT_WEBHOOK_ENV, send_alert
@@ -17,6 +19,8 @@ from papers_digest.cli.mail import push_days
 from papers_digest.core.notify import ALERT_URLS_ENV, NOTIFY_URLS_ENV
 from papers_digest.core.params import AlertParams, validate_params
 from papers_digest.day.status import DateRun, DayStatus, alert
+from papers_digest.site.push import day_push
+from papers_digest.site.render import load_day
 from papers_digest.testing.servers import Inbox, smtp_server, webhook_server
 
 DAY = DATES[-1]
@@ -73,7 +77,11 @@ def test_the_days_digest_reaches_a_json_webhook_and_a_mailbox_one_line_a_paper(a
             )
             for line in lines[:2]
         ), lines
-    assert lines[2:] == [f"https://digest.example.org/{DAY}/index.html"]
+    # the day's commonest areas, as its pages name them, then the link to the day at site.base_url
+    assert lines[2:] == [
+        "Areas: Reinforcement learning (2), Model architecture (2), Efficient inference and compression (2)",
+        f"https://digest.example.org/{DAY}/index.html",
+    ]
     assert arxiv_id(DAY, 3) not in pushed["message"]
     mail = _mail(inbox)
     assert mail["Subject"] == pushed["title"]
@@ -102,7 +110,23 @@ def test_a_failing_service_is_one_line_without_its_url_and_the_others_still_get_
     assert out[3:] == [f"papers daily: the digest of {DAY} pushed to 1 of 4 service(s)"]
     assert len(refusing.received) == 1 and not any(TOKEN in line or "127.0.0.1" in line for line in out)
     text = _mail(inbox).get_body(("plain",)).get_content()
-    assert "该论文训练了一个用于长上下文的稀疏路由器。" in text and "… and 1 more" in text  # notify.papers, notify.lang
+    # notify.papers and notify.lang: the translation's title and sentence, and the rest in Chinese too
+    assert text.strip().splitlines()[:3] == [
+        f"1. {TITLE_ZH}：该论文训练了一个用于长上下文的稀疏路由器。",
+        "…… 另有 1 篇",
+        "领域：强化学习（2）、模型架构（2）、高效推理与压缩（2）",
+    ]
+
+
+def test_latex_in_a_title_is_unicode_in_the_push_as_in_the_feeds(archive, tmp_path):
+    db = tmp_path / "papers.db"
+    shutil.copy(archive, db)
+    with sqlite3.connect(db) as conn:
+        title = r"Routing $\alpha$-sparse tokens at $8 \times$ the speed"
+        conn.execute("update papers set title = ? where arxiv_id = ?", [title, arxiv_id(DAY, 2)])
+    push = day_push(load_day(db, DAY), "https://digest.example.org/")
+    line = f"Routing α-sparse tokens at 8 × the speed: Paper 2 of {DAY} trains a sparse router for long contexts."
+    assert any(row.endswith(line) for row in push.body.splitlines()), push.body
 
 
 def test_the_old_webhook_gets_the_same_json_as_before_and_alert_urls_get_the_alert(smtp, monkeypatch, capsys):

@@ -24,7 +24,7 @@ from papers_digest.core.params import EmailParams, ParamsError, validate_params
 from papers_digest.site.render import render_day, render_site
 from papers_digest.site.search import indexed_days, parted_days
 from papers_digest.site.trust import report_link, trust_view
-from papers_digest.testing.browser import MISSING, chromium, have_chromium, serve_folder
+from papers_digest.testing.browser import console_errors, serve_folder
 from papers_digest.testing.servers import Inbox, smtp_server
 
 # On one worker of `make test`, so the module's archive and Chromium are made once.
@@ -50,16 +50,22 @@ def page(path: Path) -> lxml.html.HtmlElement:
 # ---------------------------------------------------------------- trust and the report link
 
 
-def test_a_paper_page_says_in_one_place_how_its_digest_was_made(archive):
-    root = page(archive / "site" / DATES[-1] / f"{DONE_PAPER}.html")
+def provenance(root: lxml.html.HtmlElement) -> dict[str, str]:
+    """The paper page's block on how its digest was made, by its English labels."""
     (block,) = root.cssselect("dl.provenance")
-    shown = dict(
+    return dict(
         zip(
-            (" ".join(dt.text_content().split()) for dt in block.cssselect("dt")),
+            (" ".join(dt.cssselect(".ui[lang=en]")[0].text_content().split()) for dt in block.cssselect("dt")),
             (" ".join(dd.text_content().split()) for dd in block.cssselect("dd")),
             strict=True,
         )
     )
+
+
+def test_a_paper_page_says_in_one_place_how_its_digest_was_made(archive):
+    root = page(archive / "site" / DATES[-1] / f"{DONE_PAPER}.html")
+    (block,) = root.cssselect("dl.provenance")
+    shown = provenance(root)
     assert shown["Model"] == "sim-digest"
     assert shown["Engine"] == "an OpenAI-compatible endpoint (llm.base_url)"
     assert shown["Prompt version"] == "digest digest_en-v1, translation translate_zh-v1"
@@ -96,10 +102,10 @@ def test_a_managed_engine_and_a_failed_paper_are_named(archive, tmp_path):
 def test_report_links_fill_the_template_url_encoded_for_the_paper_and_each_result(archive):
     root = page(archive / "site" / DATES[-1] / f"{DONE_PAPER}.html")
     links = [a.get("href") for a in root.cssselect("a.report")]
-    assert len(links) == 1 + 3  # the digest, then each result
+    assert len(links) == 3 + 1  # each result, then the digest (in the folded block on how it was made)
     fields = [parse_qs(urlsplit(u).query)["title"][0] for u in links]
-    assert fields == [f"Digest of {DONE_PAPER}: {f}" for f in ("digest", "results[0]", "results[1]", "results[2]")]
-    body = parse_qs(urlsplit(links[0]).query)["body"][0]
+    assert fields == [f"Digest of {DONE_PAPER}: {f}" for f in ("results[0]", "results[1]", "results[2]", "digest")]
+    body = parse_qs(urlsplit(links[-1]).query)["body"][0]
     assert body == f"Sparse routers, part 1 ({DATES[-1]}) {DATES[-1]}/{DONE_PAPER}.html"
     # a value that would end the query or the attribute stays inside its parameter
     hostile = report_link(REPORT, arxiv_id="2504.1", date="d", field='x&y="z"#', title="a b", page="p")
@@ -220,7 +226,7 @@ def _settings(port: int, **changes) -> EmailParams:
 
 def test_the_days_email_reaches_the_server_with_both_parts_and_every_done_paper(archive, smtp, capsys):
     inbox, port = smtp
-    assert send_day(_settings(port, site_url="https://digest.example.org/"), DATES[-1], archive / "papers.db")
+    assert send_day(_settings(port), DATES[-1], archive / "papers.db", base_url="https://digest.example.org/")
     ((rcpt, raw),) = inbox.messages
     assert rcpt == ["reader@example.org"]
     message = email.message_from_bytes(raw, policy=email.policy.default)
@@ -251,7 +257,7 @@ def test_one_language_and_markup_in_a_title_is_text(archive, smtp, tmp_path):
     message = email.message_from_bytes(inbox.messages[0][1], policy=email.policy.default)
     html = message.get_body(("html",)).get_content()
     assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
-    assert "稀疏路由器" not in html and "https://arxiv.org/abs/" in html  # no site_url: links go to arXiv
+    assert "稀疏路由器" not in html and "https://arxiv.org/abs/" in html  # site.base_url local: links go to arXiv
 
 
 def test_a_failed_send_is_one_line_and_never_raises(archive, capsys):
@@ -290,23 +296,17 @@ def test_papers_daily_mails_the_dates_that_ran_ok(monkeypatch):
     monkeypatch.setattr(runs, "send_alert", lambda *a: None)
     monkeypatch.setattr(runs, "run_summary", lambda db, date: (2, 1))
     monkeypatch.setattr(runs, "date_runs", lambda db, finished: [])
-    monkeypatch.setattr(runs, "send_days", lambda settings, dates, db, command: sent.append(list(dates)))
-    params = validate_params({"date": DATES[-1], "email": {"to": ["r@example.org"]}})
+    monkeypatch.setattr(
+        runs, "send_days", lambda settings, dates, db, command, base_url: sent.append((list(dates), base_url))
+    )
+    site = {"base_url": "https://digest.example.org/"}
+    params = validate_params({"date": DATES[-1], "email": {"to": ["r@example.org"]}, "site": site})
     outcomes = [runs.Outcome(DATES[0], 0), runs.Outcome(DATES[1], 1), runs.Outcome(DATES[2], 0)]
     assert runs._summary("papers daily", outcomes, params) == 1
-    assert sent == [[DATES[0], DATES[2]]]
+    assert sent == [([DATES[0], DATES[2]], "https://digest.example.org/")]
 
 
 # ---------------------------------------------------------------- in a real browser
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    if not have_chromium():
-        pytest.skip(MISSING)
-    pytest.importorskip("selenium.webdriver", reason="selenium is a dev dependency (.[dev])")
-    with chromium() as driver:
-        yield driver
 
 
 @pytest.fixture(scope="module")
@@ -371,7 +371,7 @@ def test_an_english_and_a_chinese_word_each_find_their_paper(browser, served):
     found = [a.get_attribute("href") for a in browser.find_elements(By.CSS_SELECTOR, "#search-results h2 a")]
     assert len(set(found)) == 3 * len(DATES) and all(u.removeprefix(served).count("/") == 1 for u in found)  # no stub
     assert browser.find_element(By.ID, "search-status").text == f"{3 * len(DATES)} papers for “router”"
-    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+    assert console_errors(browser) == []
 
 
 @pytest.mark.slow
@@ -400,7 +400,7 @@ def test_the_box_on_any_page_shows_the_search_on_that_page(browser, served):
     _wait(lambda: panel.is_displayed() and _searched(browser))
     browser.get(links[0])  # and the link leads to the paper
     assert ZH_PAPER[0] in browser.current_url and browser.find_element(By.CSS_SELECTOR, "h1").text
-    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+    assert console_errors(browser) == []
 
 
 @pytest.mark.slow
@@ -507,10 +507,12 @@ def test_without_javascript_both_languages_show_and_there_is_no_switch(archive):
 
 
 def _page_types(site: Path) -> list[str]:
-    """One page of every type the site has: index, day, paper (done and failed), status, search, and the
-    topic, week and month pages when the site has them."""
+    """One page of every type the site has: the front page, the calendar, day, paper (done and failed), status,
+    search, and the area, week and month pages when the site has them."""
     pages = [
         "index.html",
+        "days.html",
+        "topics/index.html",
         f"{DATES[-1]}/index.html",
         f"{DATES[-1]}/{DONE_PAPER}.html",
         f"{DATES[-1]}/{arxiv_id(DATES[-1], 3)}.html",

@@ -14,21 +14,23 @@ from urllib.request import urlopen
 
 import lxml.html
 import pytest
+import yaml
 from conftest import ROOT, SAMPLE_DATE, copy_project, make_params, run_dvc, write_params
 
 from papers_digest.cli.main import main as papers_cli
 from papers_digest.core.models import GenerationResult
 from papers_digest.day.files import load_day
 from papers_digest.day.metrics import run_record
-from papers_digest.day.topics import topic_slug
 from papers_digest.db.queries import site_days
 from papers_digest.db.writer import write_day
 from papers_digest.site import render as site_render
+from papers_digest.site.days import build_days, build_index
 from papers_digest.site.feed import DEFAULT_BASE_URL
 from papers_digest.site.render import load_day as load_day_view
 from papers_digest.site.render import render_day, render_site
-from papers_digest.site.views import build_days, build_index, paper_view, section_url
-from papers_digest.testing.browser import MISSING, chromium, have_chromium, serve_folder
+from papers_digest.site.tex import tex_markup
+from papers_digest.site.views import paper_view, section_url
+from papers_digest.testing.browser import MISSING, chromium, console_errors, have_chromium, serve_folder
 from papers_digest.testing.servers import engine_server, sample_replay_server
 
 # the sample day is built with DVC once for the module, and the browser tests drive Chromium
@@ -41,7 +43,9 @@ ATOM = "{http://www.w3.org/2005/Atom}"
 HTML_PAPER = "2503.20783"  # the sample's one paper with an arXiv HTML page (v2)
 RANKED = ["2504.00999", "2504.00883", "2504.01014", HTML_PAPER]  # by upvotes: 46, 38, 20, 18
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
-ARCHIVE = ("topics", "weeks", "months")  # the topic, week and month pages: tests/test_site_archive.py
+ARCHIVE = ("topics", "weeks", "months")  # the area, week and month pages: tests/test_site_archive.py
+LISTED = 12  # papers Hugging Face listed on the sample day (4 picked)
+THUMBNAIL = re.compile(r'<img class="thumb" src="https://cdn-thumbnails\.huggingface\.co/[^"<>]*"[^<>]*>')
 OLDER_DAYS = [f"2025-03-{d}" for d in range(26, 32)] + ["2025-04-01", "2025-04-02"]  # cloned from the sample day
 SCRIPT = "<script>alert(1)</script>"
 IMG = '"><img src=x onerror=alert(1)>'
@@ -108,7 +112,8 @@ def test_publish_renders_an_index_a_page_per_date_and_per_paper(site, db_rows):
         for p in site.rglob("*")
         if p.is_file() and p.relative_to(site).parts[0] not in (*ARCHIVE, "pagefind")
     ) == sorted(
-        ["index.html", "status.html", "style.css", "site.js", "search.html", "search.json", "feed.xml"]
+        ["index.html", "days.html", "status.html", "style.css", "site.js", "search.html", "search.json"]
+        + ["feed.xml", "feed.zh.xml"]
         + [f"{SAMPLE_DATE}/index.html"]
         + [f"{SAMPLE_DATE}/{i}.html" for i in RANKED]
     )
@@ -117,16 +122,33 @@ def test_publish_renders_an_index_a_page_per_date_and_per_paper(site, db_rows):
         "months/2025-04.html",
     }
     assert (site / "topics" / "index.html").is_file()
-    index = page(site / "index.html")
-    assert [a.get("href") for a in index.cssselect("ul.days a")] == [f"{SAMPLE_DATE}/index.html"]
-    assert index.get("lang") == "en"
+    calendar = page(site / "days.html")
+    assert [a.get("href") for a in calendar.cssselect("ul.days a")] == [f"{SAMPLE_DATE}/index.html"]
+    assert calendar.get("lang") == "en"
 
     day = page(site / SAMPLE_DATE / "index.html")
-    assert [a.get("href") for a in day.cssselect("ol.papers h2 a")] == [f"{i}.html" for i in RANKED]
+    assert [a.get("href") for a in day.cssselect("ol.papers li.done h2 a")] == [f"{i}.html" for i in RANKED]
     digests = {(d["arxiv_id"], d["lang"]): json.loads(d["digest"]) for d in db_rows["digests"]}
-    for item, arxiv_id in zip(day.cssselect("ol.papers > li"), RANKED, strict=True):
+    for arxiv_id in RANKED:
+        (item,) = day.cssselect(f"li[id='p-{arxiv_id}']")
         assert texts(item, "p.summary[lang=en]") == [digests[arxiv_id, "en"]["one_sentence"]]
         assert texts(item, "p.summary[lang=zh-Hans]") == [" ".join(digests[arxiv_id, "zh"]["one_sentence"].split())]
+    # Every paper Hugging Face listed, the others saying why they have no digest, in both languages.
+    assert len(day.cssselect("ol.papers > li")) == LISTED and len(day.cssselect("li.listed")) == LISTED - len(RANKED)
+    for item in day.cssselect("li.listed"):
+        (why,) = texts(item, "p.reason[lang=en]")
+        assert (
+            why == f"Not digested: the day's digests cover its {len(RANKED)} most upvoted papers not digested before."
+        )
+        assert texts(item, "p.reason[lang=zh-Hans]") and item.cssselect("h2 a")[0].get("href").startswith(
+            "https://huggingface.co/papers/"
+        )
+    # The front page is the latest day's list of papers, the calendar of days a link away.
+    index = page(site / "index.html")
+    assert [li.get("id") for li in index.cssselect("ol.papers > li")] == [
+        li.get("id") for li in day.cssselect("ol.papers > li")
+    ]
+    assert index.cssselect("a[href='days.html']") and index.get("lang") == "en"
 
 
 def test_a_paper_page_shows_both_languages_who_wrote_it_and_what_the_model_saw(site, db_rows):
@@ -135,7 +157,7 @@ def test_a_paper_page_shows_both_languages_who_wrote_it_and_what_the_model_saw(s
     english, chinese = _digest(db_rows, HTML_PAPER, "en"), _digest(db_rows, HTML_PAPER, "zh")
 
     assert texts(paper, "h1") == [row["title"]]
-    provenance = dict(zip(texts(paper, "dl.provenance dt"), texts(paper, "dl.provenance dd"), strict=True))
+    provenance = _provenance(paper)
     assert provenance["Model"] == "sim-digest"
     assert row["prompt_version"] in provenance["Prompt version"]
     assert provenance["What the model saw"] == "Full text (arXiv HTML v2)"
@@ -145,8 +167,8 @@ def test_a_paper_page_shows_both_languages_who_wrote_it_and_what_the_model_saw(s
     # English and Chinese side by side, each marked with its language.
     findings_en = texts(paper, "ol.results .pair p[lang=en]")
     findings_zh = texts(paper, "ol.results .pair p[lang=zh-Hans]")
-    assert findings_en == [" ".join(r["finding"].split()) for r in english["results"]]
-    assert findings_zh == [" ".join(r["finding"].split()) for r in chinese["results"]]
+    assert findings_en == [_shown(r["finding"]) for r in english["results"]]  # `8 \times A100`: MathML
+    assert findings_zh == [_shown(r["finding"]) for r in chinese["results"]]
 
     # Every result links to the section it cites, at its LaTeXML anchor in the versioned arXiv HTML.
     anchors = {s["tag"]: s["anchor"] for s in json.loads(row["sections"])}
@@ -169,7 +191,7 @@ def test_a_paper_page_shows_both_languages_who_wrote_it_and_what_the_model_saw(s
 
 def test_an_abstract_only_paper_links_to_the_abstract_page_and_says_why(site):
     paper = page(site / SAMPLE_DATE / "2504.00999.html")
-    provenance = dict(zip(texts(paper, "dl.provenance dt"), texts(paper, "dl.provenance dd"), strict=True))
+    provenance = _provenance(paper)
     assert provenance["What the model saw"] == "Abstract only: arXiv has no HTML version of this paper (HTTP 404)"
     assert {a.get("href") for a in paper.cssselect("p.cites a")} == {"https://arxiv.org/abs/2504.00999"}
     assert not [a for a in paper.cssselect("a") if "/html/" in (a.get("href") or "")]
@@ -199,10 +221,18 @@ def test_a_failed_paper_is_listed_as_failed_with_its_reason_and_no_summary(proje
     item = day.cssselect(f"li[id='p-{failing}']")[0]
     assert "failed" in item.get("class")
     assert item.cssselect("p.summary") == []
-    assert texts(item, "p.failure") == [f"Failed: digest_en: {files.english[failing].error}"]
+    # The paper it is, and why it has no digest in the reader's words; the operator's error on its page, folded.
+    assert texts(item, "p.reason[lang=en]") == [
+        "No digest yet: the model's answers did not pass the checks (every number quoted from the paper, every "
+        "section real)."
+    ]
+    assert texts(item, "p.reason[lang=zh-Hans]") and (texts(item, "p.hf-summary") or item.cssselect("details.abstract"))
+    assert "97.3" not in item.text_content()
     paper = page(tmp_path / "site" / SAMPLE_DATE / f"{failing}.html")
     assert paper.cssselect(".pair") == [] and paper.cssselect("ul.mindmap") == []
-    assert "digest_en: the answer failed the checks 2 times" in texts(paper, "section.failure p")[0]
+    assert texts(paper, "section.no-digest p.reason[lang=en]") == texts(item, "p.reason[lang=en]")
+    assert _provenance(paper)["Status"] == f"Failed: digest_en: {files.english[failing].error}"
+    assert paper.cssselect("details.provenance dl.provenance")
     feed = ET.parse(tmp_path / "site" / "feed.xml").getroot()
     assert failing not in "".join(e.findtext(f"{ATOM}id") for e in feed.iter(f"{ATOM}entry"))
 
@@ -256,12 +286,16 @@ def test_each_finding_shows_where_its_numbers_stand_linked_to_the_cited_section(
     for li, result, found in zip(paper.cssselect("ol.results > li"), english["results"], evidence, strict=True):
         (pair,) = li.cssselect(".pair")
         shown = pair.cssselect("ul.evidence[lang=en] > li")
-        assert len(shown) == len(found)
+        sentences: dict[tuple[str, str], list[str]] = {}  # each sentence once, with the numbers found in it
+        for e in found:
+            sentences.setdefault((e["sentence"], e["section"]), []).append(e["number"])
+        assert len(shown) == len(sentences)
         if found:  # under the English finding: the pair's third child, after both findings
             assert [c.tag for c in pair] == ["p", "p", "ul"] and pair[0].get("lang") == "en"
-        for item, e in zip(shown, found, strict=True):
-            assert texts(item, "code") == [e["number"]]
-            assert texts(item, "q") == [" ".join(e["sentence"].split())]
+        for item, ((sentence, section), numbers) in zip(shown, sentences.items(), strict=True):
+            e = {"sentence": sentence, "section": section}
+            assert texts(item, "code") == list(dict.fromkeys(numbers))
+            assert texts(item, "q") == [_shown(e["sentence"])]  # its formulas as MathML: no `\\times` shown
             (a,) = item.cssselect("a")
             if e["section"] == "*":
                 assert (a.get("href"), a.text_content()) == (
@@ -288,10 +322,10 @@ def test_evidence_outside_every_section_links_to_the_page_or_the_abstract(db_row
 
     view = paper_view(row, digests)
     first = view.en.results[0].evidence
-    assert [(e.number, e.section.tag, e.section.title, e.section.url) for e in first] == [
-        ("42.0%", "*", "outside every section", "https://arxiv.org/html/2503.20783v2"),
+    assert [(e.numbers, e.section.tag, e.section.title, e.section.url) for e in first] == [
+        (("42.0%",), "*", "outside every section", "https://arxiv.org/html/2503.20783v2"),
         (
-            "7",
+            ("7",),
             "3.2",
             next(s["title"] for s in json.loads(row["sections"]) if s["tag"] == "3.2"),
             "https://arxiv.org/html/2503.20783v2#S3.SS2",
@@ -321,13 +355,13 @@ def test_markup_in_an_evidence_sentence_is_shown_as_text(project, tmp_path):
         )
     render_site(db, tmp_path / "site")
 
-    raw = _own_script_out((tmp_path / "site" / SAMPLE_DATE / f"{HTML_PAPER}.html").read_text(encoding="utf-8"))
+    raw = _own_tags_out((tmp_path / "site" / SAMPLE_DATE / f"{HTML_PAPER}.html").read_text(encoding="utf-8"))
     assert "<script" not in raw and "<img" not in raw
     assert "It &lt;script&gt;alert(1)&lt;/script&gt; and &#34;&gt;&lt;img src=x onerror=alert(1)&gt; ran." in raw
     paper = page(tmp_path / "site" / SAMPLE_DATE / f"{HTML_PAPER}.html")
     first = paper.cssselect("ol.results > li")[0]
     assert texts(first, "ul.evidence q")[0] == f"It {SCRIPT} and {IMG} ran."
-    assert [e.get("src") for e in paper.cssselect("script")] == ["../site.js"] and paper.cssselect("img") == []
+    assert [e.get("src") for e in paper.cssselect("script")] == ["../site.js"] and _not_thumbnails(paper) == []
 
 
 def test_a_database_without_the_evidence_column_renders_as_before(project, tmp_path):
@@ -344,7 +378,7 @@ def test_a_database_without_the_evidence_column_renders_as_before(project, tmp_p
         _digest({"digests": _rows(db, "digests")}, HTML_PAPER, "en")["results"]
     )
     assert all(len(pair) == 2 for pair in paper.cssselect("ol.results .pair"))
-    assert "Digested in English and Chinese" in texts(paper, "dl.provenance dd")[0]
+    assert _provenance(paper)["Status"] == "Digested in English and Chinese, both checked"
 
     # Publishing a day into that database adds the column, typed as the schema declares it.
     day_dir = project / "data" / SAMPLE_DATE
@@ -431,14 +465,14 @@ def test_markup_in_model_output_is_shown_as_text_and_the_feed_stays_well_formed(
     render_site(db, tmp_path / "site")
 
     for html_file in (tmp_path / "site").rglob("*.html"):
-        raw = _own_script_out(html_file.read_text(encoding="utf-8"))
+        raw = _own_tags_out(html_file.read_text(encoding="utf-8"))
         assert "<script" not in raw and "<img" not in raw, html_file
     raw = (tmp_path / "site" / SAMPLE_DATE / f"{HTML_PAPER}.html").read_text(encoding="utf-8")
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in raw
     assert "&#34;&gt;&lt;img src=x onerror=alert(1)&gt;" in raw
     paper = page(tmp_path / "site" / SAMPLE_DATE / f"{HTML_PAPER}.html")
     assert texts(paper, "h1") == [" ".join(shown.split())]
-    assert paper.cssselect("img") == [] and [e.get("src") for e in paper.cssselect("script")] == ["../site.js"]
+    assert _not_thumbnails(paper) == [] and [e.get("src") for e in paper.cssselect("script")] == ["../site.js"]
 
     feed = ET.parse(tmp_path / "site" / "feed.xml").getroot()
     entry = next(e for e in feed.iter(f"{ATOM}entry") if e.findtext(f"{ATOM}id").endswith(HTML_PAPER))
@@ -535,6 +569,7 @@ def test_a_publish_writes_only_its_days_pages_the_index_and_the_feed(project, ar
     day_dir = project / "data" / SAMPLE_DATE
     files = load_day(day_dir / "list.json", day_dir / "fulltext", day_dir / "digest_en", day_dir / "translate_zh")
     top = RANKED[0]
+    areas_before = json.loads(next(r for r in _rows(archive, "papers") if r["arxiv_id"] == top)["areas"])
     retitled = [p.model_copy(update={"title": "A new title"}) if p.arxiv_id == top else p for p in files.day.papers]
     files.day = files.day.model_copy(update={"papers": retitled})
     loaded: list[str] = []
@@ -546,15 +581,24 @@ def test_a_publish_writes_only_its_days_pages_the_index_and_the_feed(project, ar
     after = _snapshot(out)
     changed = {rel for rel in after if rel in before and after[rel] != before[rel]}
     pages = {rel for rel in changed if rel.split("/")[0] not in ARCHIVE}
-    assert pages == {f"{SAMPLE_DATE}/index.html", f"{SAMPLE_DATE}/{top}.html", "index.html", "feed.xml"}
-    # The retitled paper's topic pages and feeds, and the day's week and month pages, list its title.
-    topics = json.loads(next(r for r in _rows(archive, "papers") if r["arxiv_id"] == top)["topics"])
+    assert pages == {
+        f"{SAMPLE_DATE}/index.html",
+        f"{SAMPLE_DATE}/{top}.html",
+        "index.html",
+        "days.html",
+        "feed.xml",
+        "feed.zh.xml",
+    }
+    # The retitled paper's area pages and feeds (of the areas its title gave it before too, and their count on the
+    # area index), and the day's week and month pages, list its title.
+    areas = json.loads(next(r for r in _rows(archive, "papers") if r["arxiv_id"] == top)["areas"])
     assert changed - pages <= {
-        *(f"topics/{topic_slug(t)}.{ext}" for t in topics for ext in ("html", "xml")),
+        *(f"topics/{a}.{ext}" for a in {*areas, *areas_before} for ext in ("html", "xml")),
+        "topics/index.html",
         "weeks/2025-W14.html",
         "months/2025-04.html",
     }
-    assert f"topics/{topic_slug(topics[0])}.html" in changed and "weeks/2025-W14.html" in changed
+    assert f"topics/{areas[0]}.html" in changed and "weeks/2025-W14.html" in changed
     assert set(before) - set(after) == {f"{SAMPLE_DATE}/2501.00001.html", leftover.relative_to(out).as_posix()}
     assert set(after) <= set(before)
     assert (summary.written, summary.removed, summary.days, summary.papers) == (len(changed), 1, 9, 36)
@@ -563,9 +607,10 @@ def test_a_publish_writes_only_its_days_pages_the_index_and_the_feed(project, ar
     assert sorted(loaded, reverse=True) == all_days[:7]
     assert elsewhere.read_text() == "old"
 
-    index = page(out / "index.html")
-    assert [a.get("href") for a in index.cssselect("ul.days a")] == [f"{d}/index.html" for d in all_days]
-    assert texts(index, "ul.days li .top")[0] == "Top: A new title"
+    calendar = page(out / "days.html")
+    assert [a.get("href") for a in calendar.cssselect("ul.days a")] == [f"{d}/index.html" for d in all_days]
+    assert texts(calendar, "ul.days li .top")[0].endswith(" A new title")
+    assert texts(page(out / "index.html"), f"li[id='p-{top}'] h2")[0] == "A new title"
     feed = ET.parse(out / "feed.xml").getroot()
     ids = [e.findtext(f"{ATOM}id") for e in feed.iter(f"{ATOM}entry")]
     assert ids == [f"tag:papers-digest,{d}:{i}" for n, d in enumerate(all_days[:7]) for i in _archive_ids(n)]
@@ -606,9 +651,9 @@ def test_a_paper_the_day_takes_over_leaves_the_earlier_days_pages(project, archi
     assert set(before) - set(after) == {f"{OLDER_DAYS[-1]}/{moved}.html"}
     assert set(after) - set(before) == {f"{SAMPLE_DATE}/{moved}.html"} and summary.removed == 1
     touched = {rel.split("/")[0] for rel in after if rel in before and after[rel] != before[rel]}
-    assert touched <= {SAMPLE_DATE, OLDER_DAYS[-1], "index.html", "feed.xml", *ARCHIVE}
+    assert touched <= {SAMPLE_DATE, OLDER_DAYS[-1], "index.html", "days.html", "feed.xml", "feed.zh.xml", *ARCHIVE}
     earlier = page(out / OLDER_DAYS[-1] / "index.html")
-    assert moved not in {a.get("href").removesuffix(".html") for a in earlier.cssselect("ol.papers h2 a")}
+    assert f"{moved}.html" not in {a.get("href") for a in earlier.cssselect("ol.papers h2 a")}
     fresh = tmp_path / "fresh"
     render_site(archive, fresh)
     assert {r: d for r, (d, _) in _snapshot(fresh).items()} == {r: d for r, (d, _) in after.items()}
@@ -619,7 +664,7 @@ def test_a_paper_the_day_takes_over_leaves_the_earlier_days_pages(project, archi
             conn.execute(f"delete from {table} where date = ?", [OLDER_DAYS[0]])
     summary = render_day(archive, out, OLDER_DAYS[0])
     assert not (out / OLDER_DAYS[0]).exists() and summary.removed == 1 + len(RANKED)
-    assert f"{OLDER_DAYS[0]}/index.html" not in [a.get("href") for a in page(out / "index.html").cssselect("ul.days a")]
+    assert f"{OLDER_DAYS[0]}/index.html" not in [a.get("href") for a in page(out / "days.html").cssselect("ul.days a")]
 
 
 def test_papers_site_renders_every_day_one_day_at_a_time(archive, tmp_path, monkeypatch, capsys):
@@ -635,9 +680,9 @@ def test_papers_site_renders_every_day_one_day_at_a_time(archive, tmp_path, monk
     assert done.value.code == 0
     all_days = [SAMPLE_DATE, *reversed(OLDER_DAYS)]
     assert loaded == all_days  # each day read once, newest first
-    # index, status, style, site.js, search (page and months), feed; a page per day and paper
-    pages = 7 + len(all_days) * (1 + len(RANKED))
-    pages += sum(1 for folder in ARCHIVE for _ in (out / folder).iterdir())  # topics (page, feed), weeks, months
+    # index, days, status, style, site.js, search (page and months), the feeds; a page per day and paper
+    pages = 9 + len(all_days) * (1 + len(RANKED))
+    pages += sum(1 for folder in ARCHIVE for _ in (out / folder).iterdir())  # areas (page, feed), weeks, months
     assert (
         f"9 day(s), 36 papers, 28 feed entries; {pages} files written, 0 unchanged, 1 removed"
         in capsys.readouterr().out
@@ -645,7 +690,7 @@ def test_papers_site_renders_every_day_one_day_at_a_time(archive, tmp_path, monk
     for n, date in enumerate(all_days):
         ids = _archive_ids(n)
         day = page(out / date / "index.html")
-        assert [a.get("href") for a in day.cssselect("ol.papers h2 a")] == [f"{i}.html" for i in ids]
+        assert [a.get("href") for a in day.cssselect("ol.papers li.done h2 a")] == [f"{i}.html" for i in ids]
         assert all((out / date / f"{i}.html").is_file() for i in ids)
     assert not gone.parent.exists()
 
@@ -661,7 +706,7 @@ def test_every_page_loads_without_console_errors_and_every_internal_link_resolve
             continue
         seen_pages.add(url)
         browser.get(url)
-        severe = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+        severe = console_errors(browser)
         assert severe == [], f"{url}: {severe}"
         assert browser.find_element("css selector", "h1").is_displayed()
         hrefs = browser.execute_script("return [...document.querySelectorAll('a[href], link[href]')].map(a => a.href)")
@@ -677,18 +722,20 @@ def test_every_page_loads_without_console_errors_and_every_internal_link_resolve
     seen = {u.removeprefix(served) for u in seen_pages}
     assert {u for u in seen if u.split("/")[0] not in ARCHIVE} - {"status.html"} == {
         "index.html",
+        "days.html",
         f"{SAMPLE_DATE}/index.html",
         *(f"{SAMPLE_DATE}/{i}.html" for i in RANKED),
     }
     assert {"topics/index.html", "weeks/2025-W14.html", "months/2025-04.html"} <= seen
-    assert {served + "feed.xml", served + "style.css"} <= checked
+    assert {served + "feed.xml", served + "feed.zh.xml", served + "style.css"} <= checked
 
 
 def test_the_site_works_from_a_file_url_and_a_paper_page_screenshot_is_saved(browser, site):
     from selenium.webdriver.common.by import By
 
     browser.get((site / "index.html").as_uri())
-    browser.find_element(By.LINK_TEXT, SAMPLE_DATE).click()
+    browser.find_element(By.CSS_SELECTOR, "a[href='days.html']").click()
+    browser.find_element(By.CSS_SELECTOR, f"ul.days a[href='{SAMPLE_DATE}/index.html']").click()
     browser.find_element(By.CSS_SELECTOR, f"[id='p-{HTML_PAPER}'] h2 a").click()
     assert browser.current_url == (site / SAMPLE_DATE / f"{HTML_PAPER}.html").as_uri()
     assert browser.find_element(By.CSS_SELECTOR, "h1").text.startswith("Understanding R1-Zero-Like Training")
@@ -700,7 +747,7 @@ def test_the_site_works_from_a_file_url_and_a_paper_page_screenshot_is_saved(bro
     )
     assert en.location["y"] == zh.location["y"] and en.location["x"] < zh.location["x"]
     assert all(li.is_displayed() for li in browser.find_elements(By.CSS_SELECTOR, "ul.mindmap li"))
-    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+    assert console_errors(browser) == []
 
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     shot = SCREENSHOTS / f"paper-{HTML_PAPER}.png"
@@ -726,9 +773,11 @@ def test_hostile_model_text_is_visible_as_text_in_the_browser_and_runs_nothing(b
         browser.get((tmp_path / "site" / path).as_uri())
         with pytest.raises(NoAlertPresentException):
             browser.switch_to.alert  # noqa: B018 - reading it is the check: no dialog was opened
-        # no image, and no script but the site's own (site.js: the language switch and search)
+        # no image but Hugging Face's thumbnails, and no script but the site's own (site.js: the language switch and
+        # search)
         scripts = "[...document.scripts].filter(s => !s.src.endsWith('/site.js')).length"
-        assert browser.execute_script(f"return document.images.length + {scripts}") == 0
+        images = "[...document.images].filter(i => !i.src.startsWith('https://cdn-thumbnails.huggingface.co/')).length"
+        assert browser.execute_script(f"return {images} + {scripts}") == 0
         body = browser.find_element(By.TAG_NAME, "body").text
         assert f"Results {SCRIPT} and {IMG} end." in body
     mind_map_labels = [
@@ -757,9 +806,27 @@ def _poison(db: Path, arxiv_id: str, text: str) -> None:
         conn.execute("update papers set title = ? where arxiv_id = ?", [text, arxiv_id])
 
 
-def _own_script_out(raw: str) -> str:
-    """A page without the site's own script tag (site.js, in every page's head): any other is model text run."""
-    return re.sub(r'<script src="(\.\./)?site\.js"></script>', "", raw, count=1)
+def _own_tags_out(raw: str) -> str:
+    """A page without the site's own script tag (site.js, in every page's head) and Hugging Face's thumbnails: any
+    other script or image is model text run."""
+    return THUMBNAIL.sub("", re.sub(r'<script src="(\.\./)?site\.js"></script>', "", raw, count=1))
+
+
+def _shown(text: str) -> str:
+    """Text as a page shows it: its LaTeX as MathML (site/tex.py), read back as text, runs of spaces as one."""
+    return " ".join(lxml.html.fragment_fromstring(str(tex_markup(text)), create_parent="p").text_content().split())
+
+
+def _not_thumbnails(root: lxml.html.HtmlElement) -> list[str]:
+    return [i.get("src") for i in root.cssselect("img") if not i.get("src", "").startswith("https://cdn-thumbnails.")]
+
+
+def _provenance(paper: lxml.html.HtmlElement) -> dict[str, str]:
+    """The paper page's folded block on how its digest was made, by its English labels."""
+    english = ".//text()[not(ancestor::*[@lang='zh-Hans'])]"  # the English of each label and value
+    labels = [" ".join("".join(dt.xpath(english)).split()) for dt in paper.cssselect("dl.provenance dt")]
+    values = [" ".join("".join(dd.xpath(english)).split()) for dd in paper.cssselect("dl.provenance dd")]
+    return dict(zip(labels, values, strict=True))
 
 
 def _archive_ids(n: int) -> list[str]:
@@ -823,3 +890,22 @@ def test_a_publish_with_nothing_to_do_writes_nothing_and_a_missing_page_is_rende
     done = run_dvc(copy, "repro")
     assert "publish: site:" in done.stdout and (out / SAMPLE_DATE / "index.html").is_file()
     assert _snapshot(out)[f"{SAMPLE_DATE}/index.html"][0] == before[3][f"{SAMPLE_DATE}/index.html"][0]
+
+
+def test_the_sites_public_address_flows_from_params_through_dvc_into_every_link_a_reader_receives(project, tmp_path):
+    """site.base_url (params.yaml) is a param of the publish stage: setting it publishes the day again, and the
+    feeds and link previews name it; nothing the site holds points at localhost any more."""
+    copy = tmp_path / "copy"
+    shutil.copytree(project, copy, symlinks=True)
+    params = yaml.safe_load((copy / "params.yaml").read_text(encoding="utf-8"))
+    params["site"]["base_url"] = "https://digest.example.org/"
+    (copy / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False), encoding="utf-8")
+    done = run_dvc(copy, "repro")
+    assert "publish: site:" in done.stdout and "Running stage 'digest_en'" not in done.stdout  # only publish reads it
+    out = copy / "data" / "site"
+    feed = ET.parse(out / "feed.zh.xml").getroot()
+    assert feed.find(f"{ATOM}link[@rel='self']").get("href") == "https://digest.example.org/feed.zh.xml"
+    og = page(out / SAMPLE_DATE / f"{HTML_PAPER}.html").cssselect("meta[property='og:url']")[0]
+    assert og.get("content") == f"https://digest.example.org/{SAMPLE_DATE}/{HTML_PAPER}.html"
+    readable = [p for p in out.rglob("*") if p.is_file() and p.suffix in (".html", ".xml", ".json")]
+    assert [p for p in readable if "localhost" in p.read_text(encoding="utf-8")] == []

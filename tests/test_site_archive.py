@@ -1,4 +1,4 @@
-"""The archive's ways in: links from the listing, topic pages and feeds, day-to-day navigation, week and month
+"""The archive's ways in: links from the listing, area pages and feeds, day-to-day navigation, week and month
 pages; on a multi-day archive written straight from the recorded Hugging Face days (no DVC, no engine)."""
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ import sqlite_utils
 from conftest import HF_DIR, day_papers, hf_day
 
 from papers_digest.core.models import CallRecord, DayList, GenerationResult, Organization
+from papers_digest.day.areas import MAX_AREAS, all_areas, area_of, paper_areas
 from papers_digest.day.files import DayFiles
 from papers_digest.day.metrics import run_record
-from papers_digest.day.topics import normalise_topic, topic_slug
 from papers_digest.db.queries import failed_recently
-from papers_digest.db.schema import PAPER_COLUMNS
+from papers_digest.db.schema import DAY_ITEM_COLUMNS, PAPER_COLUMNS
 from papers_digest.db.writer import write_day
 from papers_digest.site.archive import Period, SiteNav, month_range, paper_links, week_key, week_range
 from papers_digest.site.render import render_day, render_site
@@ -33,6 +33,7 @@ RECORDED = sorted(p.stem for p in HF_DIR.glob("*.json"))  # 2024-05-27 … 2026-
 DATES = ["2025-12-29", "2025-12-30", "2025-12-31", "2026-01-01", "2026-01-05"]
 PUBLISHED = dict(zip(DATES, RECORDED, strict=True))
 PICKED = 6  # papers picked per day
+HEAD_DAY_ITEMS = {"date": str, "arxiv_id": str, "title": str, "upvotes": int, "rank": int, "picked": bool}  # before #39
 HEAD_PAPER_COLUMNS = [  # `papers` as the version before the topic pages (git HEAD at #29) created it
     "arxiv_id", "date", "title", "upvotes", "status", "error", "authors", "summary", "version", "fulltext_source",
     "fulltext_dropped", "fulltext_tokens", "fulltext_reason", "model", "prompt_version", "sections",
@@ -145,63 +146,76 @@ def test_only_web_addresses_become_links():
     assert (links.code_url, links.stars, links.project_url, links.organization) == (None, None, None, None)
 
 
-# ---------------------------------------------------------------- topics
+# ---------------------------------------------------------------- areas
 
 
-def test_papers_carry_normalised_topics_hf_keywords_or_the_vocabulary(archive):
+def test_papers_are_filed_under_at_most_five_areas_from_their_keywords_and_title(archive):
     db, _ = archive
-    found = rows(db, "select arxiv_id, keywords, topics, topics_source from papers")
     listed = {p.arxiv_id: p for d in RECORDED for p in day_papers(d)}
-    sources = {r["topics_source"] for r in found}
-    assert {"hf", "vocabulary"} <= sources
+    found = rows(db, "select arxiv_id, areas from papers") + rows(db, "select arxiv_id, areas from day_items")
     for row in found:
-        topics = json.loads(row["topics"] or "[]")
-        assert topics == sorted(set(topics), key=topics.index)
-        assert all(normalise_topic(t) == t for t in topics)
-        if listed[row["arxiv_id"]].ai_keywords:
-            assert row["topics_source"] == "hf" and json.loads(row["keywords"]) == listed[row["arxiv_id"]].ai_keywords
+        areas, paper = json.loads(row["areas"]), listed[row["arxiv_id"]]
+        assert areas == paper_areas(paper.title, paper.ai_keywords, paper.summary)
+        assert len(areas) <= MAX_AREAS and all(area_of(a) for a in areas)
+    assert sum(bool(json.loads(r["areas"])) for r in found) >= 0.9 * len(found)
 
 
-def test_a_topic_page_lists_papers_of_different_days_newest_first_with_its_feed(archive):
+SHOWN = (  # the papers the area pages list: each picked paper, and each listed one no day picked, at its latest day
+    "select p.arxiv_id, p.date, t.value as area, 1 as picked from papers p, json_each(p.areas) t union all "
+    "select d.arxiv_id, max(d.date) as date, t.value as area, 0 as picked from day_items d, json_each(d.areas) t "
+    "where d.arxiv_id not in (select arxiv_id from papers) group by d.arxiv_id, t.value"
+)
+
+
+def test_an_area_page_lists_every_paper_of_its_area_newest_first_with_its_feed_linked(archive):
+    """Picked or only listed: a listed paper leads to its entry on its day's page."""
     db, out = archive
-    by_topic: dict[str, list[dict]] = {}
-    for row in rows(db, "select p.arxiv_id, p.date, t.value as topic from papers p, json_each(p.topics) t"):
-        by_topic.setdefault(row["topic"], []).append(row)
-    spread = {t: ps for t, ps in by_topic.items() if len({p["date"] for p in ps}) >= 2}
-    assert spread, "some topic must span two days"
-    for topic, papers in spread.items():
-        html = page(out / "topics" / f"{topic_slug(topic)}.html")
+    by_area: dict[str, list[dict]] = {}
+    for row in rows(db, SHOWN):
+        by_area.setdefault(row["area"], []).append(row)
+    spread = {a: ps for a, ps in by_area.items() if len({p["date"] for p in ps}) >= 2}
+    assert spread, "some area must span two days"
+    done = {
+        f"tag:papers-digest,{r['date']}:{r['arxiv_id']}" for r in rows(db, "select * from papers where status = 'done'")
+    }
+    for slug, papers in spread.items():
+        html = page(out / "topics" / f"{slug}.html")
         links = [a.get("href") for a in html.cssselect("ol.papers h2 a")]
         dates = [h.split("/")[1] for h in links]
         assert dates == sorted(dates, reverse=True)
-        assert sorted(links) == sorted(f"../{p['date']}/{p['arxiv_id']}.html" for p in papers)
-        assert all((out / "topics" / h).resolve().is_file() for h in links)
-        feed = ET.parse(out / "topics" / f"{topic_slug(topic)}.xml").getroot()
-        assert feed.findtext(f"{ATOM}title") == f"papers-digest: {topic}"
+        assert sorted(links) == sorted(
+            f"../{p['date']}/{p['arxiv_id']}.html" if p["picked"] else f"../{p['date']}/index.html#p-{p['arxiv_id']}"
+            for p in papers
+        )
+        for link in links:
+            target, _, anchor = link.partition("#")
+            assert (out / "topics" / target).resolve().is_file()
+            assert not anchor or page(out / "topics" / target).cssselect(f"li[id='{anchor}']")
+        assert [a.get("href") for a in html.cssselect("main a.feed")] == [
+            f"{slug}.xml"
+        ]  # the feed, linked from its page
+        assert html.cssselect(f"link[rel=alternate][href='{slug}.xml']")
+        feed = ET.parse(out / "topics" / f"{slug}.xml").getroot()
+        assert feed.findtext(f"{ATOM}title") == f"papers-digest: {area_of(slug).en} · {area_of(slug).zh}"
         ids = {e.findtext(f"{ATOM}id") for e in feed.iter(f"{ATOM}entry")}
-        done = {
-            f"tag:papers-digest,{r['date']}:{r['arxiv_id']}"
-            for r in rows(db, "select * from papers where status = 'done'")
-        }
         assert ids == {f"tag:papers-digest,{p['date']}:{p['arxiv_id']}" for p in papers} & done
     index = page(out / "topics" / "index.html")
-    counted = {a.text_content(): int(a.getnext().text_content()) for a in index.cssselect("ul.topic-index a.topic")}
-    assert counted == {t: len(ps) for t, ps in by_topic.items() if len(ps) >= 2}  # the topics that recur
+    counted = {a.get("href").removesuffix(".html"): int(a.getnext().text_content()) for a in index.cssselect("a.area")}
+    assert counted == {a: len(ps) for a, ps in by_area.items()}  # every area with a paper, not one of 57
     assert list(counted.values()) == sorted(counted.values(), reverse=True)
-    singles = sum(len(ps) == 1 for ps in by_topic.values())
-    assert f"; {singles} more topics of a single paper each are linked from their papers only." in " ".join(
-        index.cssselect("p.meta")[0].text_content().split()
-    )
+    assert set(counted) <= {a.slug for a in all_areas()}
 
 
-def test_topic_chips_on_day_and_paper_pages_link_to_their_topic_pages(archive):
+def test_area_chips_on_day_and_paper_pages_link_to_their_area_pages(archive):
     db, out = archive
-    for row in rows(db, "select arxiv_id, date, topics from papers"):
-        expected = [f"../topics/{topic_slug(t)}.html" for t in json.loads(row["topics"] or "[]")]
+    for row in rows(db, "select arxiv_id, date, areas from papers"):
+        expected = [f"../topics/{a}.html" for a in json.loads(row["areas"])]
         for html in (page(out / row["date"] / f"{row['arxiv_id']}.html"), page(out / row["date"] / "index.html")):
             scope = html.xpath(f'//li[@id="p-{row["arxiv_id"]}"]') or [html]
-            assert [a.get("href") for a in scope[0].cssselect("p.topics a.topic")] == expected
+            assert [a.get("href") for a in scope[0].cssselect("p.topics a.area")] == expected
             assert all((out / row["date"] / h).resolve().is_file() for h in expected)
+    shown = [len(li.cssselect("a.area")) for d in DATES for li in page(out / d / "index.html").cssselect("li.paper")]
+    assert max(shown) == MAX_AREAS  # never more chips than that
 
 
 # ---------------------------------------------------------------- days, weeks, months
@@ -253,8 +267,8 @@ def test_week_and_month_pages_list_the_top_papers_by_upvotes(archive):
         f"../weeks/{week_key(dates[0])}.html",
         f"../months/{dates[0][:7]}.html",
     ]
-    index = page(out / "index.html")
-    assert {a.get("href") for a in index.cssselect("nav.archive a")} >= {
+    calendar = page(out / "days.html")
+    assert {a.get("href") for a in calendar.cssselect("nav.archive a")} >= {
         "topics/index.html",
         *(f"weeks/{week_key(d)}.html" for d in dates),
         *(f"months/{d[:7]}.html" for d in dates),
@@ -282,21 +296,22 @@ def test_a_publish_renders_only_the_topics_and_periods_its_day_touches(archive, 
     render_day(db, site, date)
     after = {p.relative_to(site).as_posix(): p.stat().st_mtime_ns for p in site.rglob("*") if p.is_file()}
     changed = {rel for rel in after if before.get(rel) != after[rel]}
-    topics = {
-        t for r in rows(db, "select topics from papers where date = ?", [date]) for t in json.loads(r["topics"] or "[]")
-    }
-    allowed = {f"topics/{topic_slug(t)}.{ext}" for t in topics for ext in ("html", "xml")}
+    listed = "select areas from papers where date = ? union all select areas from day_items where date = ?"
+    areas = {a for r in rows(db, listed, [date, date]) for a in json.loads(r["areas"])}
+    allowed = {f"topics/{a}.{ext}" for a in areas for ext in ("html", "xml")}
     allowed |= {
         "topics/index.html",
         f"weeks/{week_key(date)}.html",
         f"months/{date[:7]}.html",
         "index.html",
+        "days.html",
         "feed.xml",
+        "feed.zh.xml",
         "status.html",
     }
     others = {rel for rel in changed if not rel.startswith((date, "pagefind/"))}  # the search index: #29's other part
     assert others <= allowed
-    assert any(rel.startswith("topics/") and rel != "topics/index.html" for rel in changed)
+    assert any(rel.startswith("topics/") and rel != "topics/index.html" for rel in changed)  # its areas' pages
     files = day_files(date, RECORDED[2])  # as it was, for the other tests
     write_day(db, files, run_record(files))
     render_day(db, out, date)
@@ -306,18 +321,35 @@ def test_a_publish_renders_only_the_topics_and_periods_its_day_touches(archive, 
 
 
 def test_a_database_of_the_previous_version_opens_and_upgrades(tmp_path):
+    """A database from before the topic pages (#29) and before every listed paper was kept (#39): it renders as
+    it is, and the first publish into it adds the columns and files its papers under their areas."""
     db_path = tmp_path / "old.db"
     old = sqlite_utils.Database(db_path)
     old["papers"].create({c: PAPER_COLUMNS[c] for c in HEAD_PAPER_COLUMNS}, pk="arxiv_id")
-    old["papers"].insert({"arxiv_id": "2401.00001", "date": "2025-12-28", "title": "An old paper", "status": "failed"})
+    old["day_items"].create(HEAD_DAY_ITEMS, pk=("date", "arxiv_id"))
+    title = "Diffusion models for speech synthesis"
+    old["papers"].insert({"arxiv_id": "2401.00001", "date": "2025-12-28", "title": title, "status": "failed"})
+    listed = {"date": "2025-12-28", "title": "Another old paper", "upvotes": 3, "picked": False}
+    old["day_items"].insert_all(
+        [{"arxiv_id": "2401.00001", "rank": 1, "picked": True} | listed, listed | {"arxiv_id": "2401.00002", "rank": 2}]
+    )
     out = tmp_path / "site"
-    render_site(db_path, out)  # not upgraded yet: renders without topics
+    render_site(db_path, out)  # not upgraded yet: renders without areas, every listed paper shown
     assert (out / "2025-12-28" / "index.html").is_file() and (out / "topics" / "index.html").is_file()
+    assert [li.get("id") for li in page(out / "2025-12-28" / "index.html").cssselect("li.paper")] == [
+        "p-2401.00001", "p-2401.00002"
+    ]  # fmt: skip
     publish(db_path, out, DATES[0], RECORDED[0])
-    columns = sqlite_utils.Database(db_path)["papers"].columns_dict
-    assert set(PAPER_COLUMNS) <= set(columns)
-    assert rows(db_path, "select topics from papers where arxiv_id = '2401.00001'") == [{"topics": None}]
-    assert rows(db_path, "select count(*) as n from papers where topics is not null")[0]["n"] > 0
+    db = sqlite_utils.Database(db_path)
+    assert set(PAPER_COLUMNS) <= set(db["papers"].columns_dict)
+    assert set(DAY_ITEM_COLUMNS) <= set(db["day_items"].columns_dict)
+    assert rows(db_path, "select areas from papers where arxiv_id = '2401.00001'") == [
+        {"areas": json.dumps(paper_areas(title))}
+    ]
+    assert set(json.loads(rows(db_path, "select areas from papers where arxiv_id = '2401.00001'")[0]["areas"])) == {
+        "speech-and-audio", "diffusion-model"
+    }  # fmt: skip
+    assert rows(db_path, "select count(*) as n from day_items where areas is null") == [{"n": 0}]
     nav = page(out / DATES[0] / "index.html").cssselect("nav.days-nav a[rel=prev]")
     assert [a.get("href") for a in nav] == ["../2025-12-28/index.html"]
     assert page(out / "2025-12-28" / "index.html").cssselect("nav.days-nav a[rel=next]")[0].get("href") == (
@@ -353,21 +385,18 @@ def test_the_retry_queue_keeps_what_the_listing_gave(tmp_path):
     listed = {p.arxiv_id: p for p in files.day.papers}
     for paper, first in queued:
         assert first == DATES[-1]
-        assert paper == listed[paper.arxiv_id].model_copy(update={"published_at": None, "ai_summary": None})
+        assert paper == listed[paper.arxiv_id].model_copy(update={"published_at": None})
 
 
-def test_a_day_gone_from_the_database_leaves_its_neighbours_linked_and_its_topics_recounted(tmp_path):
+def test_a_day_gone_from_the_database_leaves_its_neighbours_linked_and_its_areas_recounted(tmp_path):
     db, out = tmp_path / "papers.db", tmp_path / "site"
     for date, recorded in list(PUBLISHED.items())[:3]:
         publish(db, out, date, recorded)
     gone = DATES[1]
     only_there = {
-        r["topic"]
+        r["area"]
         for r in rows(
-            db,
-            "select t.value as topic from papers p, json_each(p.topics) t group by t.value "
-            "having min(p.date) = ? and max(p.date) = ?",
-            [gone, gone],
+            db, f"select area from ({SHOWN}) group by area having min(date) = ? and max(date) = ?", [gone, gone]
         )
     }
     assert only_there
@@ -378,11 +407,9 @@ def test_a_day_gone_from_the_database_leaves_its_neighbours_linked_and_its_topic
     assert not (out / gone).exists()
     assert page(out / DATES[0] / "index.html").cssselect("a[rel=next]")[0].get("href") == f"../{DATES[2]}/index.html"
     assert page(out / DATES[2] / "index.html").cssselect("a[rel=prev]")[0].get("href") == f"../{DATES[0]}/index.html"
-    assert not any((out / "topics" / f"{topic_slug(t)}.html").exists() for t in only_there)
+    assert not any((out / "topics" / f"{a}.html").exists() for a in only_there)
     assert not rows(
-        db,
-        "select 1 from papers p, json_each(p.topics) t where t.value in (select value from json_each(?))",
-        [json.dumps(sorted(only_there))],
+        db, f"select 1 from ({SHOWN}) where area in (select value from json_each(?))", [json.dumps(sorted(only_there))]
     )
     fresh = tmp_path / "fresh"
     render_site(db, fresh)
@@ -402,6 +429,7 @@ def test_what_the_listing_wrote_is_shown_as_text(tmp_path):
             "ai_keywords": [f"<script>alert(1)</script>{hostile}", "RL"],
             "github_repo": f"https://github.com/a/b{hostile}",
             "project_page": "javascript:alert(1)",
+            "thumbnail": "javascript:alert(1)",
             "organization": Organization(name=f"org{hostile}", fullname=f"Org {hostile}"),
         }
     )
@@ -411,12 +439,14 @@ def test_what_the_listing_wrote_is_shown_as_text(tmp_path):
     render_site(db, out)
     for path in (out / DATES[0] / f"{first.arxiv_id}.html", out / DATES[0] / "index.html"):
         html = page(path)
-        assert not html.xpath("//img | //script[not(@src)]") and not html.xpath("//a[starts-with(@href, 'javascript')]")
+        assert not html.xpath("//script[not(@src)]") and not html.xpath("//a[starts-with(@href, 'javascript')]")
+        assert all(i.get("src").startswith("https://cdn-thumbnails.huggingface.co/") for i in html.xpath("//img"))
+        assert not html.xpath(f'//*[@id="p-{first.arxiv_id}"]//img | //article//img')  # its thumbnail was no address
         assert f"Org {hostile}" in [a.text_content() for a in html.cssselect("a.org")]
         assert [
             a.get("href")
             for a in html.xpath(f'//*[@id="p-{first.arxiv_id}"]//a[@class="code"] | //article//a[@class="code"]')
         ] == [f"https://github.com/a/b{hostile}"]
-    topic = normalise_topic(first.ai_keywords[0])
-    assert all(c.isalnum() or c in " +#&." for c in topic)  # markup characters never reach a topic
-    assert (out / "topics" / f"{topic_slug(topic)}.html").is_file()
+    keywords = page(out / DATES[0] / f"{first.arxiv_id}.html").cssselect("p.keywords span.words")
+    assert [k.text_content() for k in keywords] == [", ".join(first.ai_keywords)]  # searchable text, not chips
+    assert {p.stem for p in (out / "topics").glob("*.html")} <= {"index", *(a.slug for a in all_areas())}

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from papers_digest.cli.commands import Command, CommandGroup, examples
-from papers_digest.core.params import load_params
+from papers_digest.core.params import SiteParams, load_params
 from papers_digest.day.files import load_day_dir
 from papers_digest.day.metrics import run_record
 from papers_digest.db.writer import write_day
@@ -74,10 +74,13 @@ def rebuild_db_command(data: str, db: str) -> int:
 @click.option(
     "--base-url",
     default=None,
-    help=f"the site's public address, used only for the feed's absolute links (default: {DEFAULT_BASE_URL})",
+    help="the site's public address, for the feeds' links and the pages' link previews (default: site.base_url "
+    f"of --params, or {DEFAULT_BASE_URL} without the file)",
 )
 @click.option(
-    "--params", default="params.yaml", help="the parameters to read site.report_url from, when the file exists"
+    "--params",
+    default="params.yaml",
+    help="the parameters to read site.base_url and site.report_url from, when the file exists",
 )
 def site_command(db: str, out: str, base_url: str | None, params: str) -> int:
     return cmd_site(db, out, base_url, params)
@@ -105,8 +108,8 @@ def cmd_rebuild_db(data: Path, db: str) -> int:
 
 def cmd_site(db: str, out: str, base_url: str | None, params: str) -> int:
     try:
-        report_url = load_params(params).site.report_url if Path(params).is_file() else ""
-        rendered = render_site(db, out, base_url=base_url or DEFAULT_BASE_URL, report_url=report_url)
+        settings = load_params(params).site if Path(params).is_file() else SiteParams()
+        rendered = render_site(db, out, base_url=base_url or settings.base_url, report_url=settings.report_url)
     except SiteError as exc:
         print(f"papers site: {exc}", file=sys.stderr)
         return 2

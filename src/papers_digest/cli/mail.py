@@ -16,11 +16,12 @@ import click
 from papers_digest.cli.commands import Command, examples
 from papers_digest.cli.project import DB_PATH
 from papers_digest.core.notify import NOTIFY_URLS_ENV, send, services_from_env
-from papers_digest.core.params import EmailParams, Params, load_params
+from papers_digest.core.params import LOCAL_PREVIEW, EmailParams, Params, load_params
+from papers_digest.site.days import DayView
 from papers_digest.site.mail import day_mail
 from papers_digest.site.push import day_push
 from papers_digest.site.render import load_day
-from papers_digest.site.views import DayView, SiteError
+from papers_digest.site.views import SiteError
 
 PASSWORD_ENV = "PAPERS_SMTP_PASSWORD"
 SMTP_TIMEOUT_S = 30.0
@@ -40,28 +41,40 @@ SMTP_TIMEOUT_S = 30.0
 @click.option("--db", default=str(DB_PATH), help="the SQLite database to read the day from")
 @click.option("--to", multiple=True, help="send to this address instead of email.to (repeatable)")
 def email_command(date: str, params: str, db: str, to: tuple[str, ...]) -> int:
-    settings = load_params(params).email
+    loaded = load_params(params)
+    settings = loaded.email
     if to:
         settings = settings.model_copy(update={"to": list(to)})
     if not settings.to:
         print(f"papers email: email.to in {params} is empty and no --to was given: nothing sent")
         return 2
-    return 0 if send_day(settings, date, Path(db), command="papers email") else 1
+    sent = send_day(settings, date, Path(db), command="papers email", base_url=loaded.site.base_url)
+    return 0 if sent else 1
 
 
-def send_days(settings: EmailParams, dates: Iterable[str], db_path: Path = DB_PATH, command: str = "papers") -> None:
+def send_days(
+    settings: EmailParams,
+    dates: Iterable[str],
+    db_path: Path = DB_PATH,
+    command: str = "papers",
+    *,
+    base_url: str = LOCAL_PREVIEW,
+) -> None:
     """After `papers daily`: each date that ran, when email.to is set. A failure is one line, never raised."""
     if settings.to:
         for date in dates:
-            send_day(settings, date, db_path, command=command)
+            send_day(settings, date, db_path, command=command, base_url=base_url)
 
 
-def send_day(settings: EmailParams, date: str, db_path: Path, command: str = "papers") -> bool:
-    """Send `date`'s digest to email.to; False (and one line saying why) when it was not sent."""
+def send_day(
+    settings: EmailParams, date: str, db_path: Path, command: str = "papers", *, base_url: str = LOCAL_PREVIEW
+) -> bool:
+    """Send `date`'s digest to email.to, its papers linked to their pages at `base_url` (params site.base_url);
+    False (and one line saying why) when it was not sent."""
     day = _published_day(db_path, date, f"{command}: the email for {date} was not sent")
     if day is None:
         return False
-    mail = day_mail(day, lang=settings.lang, site_url=settings.site_url)
+    mail = day_mail(day, lang=settings.lang, base_url=base_url)
     message = EmailMessage()
     message["Subject"] = mail.subject
     message["From"] = settings.sender

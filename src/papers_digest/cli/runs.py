@@ -385,8 +385,9 @@ def _summary(command: str, outcomes: list[Outcome], params: Params) -> int:
         print(f"{command}: {len(outcomes) - failed} of {len(outcomes)} dates ok")
     finished = [(o.date, None if o.code == 0 else o.note or f"dvc repro exited with {o.code}") for o in outcomes]
     send_alert(command, params.alerts, date_runs(DB_PATH, finished))
-    send_days(params.email, [o.date for o in outcomes if o.code == 0], DB_PATH, command)
-    push_days(params, [o.date for o in outcomes if o.code == 0], DB_PATH, command)
+    ran = [o.date for o in outcomes if o.code == 0]
+    send_days(params.email, ran, DB_PATH, command, base_url=params.site.base_url)
+    push_days(params, ran, DB_PATH, command)
     return 1 if failed else 0
 
 

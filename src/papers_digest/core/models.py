@@ -33,6 +33,9 @@ class Paper(BaseModel):
     ai_keywords: list[str] = Field(default_factory=list)  # HF's own keywords, as written
     github_stars: int | None = None
     organization: Organization | None = None
+    # Added with the readers' front page (#39); absent in older list.json files.
+    thumbnail: str | None = None  # HF's social thumbnail of the paper (an image URL)
+    comments: int | None = None  # comments on the paper's Hugging Face page, as listed that day
 
     @field_validator("arxiv_id")
     @classmethod

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import warnings
 from pathlib import Path
 from typing import Any, Literal
 
@@ -165,11 +166,14 @@ class AlertParams(_Section):
         return _url_or_empty(value)
 
 
+LOCAL_PREVIEW = "http://localhost:8000/"  # `python3 -m http.server -d data/site 8000`
+
+
 class SiteParams(_Section):
     """The readers' site: its public address, and an optional "report a problem" link on each paper and result."""
 
     # The site's public address: Atom feeds, the email, link previews and pushed digests link there.
-    base_url: str = "http://localhost:8000/"
+    base_url: str = LOCAL_PREVIEW
 
     @field_validator("base_url")
     @classmethod
@@ -204,12 +208,7 @@ class EmailParams(_Section):
     starttls: bool = True
     username: str = ""  # empty: no login
     lang: Literal["both", "en", "zh"] = "both"
-    site_url: str = ""  # the site's public address: papers link to their pages there; empty: to arXiv
-
-    @field_validator("site_url")
-    @classmethod
-    def _site_http_url_or_empty(cls, value: str) -> str:
-        return _url_or_empty(value)
+    # Papers link to their pages at site.base_url (the email's own `site_url` before #39: validate_params moves it).
 
 
 class NotifyParams(_Section):
@@ -217,7 +216,7 @@ class NotifyParams(_Section):
     from the environment: they carry the services' tokens)."""
 
     papers: int = Field(5, ge=1, le=50)  # the day's top papers, one line each
-    lang: Literal["en", "zh"] = "en"  # the language of each paper's one sentence
+    lang: Literal["en", "zh"] = "en"  # the push's language: titles, sentences, areas
 
 
 class Params(_Section):
@@ -277,11 +276,39 @@ def load_params(path: str | Path = "params.yaml") -> Params:
     return validate_params(raw, path)
 
 
+class MovedKeyWarning(UserWarning):
+    """A key of an older params.yaml that has a new name: its value was moved there."""
+
+
 def validate_params(raw: dict[str, Any], source: str | Path = "params.yaml") -> Params:
     try:
-        return Params.model_validate(raw)
+        return Params.model_validate(_moved_keys(raw, source))
     except ValidationError as exc:
         raise ParamsError("\n".join(_describe(source, err) for err in exc.errors())) from None
+
+
+def _moved_keys(raw: dict[str, Any], source: str | Path) -> dict[str, Any]:
+    """An older file's keys under their new names, with a warning naming the new key: `email.site_url` is
+    `site.base_url` since the site has one address for everything (#39). Both set, to different addresses, is an
+    error: which one the site has cannot be guessed."""
+    email, site = raw.get("email"), raw.get("site")
+    if not isinstance(email, dict) or "site_url" not in email:
+        return raw
+    old = email["site_url"]
+    moved = {**raw, "email": {k: v for k, v in email.items() if k != "site_url"}}
+    site = site if isinstance(site, dict) else {}
+    if old and site.get("base_url", LOCAL_PREVIEW) not in (LOCAL_PREVIEW, old):
+        raise ParamsError(
+            f"{source}: email.site_url ({old!r}) and site.base_url ({site['base_url']!r}) differ: the site has one "
+            "address now, site.base_url (the feeds, the email and link previews use it); remove email.site_url"
+        )
+    if old:
+        moved["site"] = {**site, "base_url": old}
+    note = f"site.base_url is {old!r} from it" if old else "it was empty, and papers link to site.base_url"
+    warnings.warn(
+        f"{source}: email.site_url is now site.base_url ({note}): remove email.site_url", MovedKeyWarning, stacklevel=3
+    )
+    return moved
 
 
 def _describe(source: str | Path, err: Any) -> str:

@@ -1,4 +1,4 @@
-"""The read queries of the archive pages: papers by topic, topic counts, a period's top papers (SQL only)."""
+"""The read queries of the archive pages: papers by area, area counts, a period's top papers (SQL only)."""
 
 from __future__ import annotations
 
@@ -8,82 +8,110 @@ from typing import Any
 
 import sqlite_utils
 
-# A paper's topics as a JSON array for json_each, whatever the column holds.
-_TOPICS = "json_each(case when json_valid(p.topics) then p.topics else '[]' end) t"
+# A paper's areas as a JSON array for json_each, whatever the column holds.
+_AREAS = "json_each(case when json_valid(p.areas) then p.areas else '[]' end) t"
+# Every paper the archive shows in its areas: those picked (`papers`, one row each), and those Hugging Face listed but
+# no day picked (`day_items`, the latest day that listed each), so an area page lists every paper of its area.
+_SHOWN = (
+    "(select arxiv_id, date, areas, upvotes from papers union all "
+    "select d.arxiv_id, d.date, d.areas, d.upvotes from day_items d "
+    "where not exists (select 1 from papers x where x.arxiv_id = d.arxiv_id) "
+    "and d.date = (select max(y.date) from day_items y where y.arxiv_id = d.arxiv_id))"
+)
 
 
-def _listed(db: sqlite_utils.Database) -> str:
-    """The columns the archive pages list a paper with; each digest's one-sentence summary read in SQL."""
+def _listed(db: sqlite_utils.Database, table: str = "papers") -> str:
+    """The columns the archive pages list a paper with; each digest's one-sentence summary (and the Chinese
+    title, when the translation has one) read in SQL. A `day_items` row is a paper no day picked: `listed`."""
+    if table == "day_items":
+        return (
+            "p.arxiv_id, p.date, p.title, p.upvotes, 'listed' as status, null as generated_at, null as en, null as zh"
+        )
+    columns = "p.arxiv_id, p.date, p.title, p.upvotes, p.status, p.generated_at"
     if "digests" not in db.table_names():
-        return "p.arxiv_id, p.date, p.title, p.upvotes, p.status, p.generated_at, null as en, null as zh"
+        return f"{columns}, null as en, null as zh, null as title_zh"
     one = "(select json_extract(d.digest, '$.one_sentence') from digests d where d.arxiv_id = p.arxiv_id and d.lang = "
-    return f"p.arxiv_id, p.date, p.title, p.upvotes, p.status, p.generated_at, {one}'en') as en, {one}'zh') as zh"
+    title = "(select json_extract(d.digest, '$.title') from digests d where d.arxiv_id = p.arxiv_id and d.lang = 'zh')"
+    return f"{columns}, {one}'en') as en, {one}'zh') as zh, {title} as title_zh"
 
 
-def _db(db_path: str | Path, column: str = "topics") -> sqlite_utils.Database | None:
-    """The database when its `papers` table has `column` (an older one, not yet upgraded, may not)."""
+def _db(db_path: str | Path, column: str = "areas") -> sqlite_utils.Database | None:
+    """The database when `papers` and `day_items` have `column` (an older one, not yet upgraded, may not)."""
     db = sqlite_utils.Database(Path(db_path))
-    if "papers" not in db.table_names() or column not in db["papers"].columns_dict:
+    tables = db.table_names()
+    if any(t not in tables or column not in db[t].columns_dict for t in ("papers", "day_items")):
         return None
     return db
 
 
-def topics_on(db_path: str | Path, date: str) -> set[str]:
-    """The topics of a date's papers."""
+def areas_on(db_path: str | Path, date: str) -> set[str]:
+    """The areas of the papers a date picked or listed."""
     db = _db(db_path)
     if db is None:
         return set()
-    sql = f"select distinct t.value as topic from papers p, {_TOPICS} where p.date = ?"
-    return {r["topic"] for r in db.query(sql, [date]) if isinstance(r["topic"], str)}
-
-
-def papers_by_topic(
-    db_path: str | Path, topics: list[str] | None, limit: int
-) -> dict[str, tuple[int, list[dict[str, Any]]]]:
-    """Per topic (all of them when `topics` is None): how many papers have it, and the latest `limit` of them
-    (newest date first, then by upvotes and arXiv id). One pass over the papers' topic lists."""
-    db = _db(db_path)
-    if db is None or topics == []:
-        return {}
-    wanted = "where t.value in (select value from json_each(?))" if topics is not None else ""
-    # Rank first, then read the kept papers' columns and summaries once each: a frequent topic has thousands of
-    # papers, and a paper is kept on the pages of several topics (its summaries are read from its digest's JSON).
-    ranked = (
-        "select p.arxiv_id as id, t.value as topic, count(*) over topic as total, "
-        "row_number() over (topic order by p.date desc, coalesce(p.upvotes, 0) desc, p.arxiv_id) as n "
-        f"from papers p, {_TOPICS} {wanted} window topic as (partition by t.value)"
+    sql = (
+        f"select distinct t.value as area from (select areas from papers where date = ? union all "
+        f"select areas from day_items where date = ?) p, {_AREAS}"
     )
-    sql = f"select r.id, r.topic, r.total from ({ranked}) r where r.n <= ? order by r.topic, r.n"
-    kept = list(db.query(sql, [json.dumps(topics), limit] if topics is not None else [limit]))
+    return {r["area"] for r in db.query(sql, [date, date]) if isinstance(r["area"], str)}
+
+
+def papers_by_area(
+    db_path: str | Path, areas: list[str] | None, limit: int
+) -> dict[str, tuple[int, list[dict[str, Any]]]]:
+    """Per area (all of them when `areas` is None): how many papers it has, picked or only listed, and the latest
+    `limit` of them (newest date first, then by upvotes and arXiv id). One pass over the papers' area lists."""
+    db = _db(db_path)
+    if db is None or areas == []:
+        return {}
+    wanted = "where t.value in (select value from json_each(?))" if areas is not None else ""
+    # Rank first, then read the kept papers' columns and summaries once each: an area has thousands of papers,
+    # and a paper is kept on the pages of several areas (its summaries are read from its digest's JSON).
+    ranked = (
+        "select p.arxiv_id as id, p.date, t.value as area, count(*) over area as total, "
+        "row_number() over (area order by p.date desc, coalesce(p.upvotes, 0) desc, p.arxiv_id) as n "
+        f"from {_SHOWN} p, {_AREAS} {wanted} window area as (partition by t.value)"
+    )
+    sql = f"select r.id, r.date, r.area, r.total from ({ranked}) r where r.n <= ? order by r.area, r.n"
+    kept = list(db.query(sql, [json.dumps(areas), limit] if areas is not None else [limit]))
     ids = json.dumps(sorted({r["id"] for r in kept}))
-    columns = "where p.arxiv_id in (select value from json_each(?))"
-    papers = {r["arxiv_id"]: r for r in db.query(f"select {_listed(db)} from papers p {columns}", [ids])}
+    papers = {
+        r["arxiv_id"]: r
+        for r in db.query(
+            f"select {_listed(db)} from papers p where p.arxiv_id in (select value from json_each(?))", [ids]
+        )
+    }
+    listed = json.dumps(sorted({(r["id"], r["date"]) for r in kept if r["id"] not in papers}))
+    for r in db.query(
+        f"select {_listed(db, 'day_items')} from day_items p, json_each(?) k "
+        "where p.arxiv_id = json_extract(k.value, '$[0]') and p.date = json_extract(k.value, '$[1]')",
+        [listed],
+    ):
+        papers[r["arxiv_id"]] = r
     found: dict[str, tuple[int, list[dict[str, Any]]]] = {}
     for row in kept:
-        found.setdefault(row["topic"], (row["total"], []))[1].append(papers[row["id"]])
+        found.setdefault(row["area"], (row["total"], []))[1].append(papers[row["id"]])
     return found
 
 
-def topic_counts(db_path: str | Path, min_papers: int = 1) -> tuple[list[dict[str, Any]], int]:
-    """The topics with at least `min_papers` papers, with that number and their latest date (most papers
-    first, then by name), and how many topics have fewer."""
+def area_counts(db_path: str | Path) -> list[dict[str, Any]]:
+    """Every area with a paper, picked or only listed: how many papers and their latest date, most papers first,
+    then by slug."""
     db = _db(db_path)
     if db is None:
-        return [], 0
+        return []
     sql = (
-        f"select t.value as topic, count(*) as papers, max(p.date) as latest from papers p, {_TOPICS} "
-        "where t.type = 'text' group by t.value order by papers desc, topic"
+        f"select t.value as area, count(*) as papers, max(p.date) as latest from {_SHOWN} p, {_AREAS} "
+        "where t.type = 'text' group by t.value order by papers desc, area"
     )
-    counted = list(db.query(sql))
-    kept = [r for r in counted if r["papers"] >= min_papers]
-    return kept, len(counted) - len(kept)
+    return list(db.query(sql))
 
 
 def top_papers(db_path: str | Path, start: str, end: str, limit: int) -> tuple[int, list[dict[str, Any]]]:
     """The dates from `start` to `end` (inclusive) with papers, and their top `limit` papers by upvotes (ties
     to the lower arXiv id)."""
-    db = _db(db_path, "date")
-    if db is None:
+    db = sqlite_utils.Database(Path(db_path))
+    if "papers" not in db.table_names():
         return 0, []
     days = next(db.query("select count(distinct date) as n from papers where date between ? and ?", [start, end]))
     rows = db.query(

@@ -12,7 +12,10 @@ import sqlite_utils
 
 from papers_digest.core.models import Organization, Paper
 
-_LISTING_EXTRAS = ("keywords", "github_repo", "github_stars", "project_page", "organization")  # db/schema.py
+# db/schema.py LISTING_COLUMNS beyond those every database has
+_LISTING_EXTRAS = (
+    "keywords", "github_repo", "github_stars", "project_page", "organization", "ai_summary", "thumbnail", "comments",
+)  # fmt: skip
 
 
 def _with_table(db_path: str | Path, table: str) -> sqlite_utils.Database | None:
@@ -34,7 +37,7 @@ def failed_recently(db_path: str | Path, date: str, days: int) -> list[tuple[Pap
     since = (dt.date.fromisoformat(date) - dt.timedelta(days=days)).isoformat()
     columns = db["papers"].columns_dict
     first = "coalesce(backfilled_from, date)" if "backfilled_from" in columns else "date"
-    # What the listing gave beyond the title (#29's links and topics), so the retried paper keeps it.
+    # What the listing gave beyond the title (#29's links, #39's thumbnail), so the retried paper keeps it.
     extras = "".join(f", {c}" if c in columns else f", null as {c}" for c in _LISTING_EXTRAS)
     rows = db.query(
         f"select arxiv_id, {first} as first_failed, title, upvotes, summary, authors{extras} from papers "
@@ -54,6 +57,9 @@ def failed_recently(db_path: str | Path, date: str, days: int) -> list[tuple[Pap
                 github_stars=row["github_stars"],
                 project_page=row["project_page"],
                 organization=Organization.model_validate_json(row["organization"]) if row["organization"] else None,
+                ai_summary=row["ai_summary"],
+                thumbnail=row["thumbnail"],
+                comments=row["comments"],
             ),
             row["first_failed"],
         )
@@ -96,19 +102,20 @@ def day_totals(db_path: str | Path, date: str) -> tuple[dict[str, Any] | None, d
 
 @dataclass
 class SiteRows:
-    """What a day's pages are rendered from: its paper and digest rows, papers listed per date, run dates."""
+    """What a day's pages are rendered from: its paper and digest rows, every paper listed, run dates."""
 
     papers: list[dict[str, Any]] = field(default_factory=list)
     digests: list[dict[str, Any]] = field(default_factory=list)
-    listed: dict[str, int] = field(default_factory=dict)
+    # the date's day_items rows by rank, each with `paper_date` and `paper_status`: where its `papers` row is now
+    items: list[dict[str, Any]] = field(default_factory=list)
     run_dates: list[str] = field(default_factory=list)
     calls: list[dict[str, Any]] = field(default_factory=list)  # the date's llm_calls rows (site/trust.py)
     engine_kind: str | None = None  # runs.engine_kind: the managed engine that served the date, if any
 
 
 def site_day_rows(db_path: str | Path, date: str) -> SiteRows:
-    """The rows of one date's pages: its papers, their digests (by arXiv id, whatever day wrote them), how
-    many papers Hugging Face listed, and whether it has a run record (tables not there yet read as empty)."""
+    """The rows of one date's pages: its papers, their digests (by arXiv id, whatever day wrote them), every paper
+    Hugging Face listed, and whether it has a run record (tables not there yet read as empty)."""
     db = sqlite_utils.Database(Path(db_path))
     tables = set(db.table_names())
 
@@ -121,14 +128,17 @@ def site_day_rows(db_path: str | Path, date: str) -> SiteRows:
         if papers
         else []
     )
-    listed = rows("select count(*) as n from day_items where date = ?", "day_items")
+    where = "null as paper_date, null as paper_status from day_items d"
+    if "papers" in tables:
+        where = "p.date as paper_date, p.status as paper_status from day_items d left join papers p using (arxiv_id)"
+    items = rows(f"select d.*, {where} where d.date = ? order by d.rank, d.arxiv_id", "day_items")
     calls = rows("select * from llm_calls where date = ?", "llm_calls")  # any schema version: read what is there
     engine = "engine_kind" in db["runs"].columns_dict if "runs" in tables else False
     runs = rows(f"select date, {'engine_kind' if engine else 'null'} as engine_kind from runs where date = ?", "runs")
     return SiteRows(
         papers=papers,
         digests=digests,
-        listed={date: listed[0]["n"]} if listed and listed[0]["n"] else {},
+        items=items,
         run_dates=[r["date"] for r in runs],
         calls=calls,
         engine_kind=runs[0]["engine_kind"] if runs else None,

@@ -6,9 +6,9 @@ import datetime as dt
 import json
 from typing import Any
 
-from papers_digest.core.models import GenerationResult
+from papers_digest.core.models import GenerationResult, Paper
+from papers_digest.day.areas import paper_areas
 from papers_digest.day.files import LANG_OF_STAGE, DayFiles, model_saw, paper_outcome
-from papers_digest.day.topics import paper_topics
 
 
 def paper_rows(files: DayFiles) -> list[dict[str, Any]]:
@@ -20,17 +20,13 @@ def paper_rows(files: DayFiles) -> list[dict[str, Any]]:
         english = files.english.get(arxiv_id)
         status, error = paper_outcome(files, arxiv_id)
         source, dropped = model_saw(files, arxiv_id)
-        topics, topics_source = paper_topics(paper)
         rows.append(
             {
                 "arxiv_id": arxiv_id,
                 "date": files.day.date,
-                "title": paper.title,
-                "upvotes": paper.upvotes,
+                **listing_columns(paper),
                 "status": status,
                 "error": error,
-                "authors": json.dumps(paper.authors, ensure_ascii=False),
-                "summary": paper.summary,
                 "version": doc.version if doc else None,
                 "fulltext_source": source,
                 "fulltext_dropped": json.dumps(dropped) if dropped else None,
@@ -46,16 +42,29 @@ def paper_rows(files: DayFiles) -> list[dict[str, Any]]:
                 else None,
                 "generated_at": generated_at(english),
                 "backfilled_from": files.day.backfill_from.get(arxiv_id),
-                "keywords": json.dumps(paper.ai_keywords, ensure_ascii=False) if paper.ai_keywords else None,
-                "topics": json.dumps(topics, ensure_ascii=False) if topics else None,
-                "topics_source": topics_source,
-                "github_repo": paper.github_repo,
-                "github_stars": paper.github_stars,
-                "project_page": paper.project_page,
-                "organization": paper.organization.model_dump_json() if paper.organization else None,
             }
         )
     return rows
+
+
+def listing_columns(paper: Paper) -> dict[str, Any]:
+    """What Hugging Face's listing says of a paper, as the columns `papers` and `day_items` share (db/schema.py
+    LISTING_COLUMNS), with its areas (day/areas.py); null where the listing gives nothing."""
+    return {
+        "title": paper.title,
+        "upvotes": paper.upvotes,
+        "authors": json.dumps(paper.authors, ensure_ascii=False),
+        "summary": paper.summary,
+        "ai_summary": paper.ai_summary,
+        "keywords": json.dumps(paper.ai_keywords, ensure_ascii=False) if paper.ai_keywords else None,
+        "areas": json.dumps(paper_areas(paper.title, paper.ai_keywords, paper.summary)),
+        "github_repo": paper.github_repo,
+        "github_stars": paper.github_stars,
+        "project_page": paper.project_page,
+        "organization": paper.organization.model_dump_json() if paper.organization else None,
+        "thumbnail": paper.thumbnail,
+        "comments": paper.comments,
+    }
 
 
 def generated_at(result: GenerationResult | None) -> str | None:
@@ -107,8 +116,7 @@ def day_item_rows(files: DayFiles) -> list[dict[str, Any]]:
         {
             "date": files.day.date,
             "arxiv_id": p.arxiv_id,
-            "title": p.title,
-            "upvotes": p.upvotes,
+            **listing_columns(p),
             "rank": rank,
             "picked": p.arxiv_id in picked,
             "excluded_since": files.day.excluded.get(p.arxiv_id),

@@ -23,17 +23,41 @@ DIGEST_COLUMNS: dict[str, type] = {
 }
 
 
+# What Hugging Face's listing says of a paper (db/rows.py listing_columns), in `papers` and `day_items` alike: the
+# day's pages show every listed paper (#39). JSON lists and objects as text; null where the listing gives none.
+LISTING_COLUMNS: dict[str, type] = {
+    "title": str,
+    "upvotes": int,
+    "authors": str,  # JSON list
+    "summary": str,  # the abstract
+    "ai_summary": str,  # Hugging Face's one-sentence summary
+    "keywords": str,  # JSON list: HF's ai_keywords as written
+    "areas": str,  # JSON list of area slugs (day/areas.py), best first; "[]" when none
+    "github_repo": str,
+    "github_stars": int,
+    "project_page": str,
+    "organization": str,  # JSON {"name", "fullname"}: the HF organisation the paper is listed under
+    "thumbnail": str,  # HF's thumbnail of the paper (an image URL)
+    "comments": int,  # comments on its HF page
+}
+DAY_ITEM_COLUMNS: dict[str, type] = {
+    "date": str,
+    "arxiv_id": str,
+    **LISTING_COLUMNS,
+    "rank": int,  # by upvotes, then arXiv id
+    "picked": bool,
+    "excluded_since": str,  # the earlier date it was digested on, when that kept it from being picked
+}
+
+
 # Every column of `papers` typed up front: the list stage queries them (the retry queue) also on a database
 # whose days so far had no paper, where sqlite-utils would not have added them yet.
 PAPER_COLUMNS: dict[str, type] = {
     "arxiv_id": str,
     "date": str,
-    "title": str,
-    "upvotes": int,
+    **LISTING_COLUMNS,
     "status": str,  # done | failed
     "error": str,
-    "authors": str,  # JSON list
-    "summary": str,
     "version": int,
     "fulltext_source": str,  # html | trimmed | abstract
     "fulltext_dropped": str,  # JSON list of section tags
@@ -44,14 +68,6 @@ PAPER_COLUMNS: dict[str, type] = {
     "sections": str,  # JSON list of {tag, title, anchor}
     "generated_at": str,
     "backfilled_from": str,
-    # From the Hugging Face listing, for the site's links and topic pages (#29); null where not given.
-    "keywords": str,  # JSON list: HF's ai_keywords as written
-    "topics": str,  # JSON list of normalised topics (day/topics.py): the keywords, or vocabulary terms
-    "topics_source": str,  # hf | vocabulary
-    "github_repo": str,
-    "github_stars": int,
-    "project_page": str,
-    "organization": str,  # JSON {"name", "fullname"}: the HF organisation the paper is listed under
 }
 
 
@@ -67,17 +83,15 @@ def ensure_schema(db: sqlite_utils.Database) -> None:
         pk="date",
         if_not_exists=True,
     )
-    db["day_items"].create(
-        {"date": str, "arxiv_id": str, "title": str, "upvotes": int, "rank": int, "picked": bool},
-        pk=("date", "arxiv_id"),
-        if_not_exists=True,
-    )
+    db["day_items"].create(DAY_ITEM_COLUMNS, pk=("date", "arxiv_id"), if_not_exists=True)
     db[PUBLISHED_TABLE].create(PUBLISHED_COLUMNS, pk="date", if_not_exists=True)
     _add_missing_columns(db, "papers", PAPER_COLUMNS)
     _add_missing_columns(db, "digests", DIGEST_COLUMNS)
+    _add_missing_columns(db, "day_items", DAY_ITEM_COLUMNS)
     _add_missing_columns(db, "llm_calls", call_columns())
     db["llm_calls"].create_index(["arxiv_id"], if_not_exists=True)
     db["papers"].create_index(["date"], if_not_exists=True)
+    db["day_items"].create_index(["arxiv_id"], if_not_exists=True)  # a paper's latest listing (db/archive.py)
 
 
 def call_columns() -> dict[str, type]:

@@ -11,6 +11,7 @@ from pathlib import Path
 import sqlite_utils
 
 from papers_digest.core.models import RunRecord
+from papers_digest.day.areas import paper_areas
 from papers_digest.day.files import DayFiles
 from papers_digest.db.published import PUBLISHED_TABLE
 from papers_digest.db.rows import call_rows, day_item_rows, digest_rows, paper_rows
@@ -44,6 +45,31 @@ def write_day(db_path: str | Path, files: DayFiles, run: RunRecord) -> None:
         db.execute("delete from day_items where date = ?", [date])
         db["day_items"].insert_all(day_item_rows(files), pk=("date", "arxiv_id"), alter=True)
         db["runs"].upsert(run.model_dump(), pk="date", alter=True)
+        file_under_areas(db)
+
+
+def file_under_areas(db: sqlite_utils.Database) -> int:
+    """Give the rows of `papers` and `day_items` written before areas existed (#39) their areas, from the title,
+    keywords and abstract they hold; how many rows got them. Rows written since always have `areas` ("[]" for
+    none), so this reads nothing else after the first time."""
+    filled = 0
+    for table, key in (("papers", "arxiv_id"), ("day_items", "date || ' ' || arxiv_id")):
+        rows = list(db.query(f"select {key} as k, title, keywords, summary from {table} where areas is null"))
+        updates = [
+            (json.dumps(paper_areas(r["title"] or "", _keywords(r["keywords"]), r["summary"] or "")), r["k"])
+            for r in rows
+        ]
+        db.conn.executemany(f"update {table} set areas = ? where {key} = ?", updates)
+        filled += len(rows)
+    return filled
+
+
+def _keywords(text: str | None) -> list[str]:
+    try:
+        value = json.loads(text) if text else []
+    except json.JSONDecodeError:
+        return []
+    return [k for k in value if isinstance(k, str)] if isinstance(value, list) else []
 
 
 def record_published(db_path: str | Path, date: str, fingerprint: str) -> None:

@@ -29,7 +29,7 @@ class PublishFiles:
     metrics: Path
     calls: Path
     site: Path | None = None
-    base_url: str | None = None  # the site's public address for the feed; None: site.feed.DEFAULT_BASE_URL
+    base_url: str | None = None  # the site's public address for the feeds and link previews; None: site.base_url
 
     @property
     def inputs(self) -> list[Path]:
@@ -42,13 +42,14 @@ class PublishFiles:
 
 
 def day_fingerprint(files: PublishFiles, params_path: Path, script: Path) -> str:
-    """The hash of what the day is published from: its files, the package and the script, the site options and
-    the price (a new price recomputes the day's cost). params.yaml is read raw: this path stays free of the
-    params model."""
+    """The hash of what the day is published from: its files, the package and the script, the site options (its
+    address and report link) and the price (a new price recomputes the day's cost). params.yaml is read raw: this
+    path stays free of the params model."""
     raw = yaml.safe_load(params_path.read_text(encoding="utf-8")) or {}
     price = json.dumps((raw.get("llm") or {}).get("price"))
-    report = json.dumps((raw.get("site") or {}).get("report_url"))
-    options = f"{files.site} {files.base_url or ''} {price} {report}"
+    # site.base_url and site.report_url, and the email's address of before (params.py moves it to base_url)
+    site = json.dumps([raw.get("site"), (raw.get("email") or {}).get("site_url")])
+    options = f"{files.site} {files.base_url or ''} {price} {site}"
     return publish_fingerprint(files.inputs, code=(PACKAGE, script), options=options)
 
 
@@ -65,7 +66,6 @@ def publish_day(files: PublishFiles, date: str, params_path: Path, fingerprint: 
     from papers_digest.day.files import load_day
     from papers_digest.day.metrics import run_record
     from papers_digest.db.writer import checkpoint, record_published, write_day
-    from papers_digest.site.feed import DEFAULT_BASE_URL
     from papers_digest.site.render import render_day
 
     day = load_day(files.list, files.fulltext, files.digest_en, files.translate_zh)
@@ -87,7 +87,7 @@ def publish_day(files: PublishFiles, date: str, params_path: Path, fingerprint: 
             files.db,
             files.site,
             date,
-            base_url=files.base_url or DEFAULT_BASE_URL,
+            base_url=files.base_url or params.site.base_url,
             report_url=params.site.report_url,
         )
         print(

@@ -1,5 +1,5 @@
-"""The site's ways through the archive as plain data: a paper's links and topics, day-to-day navigation, and
-the topic, week and month pages (pure)."""
+"""The site's ways through the archive as plain data: a paper's links and areas, day-to-day navigation, and
+the area, week and month pages (pure)."""
 
 from __future__ import annotations
 
@@ -11,36 +11,40 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from papers_digest.day.topics import topic_slug
+from papers_digest.day.areas import MAX_AREAS, area_of
 
 ARXIV = "https://arxiv.org"
 HF_PAPERS = "https://huggingface.co/papers"
 HF = "https://huggingface.co"
 TOP_PAPERS = 10  # a week's or a month's page: its top papers by upvotes
-TOPIC_PAGE_PAPERS = 100  # a topic's page lists its latest papers, across all days
-TOPIC_FEED_ENTRIES = 20  # a topic's feed: its latest digested papers
-# The topic index lists the topics that recur: most of Hugging Face's keywords name one paper's own method,
-# and a year of them would make an index of tens of thousands of lines, rendered at every publish.
-TOPIC_INDEX_MIN_PAPERS = 2
+AREA_PAGE_PAPERS = 100  # an area's page lists its latest papers, across all days
+AREA_FEED_ENTRIES = 20  # an area's feed: its latest digested papers
+AREAS_FOLDER = "topics"  # where the topic pages were: their addresses, and feed subscriptions, stay
 
 
 @dataclass(frozen=True)
-class TopicRef:
-    """A normalised topic (day/topics.py) and its page, `topics/<slug>.html`, with its feed next to it."""
+class AreaRef:
+    """An area (day/areas.py) and its page, `topics/<slug>.html`, with its feed next to it."""
 
-    name: str
+    slug: str
 
     @property
-    def slug(self) -> str:
-        return topic_slug(self.name)
+    def en(self) -> str:
+        area = area_of(self.slug)
+        return area.en if area else self.slug
+
+    @property
+    def zh(self) -> str:
+        area = area_of(self.slug)
+        return area.zh if area else self.slug
 
     @property
     def path(self) -> str:
-        return f"topics/{self.slug}.html"
+        return f"{AREAS_FOLDER}/{self.slug}.html"
 
     @property
     def feed_path(self) -> str:
-        return f"topics/{self.slug}.xml"
+        return f"{AREAS_FOLDER}/{self.slug}.xml"
 
 
 @dataclass(frozen=True)
@@ -55,8 +59,8 @@ class Organization:
 
 @dataclass(frozen=True)
 class PaperLinks:
-    """Where else a paper is: arXiv (abstract, PDF), its Hugging Face page, and what
-    the listing gave: code with its stars, a project page, an organisation; and its topics."""
+    """Where else a paper is: arXiv (abstract, PDF), its Hugging Face page, and what the listing gave: code with
+    its stars, a project page, an organisation, the thumbnail and comment count; its keywords and areas."""
 
     abs_url: str
     pdf_url: str
@@ -65,8 +69,10 @@ class PaperLinks:
     stars: int | None = None
     project_url: str | None = None
     organization: Organization | None = None
-    topics: tuple[TopicRef, ...] = ()
-    topics_source: str | None = None  # hf | vocabulary
+    thumbnail: str | None = None
+    comments: int | None = None
+    keywords: tuple[str, ...] = ()  # Hugging Face's, as written: searchable on the paper's page, not chips
+    areas: tuple[AreaRef, ...] = ()
 
     @property
     def code_label(self) -> str:
@@ -76,10 +82,10 @@ class PaperLinks:
 
 
 def paper_links(row: Mapping[str, Any]) -> PaperLinks:
-    """A `papers` row -> its links and topics; a column an older database lacks reads as not given. Only
-    http(s) addresses become links: the listing's text is not trusted to be a URL."""
+    """A `papers` or `day_items` row -> its links, extras and areas; a column an older database lacks reads as not
+    given. Only http(s) addresses become links or images: the listing's text is not trusted to be a URL."""
     arxiv_id = row["arxiv_id"]
-    stars = row.get("github_stars")
+    stars, comments = row.get("github_stars"), row.get("comments")
     org = _json_value(row.get("organization"))
     name = org.get("name") if isinstance(org, dict) else None
     fullname = org.get("fullname") if isinstance(org, dict) else None
@@ -93,15 +99,16 @@ def paper_links(row: Mapping[str, Any]) -> PaperLinks:
         organization=Organization(name=name, fullname=fullname if isinstance(fullname, str) else name)
         if isinstance(name, str) and name
         else None,
-        topics=tuple(TopicRef(t) for t in topic_names(row.get("topics"))),
-        topics_source=row.get("topics_source"),
+        thumbnail=_web_url(row.get("thumbnail")),
+        comments=comments if isinstance(comments, int) else None,
+        keywords=tuple(_strings(row.get("keywords"))),
+        areas=tuple(AreaRef(a) for a in area_slugs(row.get("areas"))),
     )
 
 
-def topic_names(text: str | None) -> list[str]:
-    """A `papers.topics` value (JSON list of normalised topics) -> the topics; [] when absent or not a list."""
-    value = _json_value(text)
-    return [t for t in value if isinstance(t, str) and t] if isinstance(value, list) else []
+def area_slugs(text: str | None) -> list[str]:
+    """A `papers.areas` value (JSON list of slugs) -> the areas the vocabulary still has, at most MAX_AREAS."""
+    return [a for a in _strings(text) if area_of(a)][:MAX_AREAS]
 
 
 # --- navigation: days, weeks, months ---------------------------------------------------------------------
@@ -197,12 +204,12 @@ class SiteNav:
         )
 
 
-# --- the pages of a topic and of a week or month -----------------------------------------------------------
+# --- the pages of an area and of a week or month -----------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class ListedPaper:
-    """A paper as a topic, week or month page lists it: a link to its page and its one-sentence summaries."""
+    """A paper as an area, week or month page lists it: a link to its page and its one-sentence summaries."""
 
     arxiv_id: str
     date: str
@@ -212,24 +219,27 @@ class ListedPaper:
     en: str | None  # the English one-sentence summary (done papers only)
     zh: str | None
     generated_at: str | None
+    title_zh: str | None = None  # the translation's title, when it has one
+    picked: bool = True  # False: Hugging Face listed it, no day picked it: it has no page, only its day's entry
 
     @property
     def path(self) -> str:
-        return f"{self.date}/{self.arxiv_id}.html"
+        """Its page, or its entry on its day's page."""
+        return f"{self.date}/{self.arxiv_id}.html" if self.picked else f"{self.date}/index.html#p-{self.arxiv_id}"
 
 
 @dataclass(frozen=True)
-class TopicPage:
-    topic: TopicRef
-    total: int  # papers with the topic, across all days
-    papers: tuple[ListedPaper, ...]  # the latest TOPIC_PAGE_PAPERS, newest day first
+class AreaPage:
+    area: AreaRef
+    total: int  # papers in the area, across all days
+    papers: tuple[ListedPaper, ...]  # the latest AREA_PAGE_PAPERS, newest day first
 
 
 @dataclass(frozen=True)
-class TopicCount:
-    topic: TopicRef
+class AreaCount:
+    area: AreaRef
     papers: int
-    latest: str  # the latest date with a paper on it
+    latest: str  # the latest date with a paper in it
 
 
 @dataclass(frozen=True)
@@ -251,6 +261,8 @@ def listed_paper(row: Mapping[str, Any]) -> ListedPaper:
         en=row.get("en") if done else None,
         zh=row.get("zh") if done else None,
         generated_at=row.get("generated_at"),
+        title_zh=row.get("title_zh") if done and isinstance(row.get("title_zh"), str) else None,
+        picked=row.get("status") != "listed",
     )
 
 
@@ -260,6 +272,11 @@ def _web_url(value: Any) -> str | None:
     value = value.strip()
     parts = urlsplit(value)
     return value if parts.scheme in ("http", "https") and parts.netloc else None
+
+
+def _strings(text: Any) -> list[str]:
+    value = _json_value(text)
+    return [v for v in value if isinstance(v, str) and v] if isinstance(value, list) else []
 
 
 def _json_value(text: Any) -> Any:

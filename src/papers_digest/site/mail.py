@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from papers_digest.site.render import make_environment
-from papers_digest.site.views import DayView
+from papers_digest.site.days import DayView
+from papers_digest.site.environment import make_environment
+from papers_digest.site.feed import is_local, normalise_base_url
 
 LANGS = ("both", "en", "zh")
 
@@ -17,13 +18,14 @@ class DayMail:
     html: str
 
 
-def day_mail(day: DayView, *, lang: str = "both", site_url: str = "") -> DayMail:
+def day_mail(day: DayView, *, lang: str = "both", base_url: str = "") -> DayMail:
     """The day's done papers, ranked, each with its one sentence and findings in `lang` (both | en | zh), and a
-    line on the failed ones. Links go to the paper's page when `site_url` is set, else to arXiv. Model
-    output is escaped in the HTML (autoescaping, as on the site) and plain in the text."""
+    line on the failed ones. Papers link to their page at `base_url` (params site.base_url), or to arXiv when it is
+    empty or this machine's own address (the local preview: no one the email reaches could follow it). Model
+    output is escaped in the HTML (autoescaping, as on the site), plain in the text; LaTeX is Unicode in both."""
     if lang not in LANGS:
         raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
-    base = site_url.rstrip("/") + "/" if site_url else ""
+    base = normalise_base_url(base_url) if base_url and not is_local(base_url) else ""
     env = make_environment()
     done = [p for p in day.papers if p.done]
     subject = f"papers-digest {day.date}: {len(done)} paper{'' if len(done) == 1 else 's'}"

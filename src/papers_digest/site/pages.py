@@ -1,36 +1,39 @@
-"""Rendering the archive pages: topic pages and feeds, the topic index, week and month pages, from SQL."""
+"""Rendering the archive pages: area pages and feeds, the area index, week and month pages, from SQL."""
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from urllib.parse import urljoin
 
 from jinja2 import Environment
+from markupsafe import Markup
 
-from papers_digest.db.archive import papers_by_topic, top_papers, topic_counts, topics_on
+from papers_digest.day.areas import all_areas
+from papers_digest.db.archive import area_counts, areas_on, papers_by_area, top_papers
 from papers_digest.site.archive import (
+    AREA_FEED_ENTRIES,
+    AREA_PAGE_PAPERS,
+    AREAS_FOLDER,
     TOP_PAPERS,
-    TOPIC_FEED_ENTRIES,
-    TOPIC_INDEX_MIN_PAPERS,
-    TOPIC_PAGE_PAPERS,
+    AreaCount,
+    AreaPage,
+    AreaRef,
+    ListedPaper,
     Period,
     PeriodPage,
     SiteNav,
-    TopicCount,
-    TopicPage,
-    TopicRef,
     listed_paper,
     periods_of,
 )
 from papers_digest.site.feed import Feed, FeedEntry, make_feed
+from papers_digest.site.tex import tex_text
 
-TOPICS_INDEX = "topics/index.html"
-ARCHIVE_FOLDERS = ("topics", "weeks", "months")
-# A topic chip as day.html writes it: what a day's page linked to before this publish.
-_CHIP_RE = re.compile(r'<a class="topic" href="\.\./topics/[a-z0-9-]+\.html">([^<]*)</a>')
+AREAS_INDEX = f"{AREAS_FOLDER}/index.html"
+ARCHIVE_FOLDERS = (AREAS_FOLDER, "weeks", "months")
+# An area chip as the day pages write it (a topic chip, before areas): what a day's page linked to before this publish.
+_CHIP_RE = re.compile(r'<a class="(?:area|topic)" href="\.\./topics/([a-z0-9-]+)\.html"')
 _PERIOD_RE = re.compile(r"^(\d{4}-W\d{2}|\d{4}-\d{2})$")
 _SLUG_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
@@ -41,89 +44,98 @@ def archive_files(
     nav: SiteNav,
     base_url: str,
     *,
-    topics: Iterable[str] | None = None,
+    areas: Iterable[str] | None = None,
     periods: Iterable[Period] | None = None,
 ) -> Iterator[tuple[str, str]]:
-    """The pages of these topics (each with its feed) and of these weeks and months, and the topic index;
-    every topic and period of the site when None. A topic or period with no paper left yields nothing."""
-    wanted = None if topics is None else sorted(set(topics))
-    topic_page, period_page = env.get_template("topic.html"), env.get_template("period.html")
-    # A paper is on the page of each of its topics (about 8): its entry is rendered once (Markup, escaped by
-    # the macro) and reused, so a publish into a year renders each listed paper once, not once per topic.
+    """The pages of these areas (each with its feed) and of these weeks and months, and the area index; every
+    area and period of the site when None. An area or period with no paper left yields nothing."""
+    known = {a.slug for a in all_areas()}
+    wanted = None if areas is None else sorted(set(areas) & known)
+    area_page, period_page = env.get_template("topic.html"), env.get_template("period.html")
+    # A paper is on the page of each of its areas (up to 5): its entry is rendered once (Markup, escaped by the
+    # macro) and reused, so a publish into a year renders each listed paper once, not once per area.
     item, items, listed = env.get_template("listing.html").make_module().item, {}, {}
-    for name, (total, rows) in sorted(papers_by_topic(db, wanted, TOPIC_PAGE_PAPERS).items()):
+    for slug, (total, rows) in sorted(papers_by_area(db, wanted, AREA_PAGE_PAPERS).items()):
+        if slug not in known:
+            continue
         papers = tuple(listed.get(r["arxiv_id"]) or listed.setdefault(r["arxiv_id"], listed_paper(r)) for r in rows)
-        page = TopicPage(topic=TopicRef(name), total=total, papers=papers)
-        shown = [items.get(p.arxiv_id) or items.setdefault(p.arxiv_id, item(p, "../")) for p in page.papers]
-        yield page.topic.path, topic_page.render(page=page, items=shown, root="../")
-        yield page.topic.feed_path, env.get_template("feed.xml").render(feed=topic_feed(page, base_url))
-    recurring, others = topic_counts(db, TOPIC_INDEX_MIN_PAPERS)
-    counts = [TopicCount(TopicRef(r["topic"]), r["papers"], r["latest"]) for r in recurring]
-    yield TOPICS_INDEX, env.get_template("topics.html").render(topics=counts, others=others, root="../")
+        page = AreaPage(area=AreaRef(slug), total=total, papers=papers)
+        shown = [_item(items, item, p) for p in page.papers]
+        yield page.area.path, area_page.render(page=page, items=shown, root="../", path=page.area.path)
+        yield page.area.feed_path, env.get_template("feed.xml").render(feed=area_feed(page, base_url))
+    counts = [AreaCount(AreaRef(r["area"]), r["papers"], r["latest"]) for r in area_counts(db) if r["area"] in known]
+    yield AREAS_INDEX, env.get_template("topics.html").render(areas=counts, root="../", path=AREAS_INDEX)
     if periods is not None:  # and the periods beside them: their links to the one before and after
         periods = list(dict.fromkeys([*periods, *(q for p in periods for q in nav.beside(p) if q)]))
     for period in [*nav.weeks(), *nav.months()] if periods is None else periods:
         days, rows = top_papers(db, *period.range, TOP_PAPERS)
         if days:
             page = PeriodPage(period=period, days=days, papers=tuple(listed_paper(r) for r in rows))
-            yield period.path, period_page.render(page=page, nav=nav, root="../")
+            yield period.path, period_page.render(page=page, nav=nav, root="../", path=period.path)
 
 
-def topic_feed(page: TopicPage, base_url: str) -> Feed:
-    """A topic's Atom feed: its latest digested papers, with the same entry ids as the site's feed."""
-    latest = [p for p in page.papers if p.done][:TOPIC_FEED_ENTRIES]
+def area_feed(page: AreaPage, base_url: str) -> Feed:
+    """An area's Atom feed: its latest digested papers, each with its one sentence in English and Chinese, with the
+    same entry ids as the site's feed."""
+    latest = [p for p in page.papers if p.done][:AREA_FEED_ENTRIES]
     entries = [
         FeedEntry(
             id=f"tag:papers-digest,{p.date}:{p.arxiv_id}",
-            title=p.title,
+            title=tex_text(p.title),
             url=urljoin(base_url, p.path),
             updated=p.generated_at or f"{p.date}T00:00:00Z",
-            summary=p.en or "",
+            summary=tex_text(p.en or ""),
+            content=str(
+                Markup('<p>{}</p><p lang="zh-Hans">{}</p><p><a href="{}">The digest, with the evidence</a></p>').format(
+                    tex_text(p.en or ""), tex_text(p.zh or ""), urljoin(base_url, p.path)
+                )
+            ),
         )
         for p in latest
     ]
     return make_feed(
         entries,
         base_url,
-        path=page.topic.feed_path,
-        page=page.topic.path,
-        feed_id=f"tag:papers-digest,2025:topic:{page.topic.slug}",
-        title=f"papers-digest: {page.topic.name}",
+        path=page.area.feed_path,
+        page=page.area.path,
+        feed_id=f"tag:papers-digest,2025:topic:{page.area.slug}",
+        title=f"papers-digest: {page.area.en} · {page.area.zh}",
     )
 
 
 def touched_by(db: Path, out: Path, date: str) -> tuple[set[str], list[Period]]:
-    """What publishing `date` changes beyond its own pages: the topics its papers have now and those its page
-    linked to before (a paper may have left the day or changed topics), and its week and month (archive_files
-    adds the weeks and months beside them)."""
-    return topics_on(db, date) | linked_topics(out / date / "index.html"), list(periods_of(date))
+    """What publishing `date` changes beyond its own pages: the areas its papers have now and those its page
+    linked to before (a paper may have left the day or changed areas), and its week and month (archive_files adds
+    the weeks and months beside them)."""
+    return areas_on(db, date) | linked_areas(out / date / "index.html"), list(periods_of(date))
 
 
-def linked_topics(day_page: Path) -> set[str]:
-    """The topics a day's page, as written before, links to (its chips)."""
+def linked_areas(day_page: Path) -> set[str]:
+    """The slugs of the area (or, before areas, topic) pages a day's page, as written before, links to."""
     try:
         text = day_page.read_text(encoding="utf-8")
     except (FileNotFoundError, UnicodeDecodeError):
         return set()
-    return {html.unescape(name) for name in _CHIP_RE.findall(text)}
+    return set(_CHIP_RE.findall(text))
 
 
 def remove_stale_archive(
-    out: Path, kept: set[Path], topics: Iterable[str] | None = None, periods: Iterable[Period] | None = None
+    out: Path, kept: set[Path], areas: Iterable[str] | None = None, periods: Iterable[Period] | None = None
 ) -> int:
-    """Remove archive pages no longer written: of these topics and periods, or with None, any of the site's
-    own shape (`topics/<slug>.html|xml`, `weeks/<YYYY-Www>.html`, `months/<YYYY-MM>.html`) not in `kept`."""
-    if topics is None or periods is None:
+    """Remove archive pages no longer written: of these areas and periods, or with None, any of the site's own
+    shape (`topics/<slug>.html|xml`, `weeks/<YYYY-Www>.html`, `months/<YYYY-MM>.html`) not in `kept`, the pages
+    of the topics before areas among them."""
+    if areas is None or periods is None:
         candidates = [
             page
             for folder in ARCHIVE_FOLDERS
             if (out / folder).is_dir()
             for page in (out / folder).iterdir()
             if page.suffix in (".html", ".xml")
-            and (_PERIOD_RE.match(page.stem) if folder != "topics" else _SLUG_RE.match(page.stem))
+            and (_PERIOD_RE.match(page.stem) if folder != AREAS_FOLDER else _SLUG_RE.match(page.stem))
         ]
     else:
-        refs = [TopicRef(t) for t in topics]
+        refs = [AreaRef(a) for a in areas if _SLUG_RE.match(a)]
         candidates = [out / p for r in refs for p in (r.path, r.feed_path)] + [out / p.path for p in periods]
     removed = 0
     for page in candidates:
@@ -131,3 +143,9 @@ def remove_stale_archive(
             page.unlink()
             removed += 1
     return removed
+
+
+def _item(items: dict[str, Markup], item: object, paper: ListedPaper) -> Markup:
+    if paper.arxiv_id not in items:
+        items[paper.arxiv_id] = item(paper, "../")  # type: ignore[operator]
+    return items[paper.arxiv_id]

@@ -2,45 +2,38 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
-from markupsafe import Markup
+from jinja2 import Environment
 
 from papers_digest.core.artefacts import write_text_atomic
 from papers_digest.core.models import ARXIV_ID_RE
 from papers_digest.day.status import DayStatus, day_status
 from papers_digest.db.queries import site_day_rows, site_days, status_rows
 from papers_digest.site.archive import SiteNav
+from papers_digest.site.days import DaySummary, DayView, build_days, build_index
+from papers_digest.site.environment import make_environment
 from papers_digest.site.feed import (
     DEFAULT_BASE_URL,
     FEED_DAYS,
     FEED_FILE,
+    FEED_ZH_FILE,
     Feed,
-    build_feed,
-    feed_entries,
-    make_feed,
+    build_feeds,
+    make_feeds,
     normalise_base_url,
 )
 from papers_digest.site.pages import archive_files, remove_stale_archive, touched_by
 from papers_digest.site.search import SearchIndexError, index_days, indexed_days, parted_days
-from papers_digest.site.trust import report_link
-from papers_digest.site.views import DATE_RE, DaySummary, DayView, PaperView, SiteError, build_days, build_index
-
-# XML 1.0 forbids C0 controls other than tab/LF/CR, surrogates and U+FFFE/U+FFFF; one of them in model
-# output would make the feed unparseable, so they are dropped from every rendered value.
-_XML_INVALID_RE = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
+from papers_digest.site.views import DATE_RE, SiteError
 
 STATUS_FILE = "status.html"  # one row per published date (day/status.py)
+DAYS_FILE = "days.html"  # the calendar: every published day, by month; index.html shows the latest day's papers
 STATIC_FILES = ("style.css", "site.js")  # copied from templates/ as they are
 SEARCH_FILE = "search.json"  # the month indexes, for the search box of every page but search.html (site.js)
 
@@ -63,10 +56,11 @@ class SiteSummary:
 def render_site(
     db_path: str | Path, out_dir: str | Path, *, base_url: str = DEFAULT_BASE_URL, report_url: str = ""
 ) -> SiteSummary:
-    """Render every day of the database into `out_dir`: index, day pages, paper pages, style.css, feed.xml;
-    remove the pages of days and papers no longer in it.
+    """Render every day of the database into `out_dir`: the front page (the latest day's papers), the calendar,
+    day pages, paper pages, the area, week and month pages, style.css and the feeds; remove the pages of days and
+    papers no longer in it.
 
-    Day by day: one day's rows and pages are in memory at a time, the index comes from aggregate queries.
+    Day by day: one day's rows and pages are in memory at a time, the calendar comes from aggregate queries.
     Each file is written via a temporary file and a rename, and only when its content changed, so a
     crash never leaves a half-written page and a static server or rsync sees only real changes. A day's
     search part is rebuilt when one of its pages changed or it has none, and its month's index merged again.
@@ -74,31 +68,31 @@ def render_site(
     base = normalise_base_url(base_url)
     db = _database(db_path)
     index = build_index(site_days(db))
-    site = _Site(Path(out_dir), make_environment(report_url))
+    site = _Site(Path(out_dir), make_environment(report_url, base))
     site.env.globals["nav"] = nav = SiteNav.of(s.date for s in index)
-    entries = []
+    latest: list[DayView] = []
     for i, summary in enumerate(index):
         day = load_day(db, summary.date)
         if day is not None:
             site.write_day(day)
-            if i < FEED_DAYS:  # the index is newest first: these are the feed's days
-                entries.extend(feed_entries(day, base))
-    feed = make_feed(entries, base)
+            if i < FEED_DAYS:  # the index is newest first: these are the feeds' days, the first the front page's
+                latest.append(day)
+    feeds = make_feeds([p for day in latest for p in day.papers if p.done], base)
     removed = _remove_stale(site.out, site.kept)  # before indexing: a removed page leaves its day's index too
-    site._write_all(archive_files(site.env, db, nav, base))  # every topic, week and month
+    site._write_all(archive_files(site.env, db, nav, base))  # every area, week and month
     removed += remove_stale_archive(site.out, site.kept)
     have = parted_days(site.out)
     site.index_search({d for d in site.days if d in site.changed_days or d not in have})
-    site.write_common(db, index, feed)
-    return site.summary(index, feed, removed)
+    site.write_common(db, index, feeds, latest[0] if latest else None)
+    return site.summary(index, feeds[0], removed)
 
 
 def render_day(
     db_path: str | Path, out_dir: str | Path, date: str, *, base_url: str = DEFAULT_BASE_URL, report_url: str = ""
 ) -> SiteSummary:
-    """Render what publishing `date` changed: its day page and paper pages, the index, the feed and
-    style.css; remove that day's pages of papers no longer listed for it. Other days' pages are left as
-    they are, and only the rows needed are read: aggregates for the index, the latest days for the feed.
+    """Render what publishing `date` changed: its day page and paper pages, the front page, the calendar, the
+    feeds and style.css; remove that day's pages of papers no longer listed for it. Other days' pages are left as
+    they are, and only the rows needed are read: aggregates for the calendar, the latest days for the feeds.
 
     One exception: a paper the day took over from an earlier day (the retry queue lists a failed paper
     again; the later day's row wins) leaves that day, so a day with a page of one of its papers is
@@ -110,9 +104,9 @@ def render_day(
     base = normalise_base_url(base_url)
     db = _database(db_path)
     index = build_index(site_days(db))
-    site = _Site(Path(out_dir), make_environment(report_url))
+    site = _Site(Path(out_dir), make_environment(report_url, base))
     site.env.globals["nav"] = nav = SiteNav.of(s.date for s in index)
-    topics, periods = touched_by(db, site.out, date)  # read before the day's page is written again
+    areas, periods = touched_by(db, site.out, date)  # read before the day's page is written again
     loaded = {date: load_day(db, date)}
     ids = [p.arxiv_id for p in loaded[date].papers] if loaded[date] else []
     for other in _days_with_pages_of(site.out, ids, besides=date):
@@ -123,15 +117,16 @@ def render_day(
     # The days before and after link to this one (or, when it is gone, to each other): their day pages only.
     near = {d: load_day(db, d) for d in (nav.prev(date), nav.next(date)) if d and d not in loaded}
     site._write_all(next(_day_files(site.env, d)) for d in near.values() if d is not None)
-    loaded_or_near = {**near, **loaded}
-    latest = (loaded_or_near[s.date] if s.date in loaded_or_near else load_day(db, s.date) for s in index[:FEED_DAYS])
-    feed = build_feed((d for d in latest if d is not None), base, FEED_DAYS)
+    known = {**near, **loaded}
+    latest = [known[s.date] if s.date in known else load_day(db, s.date) for s in index[:1]]
+    later = (known[s.date] if s.date in known else load_day(db, s.date) for s in index[1:FEED_DAYS])
+    feeds = build_feeds((d for d in (*latest, *later) if d is not None), base)
     removed = _remove_stale(site.out, site.kept, only=set(loaded))  # before indexing, as in render_site
-    site._write_all(archive_files(site.env, db, nav, base, topics=topics, periods=periods))
-    removed += remove_stale_archive(site.out, site.kept, topics, periods)
+    site._write_all(archive_files(site.env, db, nav, base, areas=areas, periods=periods))
+    removed += remove_stale_archive(site.out, site.kept, areas, periods)
     site.index_search(set(loaded), published={s.date for s in index})
-    site.write_common(db, index, feed)
-    return site.summary(index, feed, removed)
+    site.write_common(db, index, feeds, latest[0] if latest else None)
+    return site.summary(index, feeds[0], removed)
 
 
 def load_day(db_path: str | Path, date: str) -> DayView | None:
@@ -140,7 +135,7 @@ def load_day(db_path: str | Path, date: str) -> DayView | None:
     days = build_days(
         papers=rows.papers,
         digests=rows.digests,
-        listed=rows.listed,
+        items=rows.items,
         run_dates=rows.run_dates,
         calls=rows.calls,
         engines={date: rows.engine_kind},
@@ -177,11 +172,11 @@ class _Site:
         except SearchIndexError as exc:
             self.search_error = str(exc)
 
-    def write_common(self, db: Path, index: list[DaySummary], feed: Feed) -> None:
-        """After the day pages and their search indexes, so the index, the status page, the search page and
-        the feed never point to a page or an index not written yet."""
+    def write_common(self, db: Path, index: list[DaySummary], feeds: tuple[Feed, Feed], front: DayView | None) -> None:
+        """After the day pages and their search indexes, so the front page, the calendar, the status page, the
+        search page and the feeds never point to a page or an index not written yet."""
         status = [day_status(row) for row in status_rows(db)]
-        self._write_all(_common_files(self.env, index, feed, status, indexed_days(self.out)))
+        self._write_all(_common_files(self.env, index, feeds, status, indexed_days(self.out), front))
 
     def summary(self, index: list[DaySummary], feed: Feed, removed: int) -> SiteSummary:
         return SiteSummary(
@@ -223,59 +218,31 @@ def _database(db_path: str | Path) -> Path:
     return path
 
 
-def make_environment(report_url: str = "") -> Environment:
-    """Jinja2 with autoescaping for .html and .xml: model output is untrusted text, never markup.
-    `report_url` is params site.report_url: `report_link(paper, field)` fills it ("" when unset)."""
-    env = Environment(
-        loader=PackageLoader("papers_digest.site", "templates"),
-        autoescape=select_autoescape(["html", "xml"]),
-        undefined=StrictUndefined,
-        finalize=_xml_safe,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
-    env.filters["when"] = format_when
-    env.globals["nav"] = SiteNav()  # the dates shown: render_site and render_day set it (site/archive.py)
-
-    def paper_report_link(paper: PaperView, field_name: str) -> str:
-        return report_link(
-            report_url, arxiv_id=paper.arxiv_id, date=paper.date, field=field_name, title=paper.title, page=paper.path
-        )
-
-    env.globals["report_link"] = paper_report_link
-    return env
-
-
-def format_when(iso: str | None) -> str:
-    """`2025-04-03T06:15:09Z` -> `2025-04-03 06:15 UTC`."""
-    if not iso:
-        return "unknown"
-    try:
-        moment = dt.datetime.fromisoformat(iso.replace("Z", "+00:00"))
-    except ValueError:
-        return iso
-    return moment.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-
 def _day_files(env: Environment, day: DayView) -> Iterator[tuple[str, str]]:
-    yield day.path, env.get_template("day.html").render(day=day, root="../")
+    yield day.path, env.get_template("day.html").render(day=day, root="../", path=day.path)
     paper_page = env.get_template("paper.html")
     for paper in day.papers:
-        yield paper.path, paper_page.render(paper=paper, day=day, root="../")
+        yield paper.path, paper_page.render(paper=paper, day=day, root="../", path=paper.path)
 
 
 def _common_files(
-    env: Environment, index: list[DaySummary], feed: Feed, status: list[DayStatus], search_days: list[str]
+    env: Environment,
+    index: list[DaySummary],
+    feeds: tuple[Feed, Feed],
+    status: list[DayStatus],
+    search_days: list[str],
+    front: DayView | None,
 ) -> Iterator[tuple[str, str]]:
     for name in STATIC_FILES:
         yield name, (resources.files("papers_digest.site") / "templates" / name).read_text(encoding="utf-8")
-    yield "index.html", env.get_template("index.html").render(days=index, root="")
-    yield "search.html", env.get_template("search.html").render(search_days=search_days, root="")
+    yield "index.html", env.get_template("index.html").render(day=front, root="", path="")
+    yield DAYS_FILE, env.get_template("days.html").render(days=index, root="", path=DAYS_FILE)
+    yield "search.html", env.get_template("search.html").render(search_days=search_days, root="", path="search.html")
     yield SEARCH_FILE, json.dumps({"months": search_days}) + "\n"
     priced = any(day.cost_usd is not None for day in status)
-    yield STATUS_FILE, env.get_template("status.html").render(days=status, priced=priced, root="")
-    yield FEED_FILE, env.get_template("feed.xml").render(feed=feed)
+    yield STATUS_FILE, env.get_template("status.html").render(days=status, priced=priced, root="", path=STATUS_FILE)
+    for name, feed in zip((FEED_FILE, FEED_ZH_FILE), feeds, strict=True):
+        yield name, env.get_template("feed.xml").render(feed=feed)
 
 
 def _write_if_changed(path: Path, text: str) -> bool:
@@ -311,9 +278,3 @@ def _remove_stale(out: Path, kept: set[Path], only: set[str] | None = None) -> i
         if not any(folder.iterdir()):
             folder.rmdir()
     return removed
-
-
-def _xml_safe(value: Any) -> Any:
-    if isinstance(value, str) and not isinstance(value, Markup):
-        return _XML_INVALID_RE.sub("", value)
-    return value

@@ -1,4 +1,4 @@
-"""The site's pages as plain data: database rows -> days, papers and digests as readers see them (pure)."""
+"""A paper as its pages show it, as plain data: database rows -> the paper, its digests and evidence (pure)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,8 @@ from pydantic import ValidationError
 
 from papers_digest.core.artefacts import ArtefactError
 from papers_digest.core.models import ARXIV_ID_RE, Digest, MindMapNode
-from papers_digest.day.status import empty_day_reason
 from papers_digest.site.archive import PaperLinks, paper_links
-from papers_digest.site.trust import Trust, trust_view
+from papers_digest.site.trust import Trust
 
 ARXIV = "https://arxiv.org"
 HTML_SOURCES = ("html", "trimmed")  # the model saw arXiv's HTML, so section anchors exist there
@@ -53,9 +52,10 @@ class Source:
 
 @dataclass(frozen=True)
 class EvidenceView:
-    """Where one of a result's numbers stands: the sentence of the paper (untrusted text) and its section."""
+    """Where a result's numbers stand: a sentence of the paper (untrusted text), its section, and the numbers of
+    the result found in it (a sentence that holds several of them is shown once)."""
 
-    number: str
+    numbers: tuple[str, ...]
     sentence: str
     section: SectionLink  # tag OUTSIDE: text outside every section, linked to the paper's page
 
@@ -88,41 +88,94 @@ class DigestView:
     mind_map: MindMap
     model: str | None
     prompt_version: str | None
+    title: str | None = None  # the translation's title of the paper, when it has one (a `title` key)
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a listed paper has no digest (yet), as the day page says it in both languages (templates/listing.html):
+
+    - `not_picked`: the day's digests covered its `picked` most upvoted papers not digested before;
+    - `digested_on` / `tried_on`: its digest, or its try that failed, is on the page of `date`;
+    - for a picked paper that failed: `checks` (no answer passed the checker), `budget` (the day's token ceiling),
+      `too_long` (longer than the model's context), `not_generated` (no model configured), `model` (the model
+      or its endpoint failed), `other`."""
+
+    kind: str
+    date: str | None = None
+    picked: int = 0
+
+
+FAILURES = (  # a failed paper's `error` (day/files.py paper_outcome) -> the reason, first match wins
+    ("failed the checks", "checks"),
+    ("budget reached", "budget"),
+    ("context_length", "too_long"),
+    ("too long", "too_long"),
+    ("not generated", "not_generated"),
+    ("LLM call failed", "model"),
+    ("endpoint", "model"),
+)
+
+
+def failure_reason(error: str | None) -> Reason:
+    """A failed paper's error, as the operator reads it -> why the reader sees no digest."""
+    for words, kind in FAILURES:
+        if words in (error or ""):
+            return Reason(kind)
+    return Reason("other")
 
 
 @dataclass(frozen=True)
 class PaperView:
-    """A paper of a day. `en`/`zh` are set only for a done paper: a failed one never shows a summary."""
+    """A paper of a day. `en`/`zh` are set only for a done paper: a failed one never shows a summary. A paper Hugging
+    Face listed but the day did not digest (status `listed`) has no page; its `reason` says why, and `href` leads to
+    where it is (its digest on another day, or its Hugging Face page)."""
 
     arxiv_id: str
     date: str
     title: str
-    authors: tuple[str, ...]
-    upvotes: int
-    rank: int
-    status: str  # done | failed
-    error: str | None
-    abstract: str
-    model: str | None
-    prompt_version: str | None
-    generated_at: str | None  # ISO-8601 UTC, when the English digest was generated
-    version: int | None  # the arXiv version digested
-    source: Source
-    abs_url: str
-    html_url: str | None
+    authors: tuple[str, ...] = ()
+    upvotes: int = 0
+    rank: int = 0
+    status: str = "listed"  # done | failed | listed
+    error: str | None = None
+    abstract: str = ""
+    model: str | None = None
+    prompt_version: str | None = None
+    generated_at: str | None = None  # ISO-8601 UTC, when the English digest was generated
+    version: int | None = None  # the arXiv version digested
+    source: Source | None = None
+    abs_url: str = ""
+    html_url: str | None = None
     en: DigestView | None = None
     zh: DigestView | None = None
     trust: Trust | None = None  # engine, tokens, answers and the checker's verdict (site/trust.py)
-    links: PaperLinks | None = None  # arXiv, HF, code, project page, organisation, topics (site/archive.py)
+    links: PaperLinks | None = None  # arXiv, HF, code, project page, organisation, areas (site/archive.py)
+    ai_summary: str | None = None  # Hugging Face's one-sentence summary
+    reason: Reason | None = None  # why there is no digest: a failed or a listed paper
+    href: str | None = None  # where a listed paper's title leads: a path from the site's root, or an address
 
     @property
     def done(self) -> bool:
         return self.en is not None and self.zh is not None
 
     @property
+    def has_page(self) -> bool:
+        return self.status != "listed"
+
+    @property
     def path(self) -> str:
         """The page's path inside the site folder."""
         return f"{self.date}/{self.arxiv_id}.html"
+
+    @property
+    def target(self) -> str:
+        """Where the paper's title leads: its page, or a listed paper's `href`; from the site's root, or absolute."""
+        return self.path if self.has_page else (self.href or self.abs_url)
+
+    @property
+    def title_zh(self) -> str | None:
+        return self.zh.title if self.zh else None
 
     def result_pairs(self) -> list[tuple[ResultView | None, ResultView | None]]:
         """English and Chinese results side by side (the checker keeps their counts equal)."""
@@ -131,128 +184,11 @@ class PaperView:
         return list(zip_longest(self.en.results, self.zh.results))
 
 
-@dataclass(frozen=True)
-class DayView:
-    date: str
-    papers: tuple[PaperView, ...]  # ranked by upvotes, ties to the lower arXiv id
-    listed: int  # papers Hugging Face listed that day (0 when unknown)
-
-    @property
-    def path(self) -> str:
-        return f"{self.date}/index.html"
-
-    @property
-    def done(self) -> int:
-        return sum(p.done for p in self.papers)
-
-    @property
-    def failed(self) -> int:
-        return len(self.papers) - self.done
-
-    @property
-    def empty_reason(self) -> str:
-        """Why no paper was picked, when none was (the status page says the same)."""
-        return empty_day_reason(self.listed)
-
-
-@dataclass(frozen=True)
-class TopPaper:
-    """The paper a day's index entry names: the day's first by upvotes."""
-
-    arxiv_id: str
-    title: str
-
-
-@dataclass(frozen=True)
-class DaySummary:
-    """A day as the index lists it: its counts and its top paper, not the papers themselves."""
-
-    date: str
-    count: int  # papers picked
-    done: int
-    listed: int  # papers Hugging Face listed that day (0 when unknown)
-    top: TopPaper | None = None
-
-    @property
-    def path(self) -> str:
-        return f"{self.date}/index.html"
-
-    @property
-    def failed(self) -> int:
-        return self.count - self.done
-
-    @property
-    def papers(self) -> tuple[TopPaper, ...]:
-        """What index.html reads of a day's papers: the first one (`day.papers[0].title`)."""
-        return (self.top,) if self.top else ()
-
-
-def build_index(rows: Iterable[Mapping[str, Any]]) -> list[DaySummary]:
-    """Aggregate rows (db/queries.py site_days) -> the index's days, newest first (pure)."""
-    days = []
-    for row in rows:
-        date = row["date"]
-        if not DATE_RE.match(date or ""):
-            raise SiteError(f"papers.db: not a date (YYYY-MM-DD): {date!r}")
-        top_id = row.get("top_id")
-        top = TopPaper(arxiv_id=top_id, title=row.get("top_title") or top_id) if top_id else None
-        days.append(
-            DaySummary(
-                date=date,
-                count=row.get("papers") or 0,
-                done=row.get("done") or 0,
-                listed=row.get("listed") or 0,
-                top=top,
-            )
-        )
-    return sorted(days, key=lambda d: d.date, reverse=True)
-
-
-def build_days(
-    papers: Iterable[Mapping[str, Any]],
-    digests: Iterable[Mapping[str, Any]],
-    listed: Mapping[str, int] | None = None,
-    run_dates: Iterable[str] = (),
-    calls: Iterable[Mapping[str, Any]] = (),
-    engines: Mapping[str, str | None] | None = None,
-) -> list[DayView]:
-    """Database rows -> days, newest first, each with its papers ranked by upvotes (pure); with `calls`
-    (llm_calls rows) and `engines` (runs.engine_kind by date), each paper carries its Trust."""
-    listed, engines = listed or {}, engines or {}
-    by_paper: dict[str, dict[str, Mapping[str, Any]]] = {}
-    for row in digests:
-        by_paper.setdefault(row["arxiv_id"], {})[row["lang"]] = row
-    calls_of: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
-    for call in calls:
-        calls_of.setdefault((call["date"], call["arxiv_id"]), []).append(call)
-    by_date: dict[str, list[Mapping[str, Any]]] = {d: [] for d in run_dates}
-    for row in papers:
-        by_date.setdefault(row["date"], []).append(row)
-    days = []
-    for date in sorted(by_date, reverse=True):
-        if not DATE_RE.match(date):
-            raise SiteError(f"papers.db: not a date (YYYY-MM-DD): {date!r}")
-        ranked = sorted(by_date[date], key=lambda r: (-(r.get("upvotes") or 0), r["arxiv_id"]))
-        views = tuple(
-            paper_view(
-                r,
-                by_paper.get(r["arxiv_id"], {}),
-                rank,
-                trust_view(calls_of.get((date, r["arxiv_id"]), ()), engines.get(date)),
-            )
-            for rank, r in enumerate(ranked, 1)
-        )
-        days.append(DayView(date=date, papers=views, listed=listed.get(date, 0)))
-    return days
-
-
 def paper_view(
     row: Mapping[str, Any], digests: Mapping[str, Mapping[str, Any]], rank: int = 1, trust: Trust | None = None
 ) -> PaperView:
     """One `papers` row and its `digests` rows (by lang) -> the paper as shown (pure)."""
-    arxiv_id = row["arxiv_id"]
-    if not ARXIV_ID_RE.match(arxiv_id or ""):
-        raise SiteError(f"papers.db: not an arXiv id: {arxiv_id!r}")
+    arxiv_id = checked_id(row["arxiv_id"])
     version = row.get("version")
     source_kind = row.get("fulltext_source")
     sections = {s["tag"]: s for s in _json_list(row.get("sections")) if isinstance(s, dict) and "tag" in s}
@@ -282,15 +218,9 @@ def paper_view(
     if status != "done":
         views = {}
     return PaperView(
-        arxiv_id=arxiv_id,
-        date=row["date"],
-        title=row.get("title") or arxiv_id,
-        authors=tuple(str(a) for a in _json_list(row.get("authors"))),
-        upvotes=row.get("upvotes") or 0,
-        rank=rank,
+        **listed_fields(row, rank),
         status=status,
         error=error,
-        abstract=row.get("summary") or "",
         model=row.get("model"),
         prompt_version=row.get("prompt_version"),
         generated_at=row.get("generated_at"),
@@ -298,13 +228,36 @@ def paper_view(
         source=source_view(
             source_kind, row.get("fulltext_reason"), _json_list(row.get("fulltext_dropped")), link, version
         ),
-        abs_url=f"{ARXIV}/abs/{arxiv_id}",
         html_url=section_url(arxiv_id, version, source_kind, None) if source_kind in HTML_SOURCES else None,
         en=views.get("en"),
         zh=views.get("zh"),
         trust=trust,
-        links=paper_links(row),
+        reason=None if status == "done" else failure_reason(error),
     )
+
+
+def listed_fields(row: Mapping[str, Any], rank: int) -> dict[str, Any]:
+    """What a `papers` or `day_items` row says of a paper as Hugging Face listed it: the fields of its PaperView."""
+    arxiv_id = checked_id(row["arxiv_id"])
+    return {
+        "arxiv_id": arxiv_id,
+        "date": row["date"],
+        "title": row.get("title") or arxiv_id,
+        "authors": tuple(str(a) for a in _json_list(row.get("authors"))),
+        "upvotes": row.get("upvotes") or 0,
+        "rank": rank,
+        "abstract": row.get("summary") or "",
+        "ai_summary": row.get("ai_summary") or None,
+        "abs_url": f"{ARXIV}/abs/{arxiv_id}",
+        "links": paper_links(row),
+    }
+
+
+def checked_id(arxiv_id: Any) -> str:
+    """An arXiv id from the database, checked: it becomes a file name."""
+    if not isinstance(arxiv_id, str) or not ARXIV_ID_RE.match(arxiv_id):
+        raise SiteError(f"papers.db: not an arXiv id: {arxiv_id!r}")
+    return arxiv_id
 
 
 def section_url(arxiv_id: str, version: int | None, source: str | None, anchor: str | None) -> str:
@@ -338,8 +291,14 @@ def source_view(
 
 
 def digest_view(row: Mapping[str, Any], link: Linker) -> DigestView:
-    """A `digests` row -> one language of the digest; raises ValidationError when it is not a digest."""
-    digest = Digest.model_validate_json(row["digest"])
+    """A `digests` row -> one language of the digest; raises ValidationError when it is not a digest. A `title` key
+    (the translation's title of the paper) is taken out before the digest is checked."""
+    try:
+        raw = json.loads(row["digest"])
+    except (TypeError, json.JSONDecodeError):
+        raw = None
+    title = raw.pop("title", None) if isinstance(raw, dict) else None
+    digest = Digest.model_validate_json(json.dumps(raw) if isinstance(raw, dict) else row["digest"] or "")
     evidence = evidence_views(row.get("evidence"), link)
     return DigestView(
         lang=HTML_LANG.get(row["lang"], row["lang"]),
@@ -360,21 +319,25 @@ def digest_view(row: Mapping[str, Any], link: Linker) -> DigestView:
         mind_map=_mind_map(digest.mind_map),
         model=row.get("model"),
         prompt_version=row.get("prompt_version"),
+        title=" ".join(title.split()) if isinstance(title, str) and title.strip() else None,
     )
 
 
 def evidence_views(text: str | None, link: Linker) -> list[tuple[EvidenceView, ...]]:
-    """A `digests.evidence` value (JSON, one list per result) -> each result's evidence; [] when absent (a
-    Chinese row, a row of an older database). Entries that are not {number, section, sentence} strings
-    are left out rather than failing the page: the evidence is a reader's aid, the digest is the content."""
+    """A `digests.evidence` value (JSON, one list per result) -> each result's evidence, one entry per sentence and
+    section with the numbers found in it, in their first order; [] when absent (a Chinese row, a row of an older
+    database). Entries that are not {number, section, sentence} strings are left out rather than failing the
+    page: the evidence is a reader's aid, the digest is the content."""
     views = []
     for found in _json_list(text):
-        entries = found if isinstance(found, list) else []
+        numbers: dict[tuple[str, str], list[str]] = {}
+        for e in found if isinstance(found, list) else []:
+            if isinstance(e, dict) and all(isinstance(e.get(k), str) for k in ("number", "section", "sentence")):
+                numbers.setdefault((e["sentence"], e["section"]), []).append(e["number"])
         views.append(
             tuple(
-                EvidenceView(number=e["number"], sentence=e["sentence"], section=link(e["section"]))
-                for e in entries
-                if isinstance(e, dict) and all(isinstance(e.get(k), str) for k in ("number", "section", "sentence"))
+                EvidenceView(numbers=tuple(dict.fromkeys(n)), sentence=sentence, section=link(section))
+                for (sentence, section), n in numbers.items()
             )
         )
     return views

@@ -57,7 +57,7 @@ class HfPaper(_Tolerant):
     @field_validator("githubStars", mode="before")
     @classmethod
     def _stars(cls, value: Any) -> int | None:
-        return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+        return _count_or_none(value)
 
     @field_validator("organization", mode="before")
     @classmethod
@@ -72,6 +72,19 @@ class HfItem(_Tolerant):
     title: str | None = None
     summary: str | None = None
     organization: HfOrganization | None = None  # the same as paper.organization, when both are there
+    thumbnail: str | None = None  # 2025+; 2024 items have `mediaUrl` with the same URL instead
+    mediaUrl: str | None = None
+    numComments: int | None = None
+
+    @field_validator("thumbnail", "mediaUrl", mode="before")
+    @classmethod
+    def _url(cls, value: Any) -> str | None:
+        return value.strip() if isinstance(value, str) and value.strip().startswith(("https://", "http://")) else None
+
+    @field_validator("numComments", mode="before")
+    @classmethod
+    def _comments(cls, value: Any) -> int | None:
+        return _count_or_none(value)
 
     @field_validator("organization", mode="before")
     @classmethod
@@ -94,6 +107,8 @@ class HfItem(_Tolerant):
             ai_keywords=[k for k in (_collapse(k) for k in p.ai_keywords) if k],
             github_stars=p.githubStars,
             organization=_organization(self.organization or p.organization),
+            thumbnail=self.thumbnail or self.mediaUrl,
+            comments=self.numComments,
         )
 
 
@@ -172,6 +187,10 @@ async def fetch_day(
 
 async def _get(client: httpx.AsyncClient, url: str, params: dict[str, Any], _try: int) -> httpx.Response:
     return await client.get(url, params=params)
+
+
+def _count_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def _organization_or_none(value: Any) -> Any:

@@ -23,6 +23,9 @@ CHROMIUM_FLAGS = (
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    # Tests talk only to servers on 127.0.0.1: any other host (a page's image from Hugging Face) does not resolve,
+    # so nothing leaves the machine and the page shows what it shows when an image fails.
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
 )
 
 
@@ -51,6 +54,18 @@ def chromium(*, keep_dialogs: bool = False) -> Iterator[Any]:
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+def console_errors(driver: Any) -> list[str]:
+    """The page's severe console messages since the last call, but for a resource of another host than 127.0.0.1
+    that did not load: the tests' browser resolves no other host (CHROMIUM_FLAGS), so a page's images from Hugging
+    Face fail there, as they would offline; anything else (a script error, a missing file of the site) is kept."""
+    return [
+        entry["message"]
+        for entry in driver.get_log("browser")
+        if entry["level"] == "SEVERE"
+        and not (entry.get("source") == "network" and "net::ERR_NAME_NOT_RESOLVED" in entry["message"])
+    ]
 
 
 @contextlib.contextmanager

@@ -1,7 +1,7 @@
 /* papers-digest: the only script of the site, and every page works without it (both languages show, the
    search box opens search.html, which says that searching needs JavaScript). It does two things:
-   - the EN / 中文 / both switch: the choice is kept in localStorage and set on <html data-show> before the
-     page is drawn (this file is loaded in <head>, not deferred), so the page never flickers;
+   - the EN / 中文 / both switch: the choice is kept in localStorage and set on <html data-show> (and its `lang`)
+     before the page is drawn (this file is loaded in <head>, not deferred), so the page never flickers;
    - Pagefind's search over one index per month of published days, merged in the browser: on search.html,
      and from the box on every other page, whose results show on that page (docs/site.md, "Search").
    Text from the index (model output among it) is only ever set as text: never as HTML. */
@@ -24,6 +24,7 @@
 
   function show(choice, keep) {
     root.setAttribute("data-show", choice);
+    root.setAttribute("lang", choice === "zh" ? "zh-Hans" : "en"); // the page's language: the interface's words follow it
     if (keep) {
       try { window.localStorage.setItem(KEY, choice); } catch (e) { /* not kept; still shown */ }
     }
