@@ -154,7 +154,11 @@ def test_the_names_and_flags_in_use_outside_the_repository_run_as_before(capsys,
     assert samples[1][0][0].limit == 2 and samples[1][0][0].max_tokens == sample.SAMPLE_MAX_TOKENS
     models = _called(monkeypatch, data, "cmd_model")
     papers(capsys, "model", "fetch", "--dest", "m.gguf")
-    assert models == [((Path("m.gguf"), None), {})]
+    papers(capsys, "model", "fetch", "qwen2.5-coder-1.5b-instruct")
+    assert [(args[0], args[2].name) for args, _ in models] == [
+        (Path("m.gguf"), "qwen2.5-coder-0.5b-instruct"),  # the default model, where --dest says
+        (Path("models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"), "qwen2.5-coder-1.5b-instruct"),
+    ]
     rebuilt = _called(monkeypatch, data, "cmd_rebuild_db")
     papers(capsys, "rebuild-db", "--data", "d", "--db", "x.db")
     assert rebuilt == [((Path("d"), "x.db"), {})]
