@@ -101,10 +101,10 @@ def _publish(args: Namespace, fingerprint: str) -> None:
         print(
             f"publish: site: {args.date} of {site.days} day(s), {site.papers} papers, "
             f"{site.feed_entries} feed entries; {site.written} files written, {site.unchanged} unchanged, "
-            f"{site.removed} removed; {site.indexed} search index(es) built -> {args.site}"
+            f"{site.removed} removed; search indexes of {site.indexed} month(s) built -> {args.site}"
         )
-        if site.search_error:  # the pages are there; `papers site` indexes the day again later
-            print(f"publish: search: the day was not indexed: {site.search_error}")
+        if site.search_error:  # the pages are there; the next publish or `papers site` indexes the month again
+            print(f"publish: search: the month was not indexed: {site.search_error}")
     # last, after the database, the outputs and the site: a publish killed before it is done again in full
     record_published(args.db, args.date, fingerprint)
 

@@ -1,7 +1,8 @@
 """A small multi-day archive written straight into the database (no DVC, no model): the readers' tests' data.
 
 Each day has three papers: two done in both languages, one failed. Words only one paper carries let a test
-find it by search: an English word (`ZEBRAFISH_EN`) and a Chinese one (`ZEBRAFISH_ZH`) in different papers.
+find it by search: an English word (`WORD_EN`) and a Chinese one (`WORD_ZH`) in different papers, and a word
+of one title (`WORD_TITLE`); one paper's digest cites another by its arXiv id (`CITING_PAPER` cites `EN_PAPER`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from papers_digest.db.writer import write_day
 DATES = ["2025-03-30", "2025-03-31", "2025-04-01", "2025-04-02"]  # two months: two month indexes, merged from the days
 WORD_EN = "zebrafish"  # only in the English digest of EN_PAPER
 WORD_ZH = "斑马鱼"  # only in the Chinese digest of ZH_PAPER
+WORD_TITLE = "axolotl"  # only in the title of TITLE_PAPER
 
 
 def arxiv_id(date: str, n: int) -> str:
@@ -25,12 +27,14 @@ def arxiv_id(date: str, n: int) -> str:
 
 
 EN_PAPER, ZH_PAPER = (arxiv_id("2025-04-01", 2), "2025-04-01"), (arxiv_id("2025-03-31", 1), "2025-03-31")
+TITLE_PAPER, CITING_PAPER = (arxiv_id("2025-03-30", 2), "2025-03-30"), (arxiv_id("2025-03-31", 2), "2025-03-31")
 
 
 def digest(lang: str, date: str, n: int) -> dict:
     """A digest that validates (core/models.py Digest), in English or Chinese prose."""
     if lang == "en":
         extra = f" It studies {WORD_EN} models." if (arxiv_id(date, n), date) == EN_PAPER else ""
+        extra += f" It builds on {EN_PAPER[0]}." if (arxiv_id(date, n), date) == CITING_PAPER else ""
         text = f"Paper {n} of {date} trains a sparse router for long contexts.{extra}"
         results = [
             {
@@ -68,7 +72,7 @@ def day_files(date: str) -> DayFiles:
         papers.append(
             Paper(
                 arxiv_id=paper_id,
-                title=f"Sparse routers, part {n} ({date})",
+                title=f"{'Axolotl' if (paper_id, date) == TITLE_PAPER else 'Sparse'} routers, part {n} ({date})",
                 upvotes=50 - n,
                 summary="We study sparse routers.",
                 authors=["A. Author"],

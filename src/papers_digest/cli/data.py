@@ -103,8 +103,8 @@ def cmd_site(args: argparse.Namespace) -> int:
         return 2
     print(
         f"papers site: {site.days} day(s), {site.papers} papers, {site.feed_entries} feed entries; "
-        f"{site.written} files written, {site.unchanged} unchanged, {site.removed} removed; {site.indexed} search "
-        f"index(es) built -> {args.out}/index.html"
+        f"{site.written} files written, {site.unchanged} unchanged, {site.removed} removed; search "
+        f"indexes of {site.indexed} month(s) built -> {args.out}/index.html"
     )
     if site.search_error:
         print(f"papers site: search: not indexed: {site.search_error}")
