@@ -34,7 +34,7 @@ from papers_digest.cli.mail import send_day, send_days
 from papers_digest.cli.main import main as papers_cli
 from papers_digest.core.params import EmailParams, ParamsError, validate_params
 from papers_digest.site.render import render_day, render_site
-from papers_digest.site.search import indexed_months
+from papers_digest.site.search import indexed_months, spaced
 from papers_digest.site.trust import report_link, trust_view
 from papers_digest.testing.browser import MISSING, chromium, have_chromium, serve_folder
 
@@ -149,6 +149,11 @@ def test_trust_counts_answers_not_transport_retries():
 
 
 # ---------------------------------------------------------------- the search index
+
+
+def test_the_chinese_indexes_read_each_cjk_character_as_a_word():
+    page_text = '<p lang="zh-Hans">它研究斑马鱼。GRPO训练，57k</p><p lang="en">Routers</p>'
+    assert spaced(page_text) == '<p lang="zh-Hans"> 它 研 究 斑 马 鱼 。GRPO 训 练 ，57k</p><p lang="en">Routers</p>'
 
 
 def _entry(folder: Path) -> dict:
@@ -414,7 +419,9 @@ def test_an_english_and_a_chinese_word_each_find_their_paper(browser, served):
     assert meta.text == f"{EN_PAPER[1]} · arXiv {EN_PAPER[0]}"  # the day and the paper, under the title
     assert _search(browser, served, WORD_ZH) == [f"{ZH_PAPER[1]}/{ZH_PAPER[0]}.html"]  # in March's folded index
     marks = [m.text for m in browser.find_elements(By.CSS_SELECTOR, "#search-results .excerpt mark")]
-    assert marks and all(m in WORD_ZH for m in marks)  # the Chinese word, or its segments
+    assert marks and all(m == WORD_ZH for m in marks)  # the Chinese word, marked whole
+    # a Chinese word is its characters in a row, wherever a segmenter would cut them (斑马 | 鱼)
+    assert _search(browser, served, WORD_ZH[1:]) == [f"{ZH_PAPER[1]}/{ZH_PAPER[0]}.html"]
     found = _search(browser, served, "router")  # on every paper page: the best 10 first, then more on asking
     more = browser.find_element(By.CSS_SELECTOR, "button.more-results")
     assert len(found) == 10 and more.is_displayed()

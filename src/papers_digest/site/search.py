@@ -2,8 +2,10 @@
 
 Each month has two indexes, both built by Pagefind (its Python API) from that month's paper pages:
 `pagefind/<YYYY-MM>/en/` holds the pages without their Chinese blocks, indexed as English (stemmed), and
-`pagefind/<YYYY-MM>/zh/` the pages without their English blocks, indexed as Chinese (segmented by the extended
-build). Which blocks are which comes from the pages' own `lang` attributes. At `pagefind/` sits Pagefind's
+`pagefind/<YYYY-MM>/zh/` the pages without their English blocks, indexed as Chinese, each Chinese character a
+word (`spaced`: the browser cuts a Chinese search into other words than Pagefind's build cuts a page into, so
+a word is matched as its characters in a row). Which blocks are which comes from the pages' own `lang`
+attributes. At `pagefind/` sits Pagefind's
 runtime (pagefind.js, its worker and WebAssembly) with a one-page English index for the month indexes to merge
 into (its page is a stub site.js leaves out of the results). A publish indexes its month again, and nothing
 else: its cost is a month of pages, whatever the size of the archive (docs/site.md, "Search").
@@ -31,22 +33,27 @@ STUB_HTML = (
     "<body><main data-pagefind-body>papersdigestsearchstub</main></body></html>"
 )
 INDEX_FILES = ("pagefind-entry.json", "index", "fragment", "filter")  # with pagefind.*.pf_meta: an index's own files
+# Chinese, Japanese (kana) and Korean characters: as site.js's CJK, which searches them in the Chinese indexes
+CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_CJK_EDGE_RE = re.compile(f"(?<=[{CJK}])(?=\\S)|(?<=\\S)(?=[{CJK}])")
 _MONTH_RE = re.compile(r"^\d{4}-\d{2}$")
 TIMEOUT_S = 300.0  # for a month's indexes: a Pagefind process that stops answering never holds up a publish
 
 
 @dataclass(frozen=True)
 class Language:
-    """One of a month's indexes: Pagefind's language for it and the blocks of the other language it leaves out."""
+    """One of a month's indexes: Pagefind's language for it, the blocks of the other language it leaves out,
+    and whether Pagefind reads the pages with each CJK character spaced apart (`spaced`)."""
 
     code: str
     exclude: str  # a CSS selector: the elements of the other language
+    by_character: bool = False
 
     def config(self) -> dict:
         return {"force_language": self.code, "exclude_selectors": [self.exclude]}
 
 
-LANGUAGES = (Language("en", "[lang|=zh]"), Language("zh", "[lang|=en]"))
+LANGUAGES = (Language("en", "[lang|=zh]"), Language("zh", "[lang|=en]", by_character=True))
 
 
 class SearchIndexError(RuntimeError):
@@ -121,8 +128,10 @@ async def _index_all(site: Path, pages: dict[str, list[Path]]) -> None:
         while queue:
             month = queue.pop(0)
             with tempfile.TemporaryDirectory(prefix=f".{month}.", dir=root) as tmp:
-                pages_dir, out = _linked(Path(tmp), site, pages[month]), Path(tmp) / "out"
-                built = asyncio.gather(*(_index(service, lang, pages_dir, out / lang.code) for lang in LANGUAGES))
+                out = Path(tmp) / "out"
+                built = asyncio.gather(
+                    *(_index(service, lang, _copied(Path(tmp), lang, site, pages[month]), out) for lang in LANGUAGES)
+                )
                 try:
                     await asyncio.wait_for(built, TIMEOUT_S)
                 except TimeoutError:
@@ -138,21 +147,33 @@ async def _index_all(site: Path, pages: dict[str, list[Path]]) -> None:
             await asyncio.wait_for(_write_root(service, root), TIMEOUT_S)
 
 
-def _linked(tmp: Path, site: Path, pages: list[Path]) -> Path:
-    """A folder of these pages alone, under their paths in the site: Pagefind walks the whole folder it is
-    given, whatever the glob (a year's site is 7,000 pages and the indexes' files). Hard links, not copies."""
-    folder = tmp / "pages"
+def spaced(html: str) -> str:
+    """`html` with a space before and after each CJK character (where there is none): Pagefind then indexes each
+    as a word, and the browser finds a Chinese word as its characters one after the other (an exact search),
+    whatever words a segmenter would cut it into."""
+    return _CJK_EDGE_RE.sub(" ", html)
+
+
+def _copied(tmp: Path, lang: Language, site: Path, pages: list[Path]) -> Path:
+    """A folder of these pages alone, under their paths in the site, for `lang`'s index: Pagefind walks the whole
+    folder it is given, whatever the glob (a year's site is 7,000 pages and the indexes' files). Hard links, or
+    the pages `spaced`."""
+    folder = tmp / f"pages-{lang.code}"
     for page in pages:
-        link = folder / page.relative_to(site)
-        link.parent.mkdir(parents=True, exist_ok=True)
+        copy = folder / page.relative_to(site)
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        if lang.by_character:
+            copy.write_text(spaced(page.read_text(encoding="utf-8")), encoding="utf-8")
+            continue
         try:
-            os.link(page, link)
+            os.link(page, copy)
         except OSError:
-            shutil.copyfile(page, link)
+            shutil.copyfile(page, copy)
     return folder
 
 
 async def _index(service, lang: Language, pages: Path, out: Path) -> None:
+    out = out / lang.code
     index = await service.create_index(lang.config())
     added = await index.add_directory(str(pages), glob="*/*.html")
     if not added.get("page_count"):  # an index of no page: the browser's merge of it would fail every search

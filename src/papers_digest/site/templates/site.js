@@ -60,10 +60,18 @@
   var SHOWN = 10;
   // A match of the arXiv id (the pages' `arxiv` meta) weighs above one in the title, which weighs 5 (Pagefind's).
   var RANKING = { metaWeights: { title: 5, arxiv: 10 } };
-  // Words with a Chinese (or Japanese, Korean) character are searched in the Chinese indexes, others in the English.
+  // A search with a Chinese (or Japanese, Korean) character is one of the Chinese indexes, others of the English.
+  // In the Chinese indexes each such character is a word (site/search.py, `spaced`): so is it in a search.
   var CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]/;
+  var CJK_EACH = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]/g;
+  // the spaces around a CJK character or a full-width sign, as the Chinese indexes' text has them
+  var CJK_SPACES = /\s+(?=[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff00-\uffef])|(?<=[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff00-\uffef])\s+/g;
 
   function languageOf(term) { return CJK.test(term) ? "zh" : "en"; }
+
+  function spaced(word) { return word.replace(CJK_EACH, " $& ").trim().replace(/\s+/g, " "); }
+
+  function unspaced(text) { return text.replace(CJK_SPACES, ""); }
 
   // The words searched: an arXiv id with its version ("2504.00999v2") is its id; words without a letter or digit
   // are none (Pagefind drops them).
@@ -78,10 +86,12 @@
   //
   // Pagefind answers a word no page has with the pages of the longest word of the index it starts with
   // ("xyzzy" finds the pages with an "x"), in each month's index on its own (its search has no option against
-  // it). So a page is a result only when it holds every word searched: in the English indexes, when Pagefind's
-  // exact search (a word in quotes: never that fallback) finds the word on it too; in the Chinese ones, where the
-  // browser cuts the words searched into other pieces than Pagefind cut the pages, when its text holds each
-  // word (showResults checks the pages as it shows them).
+  // it). So a page is a result only when Pagefind's exact search (a word in quotes, which never does that) finds
+  // each word on it: an English word as a word of the page, stemmed; a Chinese word as its characters in a row.
+  // English results are in the order of Pagefind's own search (relevance). Chinese ones are not: its search of
+  // single characters weighs every page that has them (7,300 pages of a year for a word as common as 方法,
+  // 0.4-0.6 s), so they come in the exact search's order: a match in the title first, then the pages where the
+  // words come earliest.
   function searcher(months) {
     var pagefind = null;
     var engines = {};
@@ -115,32 +125,41 @@
       },
       preload: function (term) {
         var lang = languageOf(term);
-        return self.load(lang).then(function (engine) { return engine.preload(wordsOf(term).join(" ")); });
+        return self.load(lang).then(function (engine) { return engine.preload(asked(term).join(" ")); });
       },
       // The pages found for `term`, best first: {results (Pagefind's: each one's page is loaded by its data()),
-      // words, checked: whether each page holds every word (else showResults checks)}; null when `current()`
-      // moved on meanwhile.
+      // words, lang}; null when `current()` moved on meanwhile.
       search: function (term, current) {
         var lang = languageOf(term);
-        var words = wordsOf(term);
+        var words = asked(term);
         return self.load(lang).then(function (engine) {
-          var asked = [engine.search(words.join(" "))];
-          if (lang === "en") {
-            words.forEach(function (w) { asked.push(engine.search("\"" + w + "\"")); });
-          }
-          return Promise.all(asked);
+          return Promise.all(words.map(function (w) { return engine.search("\"" + w + "\""); })).then(function (exact) {
+            var every = exact.length && exact.every(function (e) { return e.results.length; });
+            // the ranking search only when every word is on some page, and for English
+            return Promise.resolve(every && lang === "en" ? engine.search(words.join(" ")) : null).then(function (ranked) {
+              return { exact: exact, ranked: ranked };
+            });
+          });
         }).then(function (got) {
           if (current() !== term) return null; // a newer search replaced this one
-          var found = got[0].results;
-          got.slice(1).forEach(function (exact) {
+          var found = got.ranked ? got.ranked.results : got.exact.length ? got.exact[0].results.slice().sort(function (a, b) {
+            return b.score - a.score || a.words[0] - b.words[0];
+          }) : [];
+          got.exact.forEach(function (exact) {
             var on = new Set(exact.results.map(function (r) { return r.id; }));
             found = found.filter(function (r) { return on.has(r.id); });
           });
-          return { results: found, words: words, checked: lang === "en" };
+          return { results: found, words: wordsOf(term), lang: lang };
         });
       }
     };
     return self;
+  }
+
+  // The words of `term` as its language's indexes have them.
+  function asked(term) {
+    var words = wordsOf(term);
+    return languageOf(term) === "zh" ? words.map(spaced) : words;
   }
 
   // The indexes of `lang` of these months, as URLs; an index gone since this page was served is left out (merged,
@@ -211,26 +230,14 @@
     search.search(term, function () { return input.value.trim(); }).then(function (found) {
       if (found === null) return null;
       var next = 0;
-      // The next SHOWN results, the stub left out (and, unless Pagefind checked them, the pages without every
-      // word: the next ones are checked in turn); then the count and the button.
-      function page() {
-        var added = 0;
-        function batch() {
-          var slice = found.results.slice(next, next + SHOWN - added);
-          next += slice.length;
-          if (!slice.length) return Promise.resolve();
-          return Promise.all(slice.map(function (r) { return r.data(); })).then(function (pages) {
-            if (results.searchId !== id) return null;
-            pages.forEach(function (p) {
-              if (sitePath(p.url) === STUB || (!found.checked && !holdsAll(p, found.words))) return;
-              results.appendChild(item(p, found.checked ? null : found.words));
-              added += 1;
-            });
-            return added < SHOWN ? batch() : null;
-          });
-        }
-        return batch().then(function () {
+      function page() { // the next SHOWN results, the stub left out; then the count and the button
+        var slice = found.results.slice(next, next + SHOWN);
+        next += slice.length;
+        return Promise.all(slice.map(function (r) { return r.data(); })).then(function (pages) {
           if (results.searchId !== id) return;
+          pages.forEach(function (p) {
+            if (sitePath(p.url) !== STUB) results.appendChild(item(p, found.lang === "zh" ? found.words : null));
+          });
           var shown = results.children.length;
           if (!shown) {
             say(status, "No paper has “" + term + "”.", "没有论文含有“" + term + "”。");
@@ -258,15 +265,6 @@
         "browsers do not load scripts of modules from file://.", "此处无法搜索：请通过 HTTP 访问本站。");
     });
   }
-
-  // Whether a page's text holds every word, letters compared in lower case and without punctuation or spaces
-  // (a Chinese word is its characters in a row, however Pagefind cut them).
-  function holdsAll(page, words) {
-    var text = plain((page.meta && page.meta.title || "") + " " + page.content);
-    return words.every(function (w) { return text.indexOf(plain(w)) >= 0; });
-  }
-
-  function plain(text) { return text.toLowerCase().replace(/[\p{P}\p{S}\s]+/gu, ""); }
 
   // search.html: Pagefind is loaded as the page opens, so it is ready by the time the reader has typed.
   function searchPage(results, header) {
@@ -370,14 +368,14 @@
     return path.indexOf(SITE.pathname) === 0 ? path.slice(SITE.pathname.length) : path.replace(/^\//, "");
   }
 
-  // One result: its title linking to the page, the day and arXiv id, and the excerpt with the words marked
-  // (Pagefind's; around the first of `words` in the page's text when given).
+  // One result: its title linking to the page, the day and arXiv id, and the excerpt with the words marked:
+  // Pagefind's, or, from the Chinese indexes (`words` given), around the first of the words in the page's text.
   function item(page, words) {
     var path = sitePath(page.url);
     var li = document.createElement("li");
     var link = document.createElement("a");
     link.href = new URL(path, SITE).href; // from the site's root: any base path works
-    link.textContent = (page.meta && page.meta.title) || path;
+    link.textContent = unspaced((page.meta && page.meta.title) || path);
     var heading = document.createElement("h2");
     heading.appendChild(link);
     li.appendChild(heading);
@@ -390,7 +388,7 @@
     }
     var excerpt = document.createElement("p");
     excerpt.className = "excerpt";
-    if (!(words && markWords(excerpt, page.content, words))) appendExcerpt(excerpt, page.excerpt || "");
+    if (!(words && markWords(excerpt, unspaced(page.content), words))) appendExcerpt(excerpt, page.excerpt || "");
     li.appendChild(excerpt);
     return li;
   }
@@ -437,7 +435,7 @@
         mark.textContent = node.textContent;
         target.appendChild(mark);
       } else {
-        target.appendChild(document.createTextNode(node.textContent));
+        target.appendChild(document.createTextNode(unspaced(node.textContent)));
       }
     });
   }
