@@ -417,7 +417,7 @@ def test_an_english_and_a_chinese_word_each_find_their_paper(browser, served):
     assert _search(browser, served, WORD_EN) == [f"{EN_PAPER[1]}/{EN_PAPER[0]}.html"]
     (meta,) = browser.find_elements(By.CSS_SELECTOR, "#search-results li .meta")
     assert meta.text == f"{EN_PAPER[1]} · arXiv {EN_PAPER[0]}"  # the day and the paper, under the title
-    assert _search(browser, served, WORD_ZH) == [f"{ZH_PAPER[1]}/{ZH_PAPER[0]}.html"]  # in March's folded index
+    assert _search(browser, served, WORD_ZH) == [f"{ZH_PAPER[1]}/{ZH_PAPER[0]}.html"]  # in March's Chinese index
     marks = [m.text for m in browser.find_elements(By.CSS_SELECTOR, "#search-results .excerpt mark")]
     assert marks and all(m == WORD_ZH for m in marks)  # the Chinese word, marked whole
     # a Chinese word is its characters in a row, wherever a segmenter would cut them (斑马 | 鱼)
