@@ -202,7 +202,7 @@ def test_a_publish_indexes_its_own_month_again_only(archive, tmp_path):
 def test_indexes_of_an_earlier_layout_or_pagefind_version_are_built_again(archive, tmp_path):
     """A site from before (one index per month for both languages, each day's part, a day's own index), or
     whose indexes another Pagefind version wrote: a publish builds its month and every such month again, and
-    removes what the earlier layouts left."""
+    removes what the earlier layouts left; a runtime gone is written again, even when no month is indexed."""
     db, site = tmp_path / "papers.db", tmp_path / "site"
     write_archive(db, DATES)
     render_site(db, site)
@@ -221,6 +221,8 @@ def test_indexes_of_an_earlier_layout_or_pagefind_version_are_built_again(archiv
     (march / "en" / "pagefind-entry.json").write_text(json.dumps({**entry, "version": "1.4.0"}), encoding="utf-8")
     assert render_day(db, site, DATES[3]).indexed == 2  # April, and March of the other version
     assert _entry(march / "en")["version"] == _entry(april / "en")["version"]
+    (site / "pagefind" / "pagefind.js").unlink()
+    assert render_site(db, site).indexed == 0 and (site / "pagefind" / "pagefind.js").is_file()  # the runtime again
 
 
 def test_without_pagefind_the_pages_are_written_and_the_summary_says_why(archive, tmp_path, monkeypatch):

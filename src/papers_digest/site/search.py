@@ -92,7 +92,7 @@ def index_months(site: str | Path, dates: Iterable[str], published: set[str]) ->
     for month in [m for m, found in pages.items() if not found]:
         shutil.rmtree(root / month, ignore_errors=True)
         del pages[month]
-    if not pages:
+    if not pages and not (indexed_months(site) and _root_stale(root)):
         return 0
     if pagefind_binary() is None:
         raise SearchIndexError("Pagefind is not installed (pip install 'pagefind[extended]')")
@@ -143,7 +143,7 @@ async def _index_all(site: Path, pages: dict[str, list[Path]]) -> None:
                     if other not in pages and _version(root / other / LANGUAGES[0].code) != version:
                         pages[other] = _month_pages(site, other)
                         queue.append(other)
-        if _version(root) != version or _languages(root) != ["en"]:
+        if _root_stale(root):
             await asyncio.wait_for(_write_root(service, root), TIMEOUT_S)
 
 
@@ -202,6 +202,14 @@ async def _write_root(service, root: Path) -> None:
         for item in sorted(Path(tmp).iterdir(), key=lambda p: p.name == "pagefind-entry.json"):
             os.replace(item, root / item.name)
     await index.delete_index()
+
+
+def _root_stale(root: Path) -> bool:
+    """Whether the runtime and stub at the root are missing, not the English stub, or of another Pagefind version
+    than the newest month's indexes."""
+    months = sorted((p for p in root.iterdir() if _MONTH_RE.match(p.name)), reverse=True) if root.is_dir() else []
+    newest = _version(months[0] / LANGUAGES[0].code) if months else None
+    return not (root / "pagefind.js").is_file() or _languages(root) != ["en"] or _version(root) != newest
 
 
 def _version(bundle: Path) -> str | None:
