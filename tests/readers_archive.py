@@ -5,6 +5,8 @@ two are listed only. Words only one paper carries let a test find it by search: 
 Chinese one (`WORD_ZH`) in different papers. The first paper's translation carries a Chinese title, every English
 digest a formula (`8 \\times A100`) and evidence (one sentence holding two numbers), and the listing thumbnails,
 comments and more keywords than a paper has areas.
+A word of one title (`WORD_TITLE`) finds its paper; one paper's digest cites another by its arXiv id
+(`CITING_PAPER` cites `EN_PAPER`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ KEYWORDS = [  # the listing's keywords: more areas than a paper shows
     "Mixture-of-Experts", "long-context modeling", "Large Language Models", "reinforcement learning",
     "diffusion models", "benchmark", "quantization", "speech recognition",
 ]  # fmt: skip
+WORD_TITLE = "axolotl"  # only in the title of TITLE_PAPER
 
 
 def arxiv_id(date: str, n: int) -> str:
@@ -34,12 +37,14 @@ def arxiv_id(date: str, n: int) -> str:
 
 
 EN_PAPER, ZH_PAPER = (arxiv_id("2025-04-01", 2), "2025-04-01"), (arxiv_id("2025-03-31", 1), "2025-03-31")
+TITLE_PAPER, CITING_PAPER = (arxiv_id("2025-03-30", 2), "2025-03-30"), (arxiv_id("2025-03-31", 2), "2025-03-31")
 
 
 def digest(lang: str, date: str, n: int) -> dict:
     """A digest that validates (core/models.py Digest), in English or Chinese prose."""
     if lang == "en":
         extra = f" It studies {WORD_EN} models." if (arxiv_id(date, n), date) == EN_PAPER else ""
+        extra += f" It builds on {EN_PAPER[0]}." if (arxiv_id(date, n), date) == CITING_PAPER else ""
         text = f"Paper {n} of {date} trains a sparse router for long contexts.{extra}"
         results = [
             {
@@ -84,7 +89,7 @@ def day_files(date: str, failing: bool = True) -> DayFiles:
         papers.append(
             Paper(
                 arxiv_id=paper_id,
-                title=f"Sparse routers, part {n} ({date})",
+                title=f"{'Axolotl' if (paper_id, date) == TITLE_PAPER else 'Sparse'} routers, part {n} ({date})",
                 upvotes=50 - n,
                 summary="We study sparse routers.",
                 authors=["A. Author"],

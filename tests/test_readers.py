@@ -16,13 +16,24 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import lxml.html
 import pytest
-from readers_archive import DATES, EN_PAPER, WORD_EN, WORD_ZH, ZH_PAPER, arxiv_id, write_archive
+from readers_archive import (
+    CITING_PAPER,
+    DATES,
+    EN_PAPER,
+    TITLE_PAPER,
+    WORD_EN,
+    WORD_TITLE,
+    WORD_ZH,
+    ZH_PAPER,
+    arxiv_id,
+    write_archive,
+)
 
 from papers_digest.cli.mail import send_day, send_days
 from papers_digest.cli.main import main as papers_cli
 from papers_digest.core.params import EmailParams, ParamsError, validate_params
 from papers_digest.site.render import render_day, render_site
-from papers_digest.site.search import indexed_days, parted_days
+from papers_digest.site.search import indexed_months, spaced
 from papers_digest.site.trust import report_link, trust_view
 from papers_digest.testing.browser import console_errors, serve_folder
 from papers_digest.testing.servers import Inbox, smtp_server
@@ -146,54 +157,78 @@ def test_trust_counts_answers_not_transport_retries():
 # ---------------------------------------------------------------- the search index
 
 
-def test_each_month_is_one_index_merged_from_its_days_parts(archive):
+def test_the_chinese_indexes_read_each_cjk_character_as_a_word():
+    page_text = '<p lang="zh-Hans">它研究斑马鱼。GRPO训练，57k</p><p lang="en">Routers</p>'
+    assert spaced(page_text) == '<p lang="zh-Hans"> 它 研 究 斑 马 鱼 。GRPO 训 练 ，57k</p><p lang="en">Routers</p>'
+
+
+def _entry(folder: Path) -> dict:
+    return json.loads((folder / "pagefind-entry.json").read_text(encoding="utf-8"))
+
+
+def test_each_month_has_an_english_and_a_chinese_index_built_by_pagefind(archive):
     site = archive / "site"
-    assert indexed_days(site) == ["2025-04", "2025-03"]
-    assert parted_days(site) == set(DATES)  # each day run through Pagefind once, kept to merge its month again
-    for name in ("pagefind.js", "pagefind-worker.js", "wasm.unknown.pagefind", "pagefind-entry.json"):
+    assert indexed_months(site) == ["2025-04", "2025-03"]
+    for name in ("pagefind.js", "pagefind-worker.js", "wasm.en.pagefind", "pagefind-entry.json"):
         assert (site / "pagefind" / name).is_file()  # Pagefind's runtime, once, at its default place
-    assert not list((site / "pagefind" / "2025-03").glob("*.js"))  # the merged indexes carry no runtime
-    entry = json.loads((site / "pagefind" / "2025-03" / "pagefind-entry.json").read_text(encoding="utf-8"))
-    assert entry["languages"]["zh"]["page_count"] == 2 * 3  # March's two days, three paper pages each
-    days = json.loads(page(site / "search.html").cssselect("#search-results")[0].get("data-days"))
-    assert days == indexed_days(site)
+    assert list(_entry(site / "pagefind")["languages"]) == ["en"]  # the stub: English, so words searched are stemmed
+    for lang in ("en", "zh"):
+        month = site / "pagefind" / "2025-03" / lang
+        assert not list(month.glob("*.js")) and not list(month.glob("wasm.*"))  # a month's index carries no runtime
+        entry = _entry(month)
+        assert entry["version"] == _entry(site / "pagefind")["version"]
+        assert {k: v["page_count"] for k, v in entry["languages"].items()} == {lang: 2 * 3}  # 2 days x 3 pages
+    months = json.loads(page(site / "search.html").cssselect("#search-results")[0].get("data-months"))
+    assert months == indexed_months(site) == json.loads((site / "search.json").read_text(encoding="utf-8"))["months"]
     paper = page(site / DATES[0] / f"{arxiv_id(DATES[0], 1)}.html")
-    assert paper.cssselect("article[data-pagefind-body]")  # results are paper pages, never day lists
+    (body,) = paper.cssselect("article[data-pagefind-body]")  # results are paper pages, never day lists
+    assert body.get("data-pagefind-meta") == f"arxiv:{arxiv_id(DATES[0], 1)}"  # the id, searched as a field
+    assert body.cssselect(".pair > [lang=en]") and body.cssselect(".pair > [lang=zh-Hans]")  # each index's blocks
     assert not page(site / DATES[0] / "index.html").cssselect("[data-pagefind-body]")
 
 
-def test_a_publish_indexes_its_own_day_and_merges_its_month_again_only(archive, tmp_path):
+def test_a_publish_indexes_its_own_month_again_only(archive, tmp_path):
     db, site = tmp_path / "papers.db", tmp_path / "site"
     write_archive(db, DATES[:2])  # March only
     render_site(db, site)
-    assert indexed_days(site) == ["2025-03"]
-    before = (site / "pagefind" / "2025-03" / "pagefind-entry.json").stat().st_mtime_ns
+    assert indexed_months(site) == ["2025-03"]
+    before = (site / "pagefind" / "2025-03" / "en" / "pagefind-entry.json").stat().st_mtime_ns
     write_archive(db, DATES[2:3])
     summary = render_day(db, site, DATES[2])
-    assert summary.search_error is None and summary.indexed == 2  # the day, and April merged
-    assert indexed_days(site) == ["2025-04", "2025-03"]
+    assert summary.search_error is None and summary.indexed == 1  # April
+    assert indexed_months(site) == ["2025-04", "2025-03"]
     write_archive(db, DATES[3:])
-    assert render_day(db, site, DATES[3]).indexed == 2  # the cost of a day and its month, not of the archive
-    assert (site / "pagefind" / "2025-03" / "pagefind-entry.json").stat().st_mtime_ns == before
-    entry = json.loads((site / "pagefind" / "2025-04" / "pagefind-entry.json").read_text(encoding="utf-8"))
-    assert entry["languages"]["zh"]["page_count"] == 2 * 3
-    assert '"2025-04"' in (site / "search.html").read_text(encoding="utf-8")
+    assert render_day(db, site, DATES[3]).indexed == 1  # the cost of its month, not of the archive
+    assert (site / "pagefind" / "2025-03" / "en" / "pagefind-entry.json").stat().st_mtime_ns == before
+    for lang in ("en", "zh"):
+        assert _entry(site / "pagefind" / "2025-04" / lang)["languages"][lang]["page_count"] == 2 * 3
     assert "2025-04" in json.loads((site / "search.json").read_text(encoding="utf-8"))["months"]  # the boxes' list
 
 
-def test_a_site_from_before_the_parts_is_indexed_again_by_month(archive, tmp_path):
-    """A site whose latest month had an index per day (and older months one Pagefind-built index): a publish
-    indexes the days of its month it has no part of and removes the day indexes; `papers site` the rest."""
+def test_indexes_of_an_earlier_layout_or_pagefind_version_are_built_again(archive, tmp_path):
+    """A site from before (one index per month for both languages, each day's part, a day's own index), or
+    whose indexes another Pagefind version wrote: a publish builds its month and every such month again, and
+    removes what the earlier layouts left; a runtime gone is written again, even when no month is indexed."""
     db, site = tmp_path / "papers.db", tmp_path / "site"
     write_archive(db, DATES)
     render_site(db, site)
-    shutil.rmtree(site / "pagefind" / "days")
-    shutil.copytree(site / "pagefind" / "2025-04", site / "pagefind" / DATES[2])  # as the old day index was
+    march, april = site / "pagefind" / "2025-03", site / "pagefind" / "2025-04"
+    shutil.rmtree(march / "zh")
+    for item in (march / "en").iterdir():  # as the month's one index was
+        item.rename(march / item.name)
+    (march / "en").rmdir()
+    (site / "pagefind" / "days" / DATES[0]).mkdir(parents=True)
+    (site / "pagefind" / DATES[2]).mkdir()
     summary = render_day(db, site, DATES[3])
-    assert summary.search_error is None and summary.indexed == 3  # both April days, and April merged
-    assert indexed_days(site) == ["2025-04", "2025-03"] and parted_days(site) == set(DATES[2:])
-    assert not (site / "pagefind" / DATES[2]).exists()
-    assert render_site(db, site).indexed == 3  # March's two days, and March merged
+    assert summary.search_error is None and summary.indexed == 2  # April, and March again
+    assert indexed_months(site) == ["2025-04", "2025-03"] and not (march / "pagefind-entry.json").exists()
+    assert not (site / "pagefind" / "days").exists() and not (site / "pagefind" / DATES[2]).exists()
+    entry = _entry(march / "en")
+    (march / "en" / "pagefind-entry.json").write_text(json.dumps({**entry, "version": "1.4.0"}), encoding="utf-8")
+    assert render_day(db, site, DATES[3]).indexed == 2  # April, and March of the other version
+    assert _entry(march / "en")["version"] == _entry(april / "en")["version"]
+    (site / "pagefind" / "pagefind.js").unlink()
+    assert render_site(db, site).indexed == 0 and (site / "pagefind" / "pagefind.js").is_file()  # the runtime again
 
 
 def test_without_pagefind_the_pages_are_written_and_the_summary_says_why(archive, tmp_path, monkeypatch):
@@ -352,6 +387,14 @@ def _search(browser, served: str, term: str) -> list[str]:
     ]
 
 
+def _status(browser) -> tuple[str, str]:
+    """What the search says, in English and in Chinese."""
+    from selenium.webdriver.common.by import By
+
+    status = browser.find_element(By.ID, "search-status")
+    return tuple(status.find_element(By.CSS_SELECTOR, f"[lang={lang}]").text for lang in ("en", "zh-Hans"))
+
+
 @pytest.mark.slow
 def test_an_english_and_a_chinese_word_each_find_their_paper(browser, served):
     from selenium.webdriver.common.by import By
@@ -359,19 +402,50 @@ def test_an_english_and_a_chinese_word_each_find_their_paper(browser, served):
     assert _search(browser, served, WORD_EN) == [f"{EN_PAPER[1]}/{EN_PAPER[0]}.html"]
     (meta,) = browser.find_elements(By.CSS_SELECTOR, "#search-results li .meta")
     assert meta.text == f"{EN_PAPER[1]} · arXiv {EN_PAPER[0]}"  # the day and the paper, under the title
-    assert _search(browser, served, WORD_ZH) == [f"{ZH_PAPER[1]}/{ZH_PAPER[0]}.html"]  # in March's folded index
+    assert _search(browser, served, WORD_ZH) == [f"{ZH_PAPER[1]}/{ZH_PAPER[0]}.html"]  # in March's Chinese index
     marks = [m.text for m in browser.find_elements(By.CSS_SELECTOR, "#search-results .excerpt mark")]
-    assert marks and all(m in WORD_ZH for m in marks)  # the Chinese word, or its segments
+    assert marks and all(m == WORD_ZH for m in marks)  # the Chinese word, marked whole
+    # a Chinese word is its characters in a row, wherever a segmenter would cut them (斑马 | 鱼)
+    assert _search(browser, served, WORD_ZH[1:]) == [f"{ZH_PAPER[1]}/{ZH_PAPER[0]}.html"]
     found = _search(browser, served, "router")  # on every paper page: the best 10 first, then more on asking
     more = browser.find_element(By.CSS_SELECTOR, "button.more-results")
     assert len(found) == 10 and more.is_displayed()
-    assert browser.find_element(By.ID, "search-status").text == "The best 10 papers for “router”; more below"
+    assert _status(browser) == ("The best 10 papers for “router”; more below", "“router”的前 10 篇论文，下面还有")
     more.click()
     _wait(lambda: not more.is_displayed())
     found = [a.get_attribute("href") for a in browser.find_elements(By.CSS_SELECTOR, "#search-results h2 a")]
     assert len(set(found)) == 3 * len(DATES) and all(u.removeprefix(served).count("/") == 1 for u in found)  # no stub
-    assert browser.find_element(By.ID, "search-status").text == f"{3 * len(DATES)} papers for “router”"
+    assert _status(browser)[0] == f"{3 * len(DATES)} papers for “router”"
     assert console_errors(browser) == []
+
+
+@pytest.mark.slow
+def test_a_word_in_no_paper_finds_nothing_and_says_so_in_both_languages(browser, served):
+    """Pagefind answers a word it lacks with the pages of the longest word it has that the word starts with
+    ("routerxyz" with those of "router", "2504.99999" with those of "2504", "斑马鱼类" with those of "鱼"):
+    none of those is a result."""
+    for term in (
+        "xyzzy",
+        "qwerty",
+        "kubernetes",
+        "blockchain",
+        "routerxyz",
+        "2504.99999",
+        "斑马鱼类",
+        "zebrafish xyzzy",
+    ):
+        assert _search(browser, served, term) == [], term
+        assert _status(browser) == (f"No paper has “{term}”.", f"没有论文含有“{term}”。")
+
+
+@pytest.mark.slow
+def test_an_arxiv_id_finds_its_paper_first_and_a_title_word_its_paper(browser, served):
+    paper = f"{EN_PAPER[1]}/{EN_PAPER[0]}.html"
+    citing = f"{CITING_PAPER[1]}/{CITING_PAPER[0]}.html"  # its digest names the id too
+    assert _search(browser, served, EN_PAPER[0]) == [paper, citing]
+    assert _search(browser, served, f"arXiv:{EN_PAPER[0]}v2") == [paper]  # as arXiv writes it: the link's text
+    assert _search(browser, served, WORD_TITLE) == [f"{TITLE_PAPER[1]}/{TITLE_PAPER[0]}.html"]
+    assert _search(browser, served, "routers") != [] and _search(browser, served, "ROUTER") != []  # stemmed, any case
 
 
 @pytest.mark.slow
@@ -597,16 +671,17 @@ def test_markup_the_model_wrote_is_text_in_search_results_too(browser, tmp_path)
 
 
 @pytest.mark.slow
-def test_a_search_page_served_before_a_month_was_folded_still_finds_its_papers(browser, archive, tmp_path):
-    """A cached search.html may list day indexes that the first publish of a month has since folded (or any
-    index gone): the day is looked for in its month's index, and an index found nowhere is left out."""
+def test_a_search_page_served_before_still_finds_its_papers(browser, archive, tmp_path):
+    """A cached search.html may list its indexes as an earlier layout had them (`data-days`: the days of the
+    latest month, then months), or an index gone since: a day is looked for in its month's indexes, and an
+    index found nowhere is left out."""
     from selenium.webdriver.common.by import By
 
     site = tmp_path / "site"
     shutil.copytree(archive / "site", site)
     page_text = (site / "search.html").read_text(encoding="utf-8")
-    listed = json.dumps(["2025-04-09", "2025-04-02", "2025-04-01", "2025-03-31", "2025-03-30"])
-    (site / "search.html").write_text(re.sub(r"data-days='[^']*'", f"data-days='{listed}'", page_text), "utf-8")
+    listed = json.dumps(["2025-05", "2025-04-02", "2025-04-01", "2025-03"])
+    (site / "search.html").write_text(re.sub(r"data-months='[^']*'", f"data-days='{listed}'", page_text), "utf-8")
     with serve_folder(site) as url:
         assert _search(browser, url, WORD_ZH) == [f"{ZH_PAPER[1]}/{ZH_PAPER[0]}.html"]
         assert len(_search(browser, url, "router")) == 10  # and more: one month has 6, so both months were merged

@@ -6,10 +6,11 @@ import json
 import re
 import shutil
 import sqlite3
+import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urldefrag
+from urllib.parse import quote, urldefrag
 from urllib.request import urlopen
 
 import lxml.html
@@ -728,6 +729,27 @@ def test_every_page_loads_without_console_errors_and_every_internal_link_resolve
     }
     assert {"topics/index.html", "weeks/2025-W14.html", "months/2025-04.html"} <= seen
     assert {served + "feed.xml", served + "feed.zh.xml", served + "style.css"} <= checked
+
+
+def test_searching_the_sample_day_finds_only_what_its_papers_hold(browser, served):
+    """#39: on this site words in no paper found papers (`xyzzy` those with an `x`, as in `ApexGen-X`), and an
+    arXiv id three papers, another first."""
+    from selenium.webdriver.common.by import By
+
+    def search(term: str) -> tuple[list[str], str]:
+        browser.get(served + "search.html?q=" + quote(term))
+        results = browser.find_element(By.ID, "search-results")
+        deadline = time.monotonic() + 30
+        while not results.get_attribute("data-ms") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        links = [a.get_attribute("href").removeprefix(served) for a in results.find_elements(By.CSS_SELECTOR, "h2 a")]
+        return links, browser.find_element(By.CSS_SELECTOR, "#search-status [lang=en]").text
+
+    for term in ("xyzzy", "qwerty", "kubernetes", "blockchain"):
+        assert search(term) == ([], f"No paper has “{term}”."), term
+    assert search("2504.00999")[0] == [f"{SAMPLE_DATE}/2504.00999.html"]
+    assert search("MergeVQ")[0] == [f"{SAMPLE_DATE}/2504.00999.html"]  # a word of its title
+    assert search("AnimeGamer")[0] == [f"{SAMPLE_DATE}/2504.01014.html"]
 
 
 def test_the_site_works_from_a_file_url_and_a_paper_page_screenshot_is_saved(browser, site):

@@ -115,8 +115,8 @@ def cmd_site(db: str, out: str, base_url: str | None, params: str) -> int:
         return 2
     print(
         f"papers site: {rendered.days} day(s), {rendered.papers} papers, {rendered.feed_entries} feed entries; "
-        f"{rendered.written} files written, {rendered.unchanged} unchanged, {rendered.removed} removed; "
-        f"{rendered.indexed} search index(es) built -> {out}/index.html"
+        f"{rendered.written} files written, {rendered.unchanged} unchanged, {rendered.removed} removed; search "
+        f"indexes of {rendered.indexed} month(s) built -> {out}/index.html"
     )
     if rendered.search_error:
         print(f"papers site: search: not indexed: {rendered.search_error}")

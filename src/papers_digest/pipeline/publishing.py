@@ -93,10 +93,10 @@ def publish_day(files: PublishFiles, date: str, params_path: Path, fingerprint: 
         print(
             f"publish: site: {date} of {site.days} day(s), {site.papers} papers, "
             f"{site.feed_entries} feed entries; {site.written} files written, {site.unchanged} unchanged, "
-            f"{site.removed} removed; {site.indexed} search index(es) built -> {files.site}"
+            f"{site.removed} removed; search indexes of {site.indexed} month(s) built -> {files.site}"
         )
-        if site.search_error:  # the pages are there; `papers site` indexes the day again later
-            print(f"publish: search: the day was not indexed: {site.search_error}")
+        if site.search_error:  # the pages are there; the next publish or `papers site` indexes the month again
+            print(f"publish: search: the month was not indexed: {site.search_error}")
     # last, after the database, the outputs and the site: a publish killed before it is done again in full
     record_published(files.db, date, fingerprint)
     checkpoint(files.db)

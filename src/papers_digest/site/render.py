@@ -29,13 +29,13 @@ from papers_digest.site.feed import (
     normalise_base_url,
 )
 from papers_digest.site.pages import archive_files, remove_stale_archive, touched_by
-from papers_digest.site.search import SearchIndexError, index_days, indexed_days, parted_days
+from papers_digest.site.search import SearchIndexError, index_months, indexed_months
 from papers_digest.site.views import DATE_RE, SiteError
 
 STATUS_FILE = "status.html"  # one row per published date (day/status.py)
 DAYS_FILE = "days.html"  # the calendar: every published day, by month; index.html shows the latest day's papers
 STATIC_FILES = ("style.css", "site.js")  # copied from templates/ as they are
-SEARCH_FILE = "search.json"  # the month indexes, for the search box of every page but search.html (site.js)
+SEARCH_FILE = "search.json"  # the months indexed, for the search box of every page but search.html (site.js)
 
 
 @dataclass(frozen=True)
@@ -49,8 +49,8 @@ class SiteSummary:
     written: int  # files created or changed
     unchanged: int
     removed: int  # pages of papers or days no longer in the database
-    indexed: int = 0  # search indexes (re)built: days run through Pagefind, months merged
-    search_error: str | None = None  # why a day's search index was not built (the pages are written anyway)
+    indexed: int = 0  # months whose search indexes Pagefind built again
+    search_error: str | None = None  # why a month's search indexes were not built (the pages are written anyway)
 
 
 def render_site(
@@ -62,8 +62,8 @@ def render_site(
 
     Day by day: one day's rows and pages are in memory at a time, the calendar comes from aggregate queries.
     Each file is written via a temporary file and a rename, and only when its content changed, so a
-    crash never leaves a half-written page and a static server or rsync sees only real changes. A day's
-    search part is rebuilt when one of its pages changed or it has none, and its month's index merged again.
+    crash never leaves a half-written page and a static server or rsync sees only real changes. A month's
+    search indexes are built again when one of its pages changed or it has none.
     """
     base = normalise_base_url(base_url)
     db = _database(db_path)
@@ -81,8 +81,8 @@ def render_site(
     removed = _remove_stale(site.out, site.kept)  # before indexing: a removed page leaves its day's index too
     site._write_all(archive_files(site.env, db, nav, base))  # every area, week and month
     removed += remove_stale_archive(site.out, site.kept)
-    have = parted_days(site.out)
-    site.index_search({d for d in site.days if d in site.changed_days or d not in have})
+    have = set(indexed_months(site.out))
+    site.index_search({d for d in site.days if d in site.changed_days or d[:7] not in have})
     site.write_common(db, index, feeds, latest[0] if latest else None)
     return site.summary(index, feeds[0], removed)
 
@@ -96,8 +96,8 @@ def render_day(
 
     One exception: a paper the day took over from an earlier day (the retry queue lists a failed paper
     again; the later day's row wins) leaves that day, so a day with a page of one of its papers is
-    rendered again too. The search part of each day rendered is rebuilt and its month's index merged again: the
-    cost of a day and a month, not of the archive.
+    rendered again too. The search indexes of each day's month are built again: the cost of a month, not of
+    the archive.
     """
     if not DATE_RE.match(date):
         raise SiteError(f"not a date (YYYY-MM-DD): {date!r}")
@@ -165,10 +165,10 @@ class _Site:
             self.changed_days.add(day.date)
 
     def index_search(self, dates: set[str], published: set[str] | None = None) -> None:
-        """The search indexes of these dates, after their pages (site/search.py); a failure is kept for the
-        summary, never raised: the pages are written, and the next publish or `papers site` indexes again."""
+        """The search indexes of these dates' months, after their pages (site/search.py); a failure is kept for
+        the summary, never raised: the pages are written, and the next publish or `papers site` indexes again."""
         try:
-            self.indexed += index_days(self.out, dates, set(self.days) if published is None else published)
+            self.indexed += index_months(self.out, dates, set(self.days) if published is None else published)
         except SearchIndexError as exc:
             self.search_error = str(exc)
 
@@ -176,7 +176,7 @@ class _Site:
         """After the day pages and their search indexes, so the front page, the calendar, the status page, the
         search page and the feeds never point to a page or an index not written yet."""
         status = [day_status(row) for row in status_rows(db)]
-        self._write_all(_common_files(self.env, index, feeds, status, indexed_days(self.out), front))
+        self._write_all(_common_files(self.env, index, feeds, status, indexed_months(self.out), front))
 
     def summary(self, index: list[DaySummary], feed: Feed, removed: int) -> SiteSummary:
         return SiteSummary(
@@ -230,15 +230,18 @@ def _common_files(
     index: list[DaySummary],
     feeds: tuple[Feed, Feed],
     status: list[DayStatus],
-    search_days: list[str],
+    search_months: list[str],
     front: DayView | None,
 ) -> Iterator[tuple[str, str]]:
     for name in STATIC_FILES:
         yield name, (resources.files("papers_digest.site") / "templates" / name).read_text(encoding="utf-8")
     yield "index.html", env.get_template("index.html").render(day=front, root="", path="")
     yield DAYS_FILE, env.get_template("days.html").render(days=index, root="", path=DAYS_FILE)
-    yield "search.html", env.get_template("search.html").render(search_days=search_days, root="", path="search.html")
-    yield SEARCH_FILE, json.dumps({"months": search_days}) + "\n"
+    yield (
+        "search.html",
+        env.get_template("search.html").render(search_months=search_months, root="", path="search.html"),
+    )
+    yield SEARCH_FILE, json.dumps({"months": search_months}) + "\n"
     priced = any(day.cost_usd is not None for day in status)
     yield STATUS_FILE, env.get_template("status.html").render(days=status, priced=priced, root="", path=STATUS_FILE)
     for name, feed in zip((FEED_FILE, FEED_ZH_FILE), feeds, strict=True):

@@ -2,8 +2,9 @@
    search box opens search.html, which says that searching needs JavaScript). It does two things:
    - the EN / 中文 / both switch: the choice is kept in localStorage and set on <html data-show> (and its `lang`)
      before the page is drawn (this file is loaded in <head>, not deferred), so the page never flickers;
-   - Pagefind's search over one index per month of published days, merged in the browser: on search.html,
-     and from the box on every other page, whose results show on that page (docs/site.md, "Search").
+   - Pagefind's search over its indexes of each month of published days, one in English and one in Chinese,
+     merged in the browser: on search.html, and from the box on every other page, whose results show on that
+     page (docs/site.md, "Search").
    Text from the index (model output among it) is only ever set as text: never as HTML. */
 (function () {
   "use strict";
@@ -58,51 +59,127 @@
   // Results shown at once, then as many more at each "More results": each one's excerpt is a download (a
   // fragment), and 20 at once made a word on most pages answer in 257-282 ms against 196-226 ms for 10.
   var SHOWN = 10;
+  // A match of the arXiv id (the pages' `arxiv` meta) weighs above one in the title, which weighs 5 (Pagefind's).
+  var RANKING = { metaWeights: { title: 5, arxiv: 10 } };
+  // A search with a Chinese (or Japanese, Korean) character is one of the Chinese indexes, others of the English.
+  // In the Chinese indexes each such character is a word (site/search.py, `spaced`): so is it in a search.
+  var CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]/;
+  var CJK_EACH = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]/g;
+  // the spaces around a CJK character or a full-width sign, as the Chinese indexes' text has them
+  var CJK_SPACES = /\s+(?=[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff00-\uffef])|(?<=[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff00-\uffef])\s+/g;
 
-  // Pagefind with every month's index merged, loaded once per page, when first needed. `months` gives the
-  // month indexes' names (a promise: search.html lists them, other pages fetch search.json).
+  function languageOf(term) { return CJK.test(term) ? "zh" : "en"; }
+
+  function spaced(word) { return word.replace(CJK_EACH, " $& ").trim().replace(/\s+/g, " "); }
+
+  function unspaced(text) { return text.replace(CJK_SPACES, ""); }
+
+  // The words searched: an arXiv id with its version ("2504.00999v2") is its id; words without a letter or digit
+  // are none (Pagefind drops them).
+  function wordsOf(term) {
+    return term.replace(/\b(\d{4}\.\d{4,5})v\d+\b/g, "$1").split(/\s+/).filter(function (w) {
+      return /[\p{L}\p{N}]/u.test(w);
+    });
+  }
+
+  // Pagefind with every month's index merged, one per language, each loaded once per page when first needed.
+  // `months` gives the months' names (a promise: search.html lists them, other pages fetch search.json).
+  //
+  // Pagefind answers a word no page has with the pages of the longest word of the index it starts with
+  // ("xyzzy" finds the pages with an "x"), in each month's index on its own (its search has no option against
+  // it). So a page is a result only when Pagefind's exact search (a word in quotes, which never does that) finds
+  // each word on it: an English word as a word of the page, stemmed; a Chinese word as its characters in a row.
+  // English results are in the order of Pagefind's own search (relevance). Chinese ones are not: its search of
+  // single characters weighs every page that has them (7,300 pages of a year for a word as common as 方法,
+  // 0.3-0.6 s), so they come in the exact search's order: a match in the title first, then the pages where the
+  // words come earliest.
   function searcher(months) {
-    var loading = null;
+    var pagefind = null;
+    var engines = {};
     var self = {
       loadedMs: null,
-      load: function () {
-        if (!loading) {
+      load: function (lang) {
+        lang = lang || "en";
+        if (!engines[lang]) {
           var opened = performance.now();
-          // An index gone since this page was served (a page cached from before the indexes were merged by
-          // month listed one per day) would fail every search once merged: each index's entry is fetched first
-          // (then cached), while Pagefind itself loads, and a day that is gone is looked for in its month's index.
-          var found = function (name, orMonth) {
-            var url = new URL("pagefind/" + name + "/", SITE).href;
-            return fetch(url + "pagefind-entry.json").then(function (answer) {
-              return answer.ok ? url : orMonth ? found(name.slice(0, 7), false) : null;
+          if (!pagefind) {
+            // Pagefind's runtime and its stub index first: the two languages' engines share its WebAssembly,
+            // which the first engine loads (two loading it at once would each set it up)
+            pagefind = import(new URL("pagefind/pagefind.js", SITE).href).then(function (pf) {
+              return pf.options({ excerptLength: 30 }).then(function () { return pf.search(""); }).then(function () {
+                return pf;
+              });
             });
-          };
-          var indexes = months().then(function (names) {
-            return Promise.all(names.map(function (name) { return found(name, name.length > 7); }));
-          });
-          loading = import(new URL("pagefind/pagefind.js", SITE).href).then(function (pf) {
-            return Promise.all([pf.options({ excerptLength: 30 }), indexes]).then(function (got) {
-              var urls = got[1].filter(function (url, i) { return url && got[1].indexOf(url) === i; });
-              return Promise.all(urls.map(function (url) { return pf.mergeIndex(url); }));
-            }).then(function () {
-              self.loadedMs = Math.round(performance.now() - opened);
-              return pf;
+          }
+          var urls = months().then(function (names) { return present(names, lang); });
+          engines[lang] = Promise.all([pagefind, urls]).then(function (got) {
+            var engine = lang === "en" ? got[0] : got[0].createInstance();
+            return Promise.all(got[1].map(function (url) {
+              return engine.mergeIndex(url, { language: lang, excerptLength: 30, ranking: RANKING });
+            })).then(function () {
+              if (self.loadedMs === null) self.loadedMs = Math.round(performance.now() - opened);
+              return engine;
             });
           });
         }
-        return loading;
+        return engines[lang];
       },
-      // Pagefind's results for `term`, best first (each one's page is loaded by its data()); null when
-      // `current()` moved on meanwhile.
+      preload: function (term) {
+        var lang = languageOf(term);
+        return self.load(lang).then(function (engine) { return engine.preload(asked(term).join(" ")); });
+      },
+      // The pages found for `term`, best first: {results (Pagefind's: each one's page is loaded by its data()),
+      // words, lang}; null when `current()` moved on meanwhile.
       search: function (term, current) {
-        return self.load().then(function (pf) {
-          return pf.search(term);
-        }).then(function (found) {
-          return current() === term ? found.results : null; // or a newer search replaced this one
+        var lang = languageOf(term);
+        var words = asked(term);
+        return self.load(lang).then(function (engine) {
+          return Promise.all(words.map(function (w) { return engine.search("\"" + w + "\""); })).then(function (exact) {
+            var every = exact.length && exact.every(function (e) { return e.results.length; });
+            // the ranking search only when every word is on some page, and for English
+            return Promise.resolve(every && lang === "en" ? engine.search(words.join(" ")) : null).then(function (ranked) {
+              return { exact: exact, ranked: ranked };
+            });
+          });
+        }).then(function (got) {
+          if (current() !== term) return null; // a newer search replaced this one
+          var found = [];
+          if (got.ranked) found = got.ranked.results;
+          else if (got.exact.length) found = titleThenEarliest(got.exact[0].results);
+          got.exact.forEach(function (exact) {
+            var on = new Set(exact.results.map(function (r) { return r.id; }));
+            found = found.filter(function (r) { return on.has(r.id); });
+          });
+          return { results: found, words: wordsOf(term), lang: lang };
         });
       }
     };
     return self;
+  }
+
+  // Exact results, a match in the title first (Pagefind scores it by the field's weight, a match in the text 1),
+  // then by where on the page the words first come.
+  function titleThenEarliest(results) {
+    return results.slice().sort(function (a, b) { return b.score - a.score || (a.words[0] || 0) - (b.words[0] || 0); });
+  }
+
+  // The words of `term` as its language's indexes have them.
+  function asked(term) {
+    var words = wordsOf(term);
+    return languageOf(term) === "zh" ? words.map(spaced) : words;
+  }
+
+  // The indexes of `lang` of these months, as URLs; an index gone since this page was served is left out (merged,
+  // it would fail every search). A name of a day (a page cached from when each day had an index) is its month's.
+  // Each index's entry is fetched while Pagefind itself loads.
+  function present(names, lang) {
+    var urls = names.map(function (name) {
+      var url = new URL("pagefind/" + name.slice(0, 7) + "/" + lang + "/", SITE).href;
+      return fetch(url + "pagefind-entry.json").then(function (answer) { return answer.ok ? url : null; });
+    });
+    return Promise.all(urls).then(function (found) {
+      return found.filter(function (url, i) { return url && found.indexOf(url) === i; });
+    });
   }
 
   // As the reader types, Pagefind is loaded and fetches the index chunks the words need (its `preload`, as its
@@ -113,15 +190,29 @@
     var typed = null;
     input.addEventListener("input", function (event) {
       clearTimeout(typed);
-      search.load().catch(function () { /* the search says */ });
+      search.load(languageOf(input.value)).catch(function () { /* the search says */ });
       if (event.isComposing) return;
       typed = setTimeout(function () {
         var term = input.value.trim();
         var last = term.split(/\s+/).pop();
-        var enough = /[\u3400-\u9fff]/.test(last) ? last.length >= 2 : last.length >= 3;
-        if (enough) search.load().then(function (pf) { return pf.preload(term); }).catch(function () { /* the search says */ });
+        var enough = CJK.test(last) ? last.length >= 2 : last.length >= 3;
+        if (enough) search.preload(term).catch(function () { /* the search says */ });
       }, 60);
     });
+  }
+
+  // The text of a line in English, then in Chinese: the status line and the button say everything in both.
+  function say(target, en, zh) {
+    target.textContent = "";
+    var english = document.createElement("span");
+    english.lang = "en";
+    english.textContent = en;
+    var chinese = document.createElement("span");
+    chinese.lang = "zh-Hans";
+    chinese.textContent = zh;
+    target.appendChild(english);
+    target.appendChild(document.createTextNode(" "));
+    target.appendChild(chinese);
   }
 
   // Search `input`'s words and show the best SHOWN pages in `results`, the count and any error in `status`,
@@ -140,24 +231,32 @@
     results.textContent = "";
     results.removeAttribute("data-ms");
     if (!term) { status.textContent = ""; return; }
-    status.textContent = "Searching…";
+    say(status, "Searching…", "搜索中…");
     var started = performance.now();
     var id = (results.searchId = (results.searchId || 0) + 1); // a later search's results replace these
     search.search(term, function () { return input.value.trim(); }).then(function (found) {
       if (found === null) return null;
       var next = 0;
       function page() { // the next SHOWN results, the stub left out; then the count and the button
-        var slice = found.slice(next, next + SHOWN);
+        var slice = found.results.slice(next, next + SHOWN);
         next += slice.length;
         return Promise.all(slice.map(function (r) { return r.data(); })).then(function (pages) {
           if (results.searchId !== id) return;
-          pages.forEach(function (p) { if (sitePath(p.url) !== STUB) results.appendChild(item(p)); });
+          pages.forEach(function (p) {
+            if (sitePath(p.url) !== STUB) results.appendChild(item(p, found.lang === "zh" ? found.words : null));
+          });
           var shown = results.children.length;
-          status.textContent = next < found.length
-            ? "The best " + shown + " papers for “" + term + "”; more below"
-            : shown + (shown === 1 ? " paper" : " papers") + " for “" + term + "”";
-          more.textContent = "More results";
-          more.hidden = next >= found.length;
+          if (!shown) {
+            say(status, "No paper has “" + term + "”.", "没有论文含有“" + term + "”。");
+          } else if (next < found.results.length) {
+            say(status, "The best " + shown + " papers for “" + term + "”; more below",
+              "“" + term + "”的前 " + shown + " 篇论文，下面还有");
+          } else {
+            say(status, shown + (shown === 1 ? " paper" : " papers") + " for “" + term + "”",
+              "共 " + shown + " 篇论文含有“" + term + "”");
+          }
+          say(more, "More results", "更多结果");
+          more.hidden = next >= found.results.length;
         });
       }
       more.onclick = function () {
@@ -169,8 +268,8 @@
         results.setAttribute("data-ms", String(Math.round(performance.now() - started)));
       });
     }).catch(function (error) {
-      status.textContent = "Search is unavailable here (" + error + "). Serve the folder over HTTP: " +
-        "browsers do not load scripts of modules from file://.";
+      say(status, "Search is unavailable here (" + error + "). Serve the folder over HTTP: " +
+        "browsers do not load scripts of modules from file://.", "此处无法搜索：请通过 HTTP 访问本站。");
     });
   }
 
@@ -179,8 +278,9 @@
     var form = document.getElementById("search-form");
     var input = document.getElementById("q");
     var status = document.getElementById("search-status");
-    var days = JSON.parse(results.getAttribute("data-days") || "[]");
-    var search = searcher(function () { return Promise.resolve(days); });
+    // data-days: a page served before the indexes had a language (the same months, or days, by name)
+    var months = JSON.parse(results.getAttribute("data-months") || results.getAttribute("data-days") || "[]");
+    var search = searcher(function () { return Promise.resolve(months); });
     document.getElementById("search-nojs").hidden = true;
     form.hidden = false;
     preloadAsTyped(input, search);
@@ -198,7 +298,7 @@
     }
     var term = new URLSearchParams(window.location.search).get("q") || "";
     input.value = term;
-    search.load().then(function () {
+    search.load(languageOf(term)).then(function () {
       results.setAttribute("data-loaded-ms", String(search.loadedMs));
     }).catch(function () { /* reported by the first search */ });
     if (term) showResults(search, input, results, status);
@@ -222,7 +322,7 @@
       var term = input.value.trim();
       if (!term) return; // search.html, empty, as without script
       event.preventDefault();
-      search.load().then(function () {
+      search.load(languageOf(term)).then(function () {
         if (!panel) panel = resultsPanel(form);
         panel.hidden = false;
         panel.querySelector("a.all").href = new URL("search.html?q=" + encodeURIComponent(term), SITE).href;
@@ -275,12 +375,14 @@
     return path.indexOf(SITE.pathname) === 0 ? path.slice(SITE.pathname.length) : path.replace(/^\//, "");
   }
 
-  function item(page) {
+  // One result: its title linking to the page, the day and arXiv id, and the excerpt with the words marked:
+  // Pagefind's, or, from the Chinese indexes (`words` given), around the first of the words in the page's text.
+  function item(page, words) {
     var path = sitePath(page.url);
     var li = document.createElement("li");
     var link = document.createElement("a");
     link.href = new URL(path, SITE).href; // from the site's root: any base path works
-    link.textContent = (page.meta && page.meta.title) || path;
+    link.textContent = unspaced((page.meta && page.meta.title) || path);
     var heading = document.createElement("h2");
     heading.appendChild(link);
     li.appendChild(heading);
@@ -293,9 +395,41 @@
     }
     var excerpt = document.createElement("p");
     excerpt.className = "excerpt";
-    appendExcerpt(excerpt, page.excerpt || "");
+    if (!(words && markWords(excerpt, unspaced(page.content), words))) appendExcerpt(excerpt, page.excerpt || "");
     li.appendChild(excerpt);
     return li;
+  }
+
+  // About 120 characters of `text` around the first of `words` it holds as written (case aside), each of the
+  // words marked; false when it holds none as written (then Pagefind's excerpt is shown).
+  function markWords(target, text, words) {
+    var lower = text.toLowerCase();
+    var wanted = words.map(function (w) { return w.toLowerCase(); });
+    var first = -1;
+    wanted.forEach(function (w) {
+      var at = lower.indexOf(w);
+      if (at >= 0 && (first < 0 || at < first)) first = at;
+    });
+    if (first < 0) return false;
+    var start = Math.max(0, first - 40);
+    var end = Math.min(text.length, first + 80);
+    var at = start;
+    while (at < end) {
+      var hit = null;
+      wanted.forEach(function (w) {
+        var i = lower.indexOf(w, at);
+        if (i >= 0 && i < end && (!hit || i < hit[0])) hit = [i, w.length];
+      });
+      var stop = hit ? hit[0] : end;
+      target.appendChild(document.createTextNode((at === start && start > 0 ? "…" : "") + text.slice(at, stop)));
+      if (!hit) break;
+      var mark = document.createElement("mark");
+      mark.textContent = text.slice(hit[0], hit[0] + hit[1]);
+      target.appendChild(mark);
+      at = hit[0] + hit[1];
+    }
+    if (end < text.length) target.appendChild(document.createTextNode("…"));
+    return true;
   }
 
   // Pagefind's excerpt is HTML: escaped text with <mark> around the matches. Parsed in an inert document
@@ -308,7 +442,7 @@
         mark.textContent = node.textContent;
         target.appendChild(mark);
       } else {
-        target.appendChild(document.createTextNode(node.textContent));
+        target.appendChild(document.createTextNode(unspaced(node.textContent)));
       }
     });
   }
