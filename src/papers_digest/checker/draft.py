@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from papers_digest.checker.candidates import Candidate
 from papers_digest.checker.fields import words
 from papers_digest.checker.numbers import prose_numbers
+from papers_digest.checker.passages import PaperWords, longest_run
 from papers_digest.checker.paths import result_index, steps_of
 from papers_digest.checker.problems import Problem
 from papers_digest.checker.results import STOP
@@ -111,7 +112,7 @@ def evidence_problems(results: list[dict], reported: list[Candidate]) -> list[Pr
     problems = []
     for i, (result, candidate) in enumerate(zip(results, reported, strict=True)):
         finding = result["finding"]
-        run = _shared_run(words(finding), words(candidate.sentence))
+        run = longest_run(finding, PaperWords.of(candidate.sentence))
         if run >= COPY_WORDS or run >= COPY_SHARE * len(words(finding)):
             problems.append(
                 Problem(
@@ -129,18 +130,6 @@ def evidence_problems(results: list[dict], reported: list[Candidate]) -> list[Pr
                 )
             )
     return problems
-
-
-def _shared_run(mine: list[str], theirs: list[str]) -> int:
-    """The most consecutive words of `mine` that stand in `theirs` in the same order."""
-    best = 0
-    for i in range(len(mine)):
-        for j in range(len(theirs)):
-            length = 0
-            while i + length < len(mine) and j + length < len(theirs) and mine[i + length] == theirs[j + length]:
-                length += 1
-            best = max(best, length)
-    return best
 
 
 def closest_candidate(finding: str, candidates: list[Candidate]) -> Candidate | None:
@@ -193,6 +182,11 @@ def _result(finding: str, candidate: Candidate) -> dict:
 
 def _content(text: str) -> set[str]:
     return {w for w in words(text) if w not in STOP and not w.isdigit()}
+
+
+def problems_in_draft_words(problems: list[Problem], reported: list[Candidate]) -> str:
+    """The opening of a retry's or a repair's message: the problems, each named in the draft's words."""
+    return f"Your draft has these problems: {'; '.join(in_draft_words(p, reported) for p in problems)}."
 
 
 def in_draft_words(problem: Problem, reported: list[Candidate]) -> str:

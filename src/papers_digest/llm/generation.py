@@ -11,7 +11,7 @@ from tqdm import tqdm
 
 from papers_digest.checker.candidates import evidence_candidates
 from papers_digest.checker.chinese import check_digest_zh
-from papers_digest.checker.draft import candidate_evidence, evidence_problems, in_draft_words, read_draft
+from papers_digest.checker.draft import candidate_evidence, evidence_problems, problems_in_draft_words, read_draft
 from papers_digest.checker.echo import echoed
 from papers_digest.checker.english import Verdict, check_digest_en
 from papers_digest.checker.paper import read_paper
@@ -275,8 +275,7 @@ async def _draft(
 
     def retry(reply: str, problems: list[Problem]) -> str:
         reported = read_draft(reply, candidates).reported
-        named = [in_draft_words(p, reported) for p in problems]
-        return f"Your draft has these problems: {'; '.join(named)}. Write the whole draft again, corrected."
+        return f"{problems_in_draft_words(problems, reported)} Write the whole draft again, corrected."
 
     asking = Asking(
         check,

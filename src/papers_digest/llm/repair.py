@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from papers_digest.checker.candidates import Candidate
-from papers_digest.checker.draft import in_draft_words, merge_parts, parts_of, read_draft
+from papers_digest.checker.draft import merge_parts, parts_of, problems_in_draft_words, read_draft
 from papers_digest.checker.english import prose_fields
 from papers_digest.checker.paper import PaperFacts
 from papers_digest.checker.parse import extract_json
@@ -130,10 +130,9 @@ def draft_repair(
     parts = parts_of(problems, reported)
     if not parts:
         return None
-    named = "; ".join(in_draft_words(p, reported) for p in problems)
     ask = (
-        f"Your draft has these problems: {named}.\nWrite again only these parts, corrected, each starting on a new "
-        f"line with its name: {', '.join(parts)}."
+        f"{problems_in_draft_words(problems, reported)}\nWrite again only these parts, corrected, each starting on "
+        f"a new line with its name: {', '.join(parts)}."
     )
     return DraftRepair(
         parts, [*messages, {"role": "assistant", "content": draft}, {"role": "user", "content": ask}], draft

@@ -103,8 +103,8 @@ def run_generation_stage(
     English digest asked as a draft (llm.asking) takes the draft's system prompt."""
     clock = StageClock(stage, date)
     params = load_params(params_path)
-    drafted = stage == "digest_en" and params.llm.asking == "draft" and draft_prompt_path is not None
-    prompt = load_prompt(draft_prompt_path if drafted and draft_prompt_path else prompt_path)
+    drafted = stage == "digest_en" and params.llm.asking == "draft" and draft_prompt_path
+    prompt = load_prompt(draft_prompt_path if drafted else prompt_path)
     inputs = list(load_inputs())
     folder = reset_folder(out)
     if not params.llm.configured:
