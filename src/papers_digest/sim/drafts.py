@@ -5,23 +5,48 @@ from __future__ import annotations
 
 import re
 
-from papers_digest.checker.draft import PARTS
+from papers_digest.checker.draft import PARTS, draft_parts
 from papers_digest.checker.numbers import prose_numbers
 from papers_digest.checker.results import is_packaging, is_sentence
 from papers_digest.llm.prompting import TAGS_PREFIX, TITLE_PREFIX
+from papers_digest.llm.steps import rewritten_text, step_of_request
 from papers_digest.sim.answers import RequestKind, answer, build_digest
 from papers_digest.sim.faults import BAD_NUMBER, FaultKind
 from papers_digest.sim.wording import keywords, listed
 
 _CANDIDATE_RE = re.compile(r"^\[(\d+)\] (.+)$", re.MULTILINE)
+_FINDING_LINE_RE = re.compile(r"^\s*\[(\d+)\]\s*(.+)$")
 FINDINGS = 3  # candidates a draft reports, at most
 
 
 def reply(messages: list[dict[str, str]], kind: RequestKind, fault: FaultKind | None) -> tuple[str, str]:
-    """(content, finish_reason) for any request: a draft for an evidence-first one, else the JSON answer."""
+    """(content, finish_reason) for any request: a draft for an evidence-first one, or the part of it a step
+    asks (llm/steps.py); a rewrite's text as it was (the simulator's words are its own already); else the JSON
+    answer."""
+    user = next((m["content"] for m in messages if m["role"] == "user"), "")
+    rewritten = rewritten_text(user)
+    if kind == "other" and rewritten is not None:
+        return rewritten, "stop"
     if kind != "draft":
         return answer(messages, kind, fault)
-    return draft_answer(next((m["content"] for m in messages if m["role"] == "user"), ""), fault)
+    step = step_of_request(user)
+    if step is None:
+        return draft_answer(user, fault)
+    content, finish = draft_answer(user.split("\n\nQuestion (", 1)[0], fault)
+    return step_answer(content, step), finish
+
+
+def step_answer(draft: str, step: str) -> str:
+    """What a step asks, taken from the draft the simulator would write: a part, the numbers its findings
+    report (PICK), or one finding's sentence."""
+    parts = draft_parts(draft)
+    findings = [found for line in parts.get("FINDINGS", "").splitlines() if (found := _FINDING_LINE_RE.match(line))]
+    if step == "PICK":
+        return ", ".join(found.group(1) for found in findings)
+    if step.startswith("FINDING ["):
+        number = step.removeprefix("FINDING [").rstrip("]")
+        return next((found.group(2) for found in findings if found.group(1) == number), "")
+    return parts.get(step, "")
 
 
 def draft_answer(user: str, fault: FaultKind | None) -> tuple[str, str]:
