@@ -26,6 +26,7 @@ from papers_digest.llm.steps import (
     SECTIONS,
     draft_text,
     finding_key,
+    one_line,
     opening,
     picked,
     read_step_prompts,
@@ -122,6 +123,13 @@ def test_the_answers_make_a_draft_the_checker_reads_with_echoed_names_and_quotes
     ]
     verdict = judge_draft(draft_text(answers, findings), candidates, read_paper(mergevq))
     assert verdict.digest is not None, verdict.problems
+
+
+def test_the_question_said_back_is_taken_off_a_finding():
+    said = "The sentence shows that vsGRPO-2B outperforms the base model by 12.1% and surpasses GPT-4o."
+    assert one_line(said) == "vsGRPO-2B outperforms the base model by 12.1% and surpasses GPT-4o."
+    assert one_line("Sentence [7] indicates that the KL penalty matters.") == "The KL penalty matters."
+    assert one_line("A sentence shows nothing here.") == "A sentence shows nothing here."
 
 
 def test_each_problem_goes_back_to_the_step_that_wrote_it():

@@ -47,6 +47,11 @@ REWRITE_MARK = "Text to rewrite:"
 _SECTION_RE = re.compile(r"^## ([A-Z]+)[ \t]*$", re.MULTILINE)
 _QUESTION_RE = re.compile(r"\n\nQuestion \(([A-Z]+(?: \[\d+\])?)\):")
 _NUMBER_RE = re.compile(r"\d+")
+_SAID_BACK_RE = re.compile(
+    r"(?:the |this )?sentence(?: \[\d+\])? (?:shows|indicates|states|says|reports|demonstrates|highlights)"
+    r"(?: that)?,? ",
+    re.IGNORECASE,
+)
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 _ECHOED_NAME_RE = re.compile(r"^\s*(?:\*\*)?(?:" + "|".join(QUESTIONS) + r"|ANSWER)(?:\*\*)?\s*:\s*", re.IGNORECASE)
 
@@ -83,13 +88,20 @@ def finding_key(candidate: Candidate) -> str:
 
 
 def question(
-    prompts: StepPrompts, key: str, fewest: int = 1, most: int = MOST_FINDINGS, finding: Candidate | None = None
+    prompts: StepPrompts,
+    key: str,
+    fewest: int = 1,
+    most: int = MOST_FINDINGS,
+    finding: Candidate | None = None,
+    found: str = "",
 ) -> str:
-    """The question of step `key`, its placeholders filled: PICK's bounds, a finding's sentence."""
+    """The question of step `key`, its placeholders filled: PICK's bounds, a finding's sentence, and for
+    SUMMARY the findings written so far (`found`: asked for the main result with only the paper in view, the
+    1.5B model restated its method)."""
     text = prompts.sections["FINDING" if finding is not None else key]
     if finding is not None:
         return text.replace("{number}", str(finding.index)).replace("{sentence}", finding.sentence)
-    return text.replace("{fewest}", str(fewest)).replace("{most}", str(most))
+    return text.replace("{fewest}", str(fewest)).replace("{most}", str(most)).replace("{findings}", found)
 
 
 def step_message(paper: str, key: str, asked: str) -> str:
@@ -177,10 +189,17 @@ def picked(reply: str, candidates: list[Candidate], most: int) -> list[Candidate
 
 
 def one_line(answer: str) -> str:
-    """A prose answer as one line: whitespace collapsed, an echoed part name and wrapping quotes taken off."""
+    """A prose answer as one line: whitespace collapsed; an echoed part name, wrapping quotes and the question
+    said back ("The sentence shows that …", the 1.5B model's opening of most findings) taken off."""
     text = " ".join(_ECHOED_NAME_RE.sub("", answer.strip()).split())
     if len(text) > 1 and text[0] in '"“' and text[-1] in '"”':
         text = text[1:-1].strip()
+    said_back = _SAID_BACK_RE.match(text)
+    if said_back and len(text) > said_back.end():
+        text = text[said_back.end() :]
+        first = text.split()[0]
+        if first.isalpha() and first.islower():  # "the KL penalty", not "vsGRPO-2B"
+            text = text[0].upper() + text[1:]
     return text
 
 

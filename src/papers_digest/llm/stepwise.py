@@ -75,7 +75,10 @@ class _Paper:
         return reply.content
 
     async def first(self, key: str, attempt: int, finding: Candidate | None = None) -> str:
-        asked = question(self.prompts, key, self.fewest, self.most, finding)
+        found = " ".join(
+            one_line(self.replies[finding_key(c)].content) for c in self.findings if finding_key(c) in self.replies
+        )
+        asked = question(self.prompts, key, self.fewest, self.most, finding, found)
         messages: list[Message] = [
             {"role": "system", "content": self.prompts.system},
             {"role": "user", "content": step_message(self.paper, key, asked)},
