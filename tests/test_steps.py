@@ -227,3 +227,32 @@ def test_the_simulator_answers_every_step_and_the_day_is_done():
 def test_the_stage_lists_the_questions_file_as_a_dependency():
     stage = Path("dvc.yaml").read_text(encoding="utf-8")
     assert f"--steps-prompt {STEPS_PROMPT}" in stage and f"- {STEPS_PROMPT}" in stage
+
+
+def test_the_report_shows_each_finding_next_to_the_sentence_it_was_written_from():
+    """#38 item 8: the run report's table of findings and their evidence, for a digest built from the recorded
+    answers (its findings report candidates [1] and [5])."""
+    from papers_digest.core.models import DayList, GenerationResult
+    from papers_digest.day.files import DayFiles
+    from papers_digest.report import tables
+
+    mergevq = doc(MERGEVQ)
+    candidates = evidence_candidates(mergevq)
+    answers = dict(RECORDED, METHOD=REWRITTEN)
+    verdict = judge_draft(draft_text(answers, picked("1, 5", candidates, 3)), candidates, read_paper(mergevq))
+    assert verdict.digest is not None, verdict.problems
+
+    def result(stage: str, digest: dict, evidence: list) -> GenerationResult:
+        return GenerationResult(arxiv_id=mergevq.arxiv_id, stage=stage, status="done", digest=digest,
+                                evidence=evidence, model="m", prompt_version="v")  # fmt: skip
+
+    files = DayFiles(
+        day=DayList(date=SAMPLE_DATE, limit=4, papers=[], picked=[mergevq.arxiv_id]),
+        fulltext={mergevq.arxiv_id: mergevq},
+        english={mergevq.arxiv_id: result("digest_en", verdict.digest.model_dump(), verdict.evidence)},
+        chinese={mergevq.arxiv_id: result("translate_zh", {}, [])},
+    )
+    table = tables.findings_with_evidence(files)
+    assert table["finding"].tolist() == [RECORDED["FINDING [1]"], RECORDED["FINDING [5]"]]
+    assert table["written from"].tolist() == [candidates[0].sentence, candidates[4].sentence]
+    assert set(table["section"]) == {"Abstract"}

@@ -255,6 +255,25 @@ def what_readers_got(files: DayFiles) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=READER_COLUMNS)
 
 
+FINDING_COLUMNS = ["arxiv_id", "finding", "section", "written from"]
+
+
+def findings_with_evidence(files: DayFiles) -> pd.DataFrame:
+    """Per done paper, each finding next to the sentence of the paper it was written from (the evidence the
+    site shows under it), so a reader of the report can judge what the digest says against what the paper
+    says; a finding with several figures stands next to its sentence once."""
+    rows = []
+    for arxiv_id, english in files.english.items():
+        if english.digest is None or paper_outcome(files, arxiv_id)[0] != "done":
+            continue
+        digest = Digest.model_validate(english.digest)
+        for result, evidence in zip(digest.results, english.evidence or [[]] * len(digest.results), strict=False):
+            sentences = list(dict.fromkeys((e.section, e.sentence) for e in evidence))
+            section, sentence = sentences[0] if sentences else (", ".join(result.sections), "")
+            rows.append({"arxiv_id": arxiv_id, "finding": result.finding, "section": section, "written from": sentence})
+    return pd.DataFrame(rows, columns=FINDING_COLUMNS)
+
+
 def call_reason(status: str, http_status: Any, error: str | None) -> str:
     """A short reason for a call's outcome: the HTTP status of an error, else the first problem named."""
     if status == "ok":
