@@ -66,7 +66,8 @@ class _Paper:
         return [self.replies[key] for key in keys if key in self.replies]
 
     async def ask(self, key: str, messages: list[Message], attempt: int) -> str:
-        context = CallContext(self.task.date, self.task.arxiv_id, self.task.stage, attempt, repair=attempt > 1)
+        repair = attempt > self.first_attempt
+        context = CallContext(self.task.date, self.task.arxiv_id, self.task.stage, attempt, repair=repair)
         round_ = attempt - self.first_attempt + 1
         reply = await self.client.chat(
             messages, context, self.calls, max_tokens=max_tokens(key), sampling=sampling(round_)
