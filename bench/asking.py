@@ -132,14 +132,10 @@ def run(model: str, ways: list[str]) -> list[Row]:
             params.llm.base_url = f"{engine.url}/v1"
             docs = sample_docs(params)
             started = time.monotonic()
-            english = asyncio.run(
-                generate("digest_en", params, SAMPLE_DATE, docs, load_prompt(ROOT / "prompts" / PROMPTS[way]), print)
-            )
-            chinese = asyncio.run(
-                generate(
-                    "translate_zh", params, SAMPLE_DATE, english, load_prompt(ROOT / "prompts/translate_zh.md"), print
-                )
-            )
+            english_prompt = load_prompt(ROOT / "prompts" / PROMPTS[way])
+            english = asyncio.run(generate("digest_en", params, SAMPLE_DATE, docs, english_prompt, _said))
+            chinese_prompt = load_prompt(ROOT / "prompts" / "translate_zh.md")
+            chinese = asyncio.run(generate("translate_zh", params, SAMPLE_DATE, english, chinese_prompt, _said))
             rows.append(Row(model, way, english, chinese, time.monotonic() - started))
             print(" | ".join(rows[-1].cells()), flush=True)
     return rows

@@ -130,6 +130,8 @@ def test_the_question_said_back_is_taken_off_a_finding():
     assert one_line(said) == "vsGRPO-2B outperforms the base model by 12.1% and surpasses GPT-4o."
     assert one_line("Sentence [7] indicates that the KL penalty matters.") == "The KL penalty matters."
     assert one_line("A sentence shows nothing here.") == "A sentence shows nothing here."
+    quoted = 'The sentence "With just 120 GPU hours" shows that the model beats GPT-4o.'  # the 0.5B model's
+    assert one_line(quoted) == "The model beats GPT-4o."
 
 
 def test_each_problem_goes_back_to_the_step_that_wrote_it():
@@ -256,3 +258,21 @@ def test_the_report_shows_each_finding_next_to_the_sentence_it_was_written_from(
     assert table["finding"].tolist() == [RECORDED["FINDING [1]"], RECORDED["FINDING [5]"]]
     assert table["written from"].tolist() == [candidates[0].sentence, candidates[4].sentence]
     assert set(table["section"]) == {"Abstract"}
+
+
+def test_a_finding_that_speaks_of_its_numbered_sentence_is_rejected_as_an_echo():
+    """The 0.5B model asked in steps wrote its findings about 'the sentence' (recorded on the sample day,
+    2026-12-04): a reader never saw the numbered candidates, so such a finding is the prompt's frame said
+    back (rule `echo`), while a finding about a sentence encoder is not."""
+    mergevq = doc(MERGEVQ)
+    candidates = evidence_candidates(mergevq)
+    facts = read_paper(mergevq)
+    framed = (
+        'The sentence [5] reads: "As for the second-stage generation, MergeAR performs KV Cache compression for '
+        'efficient raster-order prediction."'
+    )
+    for finding, rejected in ((framed, True), ("The sentence encoder keeps the KV Cache small.", False)):
+        answers = dict(RECORDED, METHOD=REWRITTEN, **{"FINDING [5]": finding})
+        verdict = judge_draft(draft_text(answers, picked("1, 5", candidates, 3)), candidates, facts)
+        echoes = [p for p in verdict.problems if p.rule == "echo" and p.field == "results[1].finding"]
+        assert bool(echoes) is rejected, verdict.problems

@@ -37,6 +37,13 @@ _HEADING_RE = re.compile(
     r"^[ \t>#*_]*(" + "|".join(PARTS) + r")\b[ \t*_]*:?[ \t*_]*(.*)$", re.IGNORECASE | re.MULTILINE
 )
 _FINDING_RE = re.compile(r"^\s*(?:[-*•]\s*|\d+[.)]\s*)?\[\s*(\d+)\s*\][\s:.-]*(.+)$")
+# A finding that speaks of its candidate rather than of the paper: "sentence [3]", or "The sentence … reads/is/
+# says/states/found/showcases" at its start, a quotation between.
+_FRAMED_RE = re.compile(
+    r"\bsentences? \[\d+\]|^(?:the|this) sentence\b(?: \[\d+\])?(?: \"[^\"]*\")?:? "
+    r"(?:reads|is|says|states|found|showcases|shows|indicates|reports|demonstrates)\b",
+    re.IGNORECASE,
+)
 _ITEM_RE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(.+)$")
 # A finding written without its candidate's number reports the candidate holding this share of its content
 # words (and more of them than any other candidate).
@@ -125,10 +132,22 @@ def judge_draft(text: str, candidates: list[Candidate], facts: PaperFacts) -> Ve
 
 def evidence_problems(results: list[dict], reported: list[Candidate]) -> list[Problem]:
     """What a finding owes the sentence it reports: its own words (no run of COPY_WORDS of the sentence's
-    words, nor a copy that is most of the finding), and no figure the sentence does not state."""
+    words, nor a copy that is most of the finding), no figure the sentence does not state, and no talk of
+    "the sentence" itself: a reader never saw the numbered candidates (rule `echo`; the 0.5B model asked in
+    steps wrote 'The sentence [3] reads: "…"' and 'The sentence found is: "…"', its sentence reworded in
+    quotes)."""
     problems = []
     for i, (result, candidate) in enumerate(zip(results, reported, strict=True)):
         finding = result["finding"]
+        framed = _FRAMED_RE.search(finding)
+        if framed:
+            problems.append(
+                Problem(
+                    "echo",
+                    f"results[{i}].finding: speaks of the numbered sentence ('{framed.group(0)}') instead of saying "
+                    "what it shows: say what the paper found, in your own words",
+                )
+            )
         run = longest_run(finding, PaperWords.of(candidate.sentence))
         if run >= COPY_WORDS or run >= COPY_SHARE * len(words(finding)):
             problems.append(

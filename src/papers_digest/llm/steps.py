@@ -48,8 +48,8 @@ _SECTION_RE = re.compile(r"^## ([A-Z]+)[ \t]*$", re.MULTILINE)
 _QUESTION_RE = re.compile(r"\n\nQuestion \(([A-Z]+(?: \[\d+\])?)\):")
 _NUMBER_RE = re.compile(r"\d+")
 _SAID_BACK_RE = re.compile(
-    r"(?:the |this )?sentence(?: \[\d+\])? (?:shows|indicates|states|says|reports|demonstrates|highlights)"
-    r"(?: that)?,? ",
+    r"(?:the |this )?sentence(?: \[\d+\])?(?: \"[^\"]*\")? "
+    r"(?:shows|indicates|states|says|reports|demonstrates|highlights)(?: that)?,? ",
     re.IGNORECASE,
 )
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
