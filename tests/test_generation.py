@@ -130,7 +130,8 @@ def test_a_translation_that_failed_only_in_fields_is_retried_with_those_fields_a
     assert repair.schema_sha == schema_fingerprint({"json_schema": {"schema": fields_schema(fields)}})
     done = Digest.model_validate(chinese.digest)
     assert done.results[0].numbers == source.results[0].numbers  # kept from the first answer
-    assert [json.loads(a) for a in chinese.rejected_answers] == [english.digest]  # the untranslated first answer
+    untranslated = {"title": english.title, **english.digest}  # the first answer: the English sent back
+    assert [json.loads(a) for a in chinese.rejected_answers] == [untranslated]
 
 
 def test_a_second_failure_marks_the_paper_failed_with_the_problems(engine):

@@ -102,11 +102,14 @@ def _field_schema(schema: dict[str, Any], path: str) -> dict[str, Any]:
     return node
 
 
-def translation_schema(english: Digest) -> dict[str, Any]:
+def translation_schema(english: Digest, title: str | None = None) -> dict[str, Any]:
     """The translation's schema: the English digest's shape exactly, each result's numbers and sections pinned
     to the English ones, and prose that starts in Chinese and carries its English field's figures, in their
-    order, and no other (`_chinese`)."""
+    order, and no other (`_chinese`); with the paper's `title`, a `title` first (names in it may stay Latin)."""
     schema = _base_schema(like=english)
+    if title:
+        schema["properties"] = {"title": {"type": "string", "maxLength": TITLE_CAP}, **schema["properties"]}
+        schema["required"] = ["title", *schema.get("required", [])]
     props = schema["properties"]
     for key in ("results", "limitations", "takeaways"):
         props[key].update(minItems=len(getattr(english, key)), maxItems=len(getattr(english, key)))
@@ -117,6 +120,9 @@ def translation_schema(english: Digest) -> dict[str, Any]:
         props[key]["prefixItems"] = [_chinese("item", text) for text in getattr(english, key)]
         props[key]["items"] = _chinese("item", "")  # never used (maxItems), but llama.cpp's converter wants it
     return schema
+
+
+TITLE_CAP = 300  # characters of a translated title (arXiv titles run to about 250)
 
 
 def fields_schema(english: dict[str, str]) -> dict[str, Any]:

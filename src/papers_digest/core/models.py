@@ -177,6 +177,8 @@ class GenerationResult(BaseModel):
     model: str
     prompt_version: str
     calls: list[CallRecord] = Field(default_factory=list)
+    # English digests: the paper's title as the model was given it (a translation translates it too).
+    title: str | None = None
 
 
 class StageInfo(BaseModel):

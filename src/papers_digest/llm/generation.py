@@ -10,7 +10,7 @@ from typing import Literal, TypeVar
 from tqdm import tqdm
 
 from papers_digest.checker.candidates import evidence_candidates
-from papers_digest.checker.chinese import check_digest_zh
+from papers_digest.checker.chinese import check_digest_zh, translated_title
 from papers_digest.checker.draft import judge_draft, problems_in_draft_words, read_draft
 from papers_digest.checker.echo import echoed
 from papers_digest.checker.english import Verdict, check_digest_en
@@ -149,7 +149,9 @@ async def digest_paper(
     engine says the request does not fit its context, the paper is trimmed to a tighter budget and asked
     once more."""
     ask = {"draft": _draft, "steps": _steps, "json": _digest}[way]
-    result = await ask(client, doc, system_prompt, prompt_version, date, first_attempt=1)
+    result = (await ask(client, doc, system_prompt, prompt_version, date, first_attempt=1)).model_copy(
+        update={"title": doc.title}
+    )
     if result.status == "done" or result.error_kind != "context_length" or refit is None:
         return result
     stated = next((c.context_tokens for c in reversed(result.calls) if c.context_tokens), None)
@@ -166,6 +168,7 @@ async def digest_paper(
             "rejected_answers": [*result.rejected_answers, *retried.rejected_answers],
             "refit_dropped": tighter.dropped[len(doc.dropped) :],
             "refit_tokens": tighter.tokens,
+            "title": doc.title,
         }
     )
 
@@ -231,18 +234,25 @@ async def translate_paper(
     if english.digest is None:
         raise ValueError(f"{english.arxiv_id}: no English digest to translate")
     source = Digest.model_validate(english.digest)
+    titles: list[str | None] = []  # the Chinese title of each answer checked: the passing one's is kept
 
     def check(reply: str) -> Verdict:
-        return check_digest_zh(reply, source)
+        rest, title = translated_title(reply)
+        titles.append(title)
+        return check_digest_zh(rest, source)
 
     asking = Asking(
         check,
-        schema=translation_schema(source),  # the English shape, numbers and sections, held by the grammar
+        # the English shape, numbers and sections, held by the grammar; the paper's title first
+        schema=translation_schema(source, english.title),
         repair=lambda answer, problems: translation_repair(system_prompt, source, answer, problems),
         max_tokens=translation_max_tokens(client.settings.get("max_tokens"), digest_tokens(english)),
     )
     task = Task(date, english.arxiv_id, "translate_zh", prompt_version)
-    return await converse(client, task, translate_messages(system_prompt, english.digest), asking)
+    result = await converse(client, task, translate_messages(system_prompt, translation_source(english)), asking)
+    if result.status == "done" and result.digest is not None and titles and titles[-1]:
+        result.digest = {"title": titles[-1], **result.digest}  # the site and the feeds read it (docs/site.md)
+    return result
 
 
 def paper_tokens(doc: FulltextDoc) -> int:
@@ -250,9 +260,15 @@ def paper_tokens(doc: FulltextDoc) -> int:
     return doc.tokens or estimate_tokens(paper_message(doc))
 
 
+def translation_source(english: GenerationResult) -> dict:
+    """What a translation request sends: the English digest, the paper's title first when it is known."""
+    digest = english.digest or {}
+    return {"title": english.title, **digest} if english.title else digest
+
+
 def digest_tokens(english: GenerationResult) -> int:
     """The estimated tokens of a done English digest as its translation request sends it."""
-    return estimate_tokens(translation_message(english.digest or {}))
+    return estimate_tokens(translation_message(translation_source(english)))
 
 
 def longest_first(items: Iterable[T], size: Callable[[T], int]) -> list[T]:

@@ -100,8 +100,8 @@ class _Paper:
 
     async def mend(self, key: str, problems: list[Problem], attempt: int) -> None:
         """Ask a failed step again: PICK with its problems (then the findings newly picked), a finding that
-        repeats another dropped where enough remain, a copied or cut-off part rewritten without the paper,
-        any other with its problems."""
+        repeats another dropped where enough remain, a part that copied the paper or another part, or was cut
+        off, rewritten without the paper in view (the words it copied named), any other with its problems."""
         rules = {p.rule for p in problems}
         if key == "PICK":
             chosen = picked(await self.again(key, problems, attempt), self.candidates, self.most)

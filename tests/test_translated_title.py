@@ -1,0 +1,53 @@
+"""#39: the translation carries the paper's title in Chinese: sent with the English digest, held first by
+the translation's schema, taken out before the digest's rules and kept when it is Chinese, read by the site
+and the feeds from the translation's `title`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from conftest import SAMPLE_DATE, make_params
+from test_checker import MERGEVQ, doc, en
+
+from papers_digest.checker.chinese import translated_title
+from papers_digest.checker.schema import translation_schema
+from papers_digest.core.models import Digest
+from papers_digest.llm.prompting import load_prompt
+from papers_digest.pipeline.generating import generate
+from papers_digest.sim.routes import EngineSim
+from papers_digest.sim.serve import BackgroundServer
+
+TITLE = "MergeVQ: A Unified Framework for Visual Generation and Representation"
+
+
+def test_a_chinese_title_is_taken_out_of_the_answer_and_an_english_one_dropped():
+    answer = {"title": "MergeVQ：统一视觉生成与表示的框架", "one_sentence": "一句话。"}
+    rest, title = translated_title(json.dumps(answer, ensure_ascii=False))
+    assert title == "MergeVQ：统一视觉生成与表示的框架" and json.loads(rest) == {"one_sentence": "一句话。"}
+    rest, title = translated_title(json.dumps({"title": TITLE, "one_sentence": "一句话。"}))
+    assert title is None and "title" not in json.loads(rest)  # left in English: the site shows the English one
+    assert translated_title('{"one_sentence": "一句话。"}') == ('{"one_sentence": "一句话。"}', None)
+
+
+def test_the_schema_asks_for_the_title_first_only_when_there_is_one():
+    english = Digest.model_validate(en(MERGEVQ))
+    schema = translation_schema(english, TITLE)
+    assert next(iter(schema["properties"])) == "title" and "title" in schema["required"]
+    assert "title" not in translation_schema(english)["properties"]
+
+
+def test_a_day_through_both_stages_gives_the_translation_a_chinese_title():
+    """Over HTTP on the simulator: the English result records the title it was given, the translation
+    request sends it, and the done translation carries it in Chinese."""
+    mergevq = doc(MERGEVQ)
+    params = make_params(llm={"model": "sim", "reuse": False, "structured_output": True})
+    with BackgroundServer(EngineSim(model="sim").app) as server:
+        run = params.model_copy(update={"llm": params.llm.model_copy(update={"base_url": f"{server.url}/v1"})})
+        english_prompt, chinese_prompt = load_prompt("prompts/digest_en.md"), load_prompt("prompts/translate_zh.md")
+        (english,) = asyncio.run(generate("digest_en", run, SAMPLE_DATE, [mergevq], english_prompt, lambda r: None))
+        (chinese,) = asyncio.run(generate("translate_zh", run, SAMPLE_DATE, [english], chinese_prompt, lambda r: None))
+    assert english.status == "done" and english.title == mergevq.title
+    assert chinese.status == "done", chinese.problems
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in chinese.digest["title"])
+    assert Digest.model_validate({k: v for k, v in chinese.digest.items() if k != "title"})
