@@ -194,6 +194,14 @@ def _digests(project: Path) -> dict[str, str]:
     return {p.stem: json.loads(p.read_text())["status"] for p in folder.glob("*.json") if p.name != "_stage.json"}
 
 
+def _as_a_terminal_starts_it() -> None:
+    """SIGINT as a shell in a terminal hands it to a command: caught by default, not blocked. A pytest-xdist
+    worker may hold it otherwise after other tests (in the full suite on 4 workers the Ctrl-C never reached
+    the run, twice; alone it always did), and a blocked or ignored signal is inherited across exec."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
 def test_an_interrupt_mid_stage_is_one_line_per_process_keeps_the_finished_papers_and_a_rerun_asks_the_rest(
@@ -211,7 +219,7 @@ def test_an_interrupt_mid_stage_is_one_line_per_process_keeps_the_finished_paper
     )
     run = subprocess.Popen(
         [PAPERS, "run"], cwd=project, env=dvc_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True,
+        start_new_session=True, preexec_fn=_as_a_terminal_starts_it,
     )  # fmt: skip
     try:
         wait_until(lambda: len(_digests(project)) >= 2, timeout_s=120, what="two digests")
