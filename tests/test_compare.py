@@ -407,7 +407,7 @@ def test_a_date_whose_worker_is_gone_fails_after_the_grace_and_not_before(monkey
 
 
 def test_whether_a_worker_answers_is_asked_at_most_every_few_seconds(monkeypatch):
-    """DVC's worker_status waits 1-2 s for the workers' answers: a wait polling every second asks it only
+    """Asking the workers waits up to experiments.ANSWER_S for an answer: a wait polling every second asks it only
     every `every_s`, and keeps the last answer in between."""
     answers = iter([True, False])
     asked: list[float] = []

@@ -4,8 +4,8 @@
 workers, watches the queue's status and workers, and removes or kills what an interrupted run leaves;
 `papers compare` (cli/compare.py) runs each candidate as a temporary experiment and reads what it committed.
 What this relies on (`ExpRefInfo`, `repo.experiments.run(queue=True)` and `.remove`, the celery queue's
-`status()`, `worker_status()`, `get_ref_and_entry_by_names`, `remove`, `kill`, `DVCFileSystem` at a ref) is
-DVC's, held to the minor version it is tested with (pyproject.toml); tests/test_dvc.py runs each of
+`status()`, its Celery app (`control.inspect`), `get_ref_and_entry_by_names`, `remove`, `kill`, `DVCFileSystem`
+at a ref) is DVC's, held to the minor version it is tested with (pyproject.toml); tests/test_dvc.py runs each of
 these functions against the installed DVC, so an upgrade that changes one fails there first. DVC is imported
 inside the functions: `papers --help` and the commands that use no experiment do not pay for it.
 """
@@ -21,6 +21,10 @@ from papers_digest.cli.project import dvc_env, dvc_executable, git_output, run_d
 
 # What the queue's status calls an experiment waiting for a worker or run by one (`dvc queue status`).
 PENDING = ("Queued", "Running")
+# How long a worker has to answer. DVC's queue is a file-system broker that each worker reads once a second
+# (kombu's polling interval); DVC's own `worker_status()` waits 1 s, so on busy cores it missed a live worker
+# every time for a minute (a CI run). Asked with a limit of one answer, a live worker ends the wait at once.
+ANSWER_S = 5.0
 
 
 def experiment_ref(baseline: str, name: str) -> str:
@@ -59,15 +63,16 @@ def pending_names() -> set[str]:
 
 
 def workers_alive() -> bool:
-    """Whether a worker of this project's queue answers (DVC asks them and waits a second for the answers)."""
+    """Whether a worker of this project's queue answers within ANSWER_S."""
     from dvc.repo import Repo
 
     with Repo(".") as repo:
-        return bool(repo.experiments.celery_queue.worker_status())
+        inspect = repo.experiments.celery_queue.celery.control.inspect(timeout=ANSWER_S, limit=1)
+        return bool(inspect.ping())
 
 
 class WorkersSeen:
-    """`workers_alive`, asked at most every `every_s` (each asking waits 1-2 s); in between, the last answer."""
+    """`workers_alive`, asked at most every `every_s` (an asking waits up to ANSWER_S); in between, the last answer."""
 
     def __init__(self, every_s: float = 10.0) -> None:
         self.every_s = every_s
