@@ -61,6 +61,10 @@
   var SHOWN = 10;
   // A match of the arXiv id (the pages' `arxiv` meta) weighs above one in the title, which weighs 5 (Pagefind's).
   var RANKING = { metaWeights: { title: 5, arxiv: 10 } };
+  // Above this many pages with every word, English results come in the exact search's order (a match in the title
+  // first, then where the words come earliest), as Chinese ones do: Pagefind's ranking of thousands of pages
+  // that each have the word costs more than the 300 ms a search may take (docs/performance.md, "Search").
+  var RANKED_MAX = 2000;
   // A search with a Chinese (or Japanese, Korean) character is one of the Chinese indexes, others of the English.
   // In the Chinese indexes each such character is a word (site/search.py, `spaced`): so is it in a search.
   var CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]/;
@@ -89,10 +93,10 @@
   // ("xyzzy" finds the pages with an "x"), in each month's index on its own (its search has no option against
   // it). So a page is a result only when Pagefind's exact search (a word in quotes, which never does that) finds
   // each word on it: an English word as a word of the page, stemmed; a Chinese word as its characters in a row.
-  // English results are in the order of Pagefind's own search (relevance). Chinese ones are not: its search of
-  // single characters weighs every page that has them (7,300 pages of a year for a word as common as 方法,
-  // 0.3-0.6 s), so they come in the exact search's order: a match in the title first, then the pages where the
-  // words come earliest.
+  // English results are in the order of Pagefind's own search (relevance), up to RANKED_MAX pages. Chinese ones
+  // are not, nor English beyond it: Pagefind's ranking weighs every page that has the words (7,300 pages of a
+  // year for a word as common as 方法 or `model`, 0.2-0.6 s), so they come in the exact search's order: a match in
+  // the title first, then the pages where the words come earliest.
   function searcher(months) {
     var pagefind = null;
     var engines = {};
@@ -136,8 +140,11 @@
         return self.load(lang).then(function (engine) {
           return Promise.all(words.map(function (w) { return engine.search("\"" + w + "\""); })).then(function (exact) {
             var every = exact.length && exact.every(function (e) { return e.results.length; });
-            // the ranking search only when every word is on some page, and for English
-            return Promise.resolve(every && lang === "en" ? engine.search(words.join(" ")) : null).then(function (ranked) {
+            var fewest = Math.min.apply(null, exact.map(function (e) { return e.results.length; }));
+            // the ranking search only when every word is on some page, for English, and not for a word on most
+            // pages of the archive: its ranking weighs them all (a year's `model`: 0.2-0.3 s of the search)
+            var rank = every && lang === "en" && fewest <= RANKED_MAX;
+            return Promise.resolve(rank ? engine.search(words.join(" ")) : null).then(function (ranked) {
               return { exact: exact, ranked: ranked };
             });
           });
