@@ -18,11 +18,14 @@ from conftest import ARXIV_DIR, HF_DIR, SAMPLE_DATE, copy_project, free_port, ma
 from papers_digest.cli import backfill, experiments
 from papers_digest.cli import compare as cli_compare
 from papers_digest.cli.main import main as papers_cli
+from papers_digest.cli.sample import SAMPLE_INPUT_TOKENS
 from papers_digest.core.errors import ConfigError
 from papers_digest.core.models import CallRecord, DayList, GenerationResult, Paper, RunRecord
+from papers_digest.engines.localmodel import OFFLINE_MODELS
 from papers_digest.report import compare
 from papers_digest.sim.faults import Fault, paper_point
 from papers_digest.sim.replay import ReplayFault
+from papers_digest.testing.fake_engine import llama_server_script
 from papers_digest.testing.harness import dvc_env
 from papers_digest.testing.servers import engine_server, replay_server, sample_replay_server
 
@@ -96,6 +99,76 @@ def test_an_endpoint_that_does_not_answer_stops_the_comparison_before_any_experi
     code, err = _papers_compare(capsys, "--date", SAMPLE_DATE, "--candidate", "down")
     assert code == 2 and err.startswith("papers compare: candidate down: ") and len(err.splitlines()) == 1
     assert not (tmp_path / "data" / "compare").exists()
+
+
+def test_the_sample_day_or_dates_one_or_the_other_and_model_only_with_the_sample(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    write_params(tmp_path, make_params(llm={"base_url": "http://127.0.0.1:9/v1", "model": "m"}))
+    for argv in (["--candidate", "a"], ["--sample", "--date", SAMPLE_DATE, "--candidate", "a"]):
+        code, err = _papers_compare(capsys, *argv)
+        assert code == 2 and "give --date (repeatable) or --sample, one or the other" in err
+    code, err = _papers_compare(capsys, "--date", SAMPLE_DATE, "--candidate", "a:model=qwen2.5-coder-0.5b-instruct")
+    assert code == 2 and err == "papers compare: candidate a: model= names an offline model with --sample only\n"
+    code, err = _papers_compare(capsys, "--sample", "--candidate", "a:model=no-such-model")
+    assert code == 2 and "'no-such-model' is neither an offline model" in err
+
+
+def test_a_candidate_on_an_offline_model_runs_with_the_samples_settings_and_its_own_on_top():
+    model = OFFLINE_MODELS["qwen2.5-coder-0.5b-instruct"]
+    offline = cli_compare.offline_overrides(model.path)
+    base = make_params(llm={"base_url": "http://127.0.0.1:9/v1", "model": "production", "asking": "steps"})
+    candidate = cli_compare.parse_candidate(f"small:model={model.name},llm.asking=draft")
+    assert candidate.params == {"llm.asking": "draft"}  # model= is not a param
+    params = cli_compare.candidate_params(cli_compare.with_overrides(base, offline), candidate)
+    assert (params.llm.model, params.llm.asking, params.llm.extra_body) == (model.name, "draft", model.sampling)
+    assert (params.engine.kind, params.engine.model) == ("llama-cpp", str(model.path))
+    assert params.llm.base_url == f"http://127.0.0.1:{params.engine.port}/v1"  # the engine started for it
+    assert (params.llm.max_input_tokens, params.llm.temperature, params.llm.reuse) == (SAMPLE_INPUT_TOKENS, 0, False)
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("dvc-exp")  # DVC experiments (papers compare, daily --jobs): one at a time
+def test_candidates_on_the_sample_day_each_run_on_an_engine_started_for_them_with_the_samples_settings(tmp_path):
+    with sample_replay_server() as (_, replay_url), engine_server(model="sim-digest") as (_, day_url):
+        project = copy_project(tmp_path / "project")
+        params = make_params(
+            source={"hf_url": replay_url, "arxiv_url": replay_url, "arxiv_interval_s": 0},
+            llm={"base_url": day_url, "model": "sim-digest"},
+        )
+        write_params(project, params)
+        run_dvc(project, "repro", "publish")  # the day, as `papers sample` leaves it
+    _git(project, "add", "-A")
+    _git(project, "commit", "-qm", "the project")
+    params_before = (project / "params.yaml").read_bytes()
+    gguf = tmp_path / "sim-digest.gguf"  # served as its stem, which the stand-in engine answers for
+    gguf.write_bytes(b"GGUF" + b"\0" * 16)
+    server = llama_server_script(tmp_path / "bin")
+    engine = f"model={gguf},engine.binary={server}"
+    done = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "papers"),
+            *("compare", "--sample", "--no-report"),
+            *("--candidate", f"steps:{engine},llm.asking=steps", "--candidate", f"json:{engine},llm.asking=json"),
+        ],
+        cwd=project,
+        env=dvc_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    # the endpoint the day ran on is gone: only the engines the comparison started, one per candidate, answered
+    assert done.stdout.count("papers: starting the llama-cpp engine") == 2
+    assert done.stdout.count("papers: the llama-cpp engine stopped") == 2
+    assert (project / "params.yaml").read_bytes() == params_before  # the sample's settings were put back
+    rows = {
+        r["name"]: r
+        for r in json.loads((project / "data" / "compare" / SAMPLE_DATE / "compare.json").read_text())["candidates"]
+    }
+    assert rows["steps"]["done"] == rows["json"]["done"] == 4
+    assert rows["steps"]["params"] == {"model": str(gguf), "engine.binary": str(server), "llm.asking": "steps"}
+    # asked in steps: a call per part of the draft; as one JSON answer: one per paper and language
+    assert rows["json"]["llm_calls"] == 8 < rows["steps"]["llm_calls"]
 
 
 # --- the simulator's quality ----------------------------------------------------------------------------

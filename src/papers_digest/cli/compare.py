@@ -1,5 +1,9 @@
 """`papers compare`: candidate models (or endpoints, or settings) on frozen days, each run as a DVC experiment.
 
+A candidate runs on its endpoint (llm.base_url) or on a managed engine (engine.kind), started for its experiments
+and stopped after them, one candidate's engine at a time. `--sample` compares on the sample day with the sample's
+settings, each candidate's `model=NAME` an offline model as `papers sample --model NAME` runs it.
+
 Each candidate and date is one `dvc exp run --temp`: the day's list and full texts are copied into the
 experiment's temporary workspace from the main one (-C data/<date>), only digest_en, translate_zh and publish
 run (forced, llm.reuse false), so no request goes to Hugging Face or arXiv. What each experiment wrote is read
@@ -23,10 +27,14 @@ import yaml
 
 from papers_digest.cli import experiments
 from papers_digest.cli.commands import Command, examples
-from papers_digest.cli.project import git_output, project_lock, run_dvc_command, temporary_params
+from papers_digest.cli.project import git_output, project_lock, run_dvc_command, set_dotted, temporary_params
+from papers_digest.cli.runs import endpoint_for_the_batch
+from papers_digest.cli.sample import SAMPLE_DATE, local_model, offline_settings
 from papers_digest.core.artefacts import write_json
 from papers_digest.core.errors import ConfigError, PipelineError
 from papers_digest.core.params import Params, ParamsError, load_params, validate_params
+from papers_digest.engines.localmodel import DEFAULT_MODEL
+from papers_digest.engines.process import ManagedEngine
 from papers_digest.llm.endpoint import check_llm_endpoint
 from papers_digest.report.compare import candidate_dir, compare, load_candidate_day
 from papers_digest.report.notebook import execute_and_render
@@ -36,6 +44,7 @@ GENERATION = ("digest_en", "translate_zh", "publish")  # the stages an experimen
 # workspace's (the experiment ran on a copy of it).
 EXPERIMENT_OUTPUTS = ("digest_en", "translate_zh", "run.json", "calls.jsonl")
 FIXED_KEYS = ("date", "llm.reuse")  # set by the comparison itself, never by a candidate
+OFFLINE_KEY = "model"  # --sample: the candidate's offline model (a name or a GGUF file), not a param
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.]*$")
 # Settings are split at a comma followed by the next KEY=, so a value may hold commas: llm.price={input: 1, output: 2}
 SETTING_SPLIT = re.compile(r",(?=\s*[A-Za-z_][\w.]*\s*=)")
@@ -58,6 +67,11 @@ class Candidate:
     def experiment(self, date: str) -> str:
         return f"compare-{self.name}-{date}"
 
+    @property
+    def params(self) -> dict[str, str]:
+        """The params it sets (`model=`, the offline model of --sample, is none)."""
+        return {key: value for key, value in self.settings.items() if key != OFFLINE_KEY}
+
 
 @click.command(
     "compare",
@@ -73,9 +87,18 @@ class Candidate:
         "    --candidate small:llm.model=qwen-0.5b --candidate big:llm.model=qwen-7b,llm.concurrency=8",
         "papers compare --date 2025-04-02 --date 2025-04-03 \\",
         "    --candidate vllm:llm.base_url=http://gpu1:8000/v1 --candidate sglang:llm.base_url=http://gpu2:30000/v1",
+        "papers compare --sample --candidate q15:llm.asking=steps \\",
+        "    --candidate q05:model=qwen2.5-coder-0.5b-instruct,llm.asking=steps",
     ),
 )
-@click.option("--date", "dates", multiple=True, required=True, metavar="DATE", help="a day already run (repeatable)")
+@click.option("--date", "dates", multiple=True, metavar="DATE", help="a day already run (repeatable)")
+@click.option(
+    "--sample",
+    "on_sample",
+    is_flag=True,
+    help=f"the sample day ({SAMPLE_DATE}, as `papers sample` ran it) with the sample's settings: each candidate on "
+    f"its own llama.cpp server, its model=NAME an offline model or a GGUF file (default {DEFAULT_MODEL})",
+)
 @click.option(
     "--candidate",
     "candidates",
@@ -87,8 +110,14 @@ class Candidate:
 @click.option("--params", default="params.yaml", help="the pipeline's parameters the candidates start from")
 @click.option("--out", default="data/compare", help="where data/compare/<first date>/ goes")
 @click.option("--no-report", is_flag=True, help="write compare.json only, not the notebook's HTML")
-def compare_command(dates: tuple[str, ...], candidates: tuple[str, ...], params: str, out: str, no_report: bool) -> int:
-    return run_comparison(list(dates), list(candidates), Path(params), Path(out), report=not no_report)
+def compare_command(
+    dates: tuple[str, ...], on_sample: bool, candidates: tuple[str, ...], params: str, out: str, no_report: bool
+) -> int:
+    if on_sample == bool(dates):
+        raise click.UsageError("give --date (repeatable) or --sample, one or the other")
+    return run_comparison(
+        [SAMPLE_DATE] if on_sample else list(dates), list(candidates), Path(params), Path(out), not no_report, on_sample
+    )
 
 
 def parse_candidate(text: str) -> Candidate:
@@ -110,10 +139,28 @@ def parse_candidate(text: str) -> Candidate:
     return Candidate(name, settings)
 
 
+def offline_overrides(model: Path) -> dict[str, Any]:
+    """The sample's params for an offline model (`papers sample --model`: its own llama.cpp server, the model's
+    sampling), as dotted keys: written into params.yaml while the candidate's experiments run (an experiment
+    starts from the workspace's params.yaml, uncommitted changes included), since DVC's `-S` merges a dict such
+    as `llm.extra_body` into the one there instead of replacing it."""
+    llm, engine = offline_settings(model)
+    return {
+        f"{section}.{key}": value for section, part in (("llm", llm), ("engine", engine)) for key, value in part.items()
+    }
+
+
+def with_overrides(base: Params, values: dict[str, Any]) -> Params:
+    """`base` with dotted keys set, as temporary_params writes them into params.yaml."""
+    raw: dict[str, Any] = base.model_dump(mode="json")
+    set_dotted(raw, values)
+    return validate_params(raw, "the sample's settings")
+
+
 def candidate_params(base: Params, candidate: Candidate) -> Params:
     """The params a candidate's experiments run with, validated here so a typo stops before anything runs."""
     raw: dict[str, Any] = base.model_dump(mode="json")
-    for key, value in candidate.settings.items():
+    for key, value in candidate.params.items():
         node = raw
         *parents, last = key.split(".")
         for part in parents:
@@ -133,7 +180,7 @@ def candidate_params(base: Params, candidate: Candidate) -> Params:
 def exp_run_args(candidate: Candidate, date: str) -> list[str]:
     """What `dvc exp run --temp -n <experiment>` gets for one candidate and date: the day's files copied from
     the main workspace, only the generation stages and publish, forced (-f -s), reuse off."""
-    settings = [arg for key, value in candidate.settings.items() for arg in ("-S", f"{key}={value}")]
+    settings = [arg for key, value in candidate.params.items() for arg in ("-S", f"{key}={value}")]
     return [
         *("-f", "-s"),
         *settings,
@@ -143,41 +190,54 @@ def exp_run_args(candidate: Candidate, date: str) -> list[str]:
 
 
 def run_comparison(
-    dates: list[str], candidate_texts: list[str], params_path: Path, out_root: Path, report: bool
+    dates: list[str],
+    candidate_texts: list[str],
+    params_path: Path,
+    out_root: Path,
+    report: bool,
+    on_sample: bool = False,
 ) -> int:
     dates = list(dict.fromkeys(dates))
     candidates = [parse_candidate(text) for text in candidate_texts]
     names = [c.name for c in candidates]
     if len(set(names)) != len(names):
         raise ConfigError(f"candidate names must differ: {', '.join(names)}")
+    for candidate in candidates:
+        if OFFLINE_KEY in candidate.settings and not on_sample:
+            raise ConfigError(f"candidate {candidate.name}: {OFFLINE_KEY}= names an offline model with --sample only")
+    offline: dict[str, dict[str, Any]] = {c.name: {} for c in candidates}  # --sample: params.yaml per candidate
+    if on_sample:  # each offline model fetched and its hash checked before anything runs
+        for c in candidates:
+            model = local_model(c.settings.get(OFFLINE_KEY, DEFAULT_MODEL), "papers compare")
+            offline[c.name] = offline_overrides(model)
     base = load_params(params_path)
-    runs = {c.name: candidate_params(base, c) for c in candidates}
+    runs = {c.name: candidate_params(with_overrides(base, offline[c.name]), c) for c in candidates}
     for name, params in runs.items():
-        if params.engine.kind != "none":
-            raise ConfigError(
-                f"candidate {name}: engine.kind is {params.engine.kind}: a comparison runs on endpoints; start the "
-                "engine yourself and give its URL as llm.base_url, with engine.kind=none"
-            )
         if not params.llm.configured:
             raise ConfigError(f"candidate {name}: llm.base_url and llm.model must both be set")
     for date in dates:
         for needed in (f"data/{date}/list.json", f"data/{date}/fulltext"):
             if not Path(needed).exists():
-                raise CompareError(f"{needed} is missing: run the day first (papers daily --date {date})")
+                run = "papers sample" if on_sample else f"papers daily --date {date}"
+                raise CompareError(f"{needed} is missing: run the day first ({run})")
     baseline = git_output("rev-parse", "HEAD")
     if baseline is None:
         raise CompareError("no git commit here: DVC experiments start from one (git commit the project first)")
     out = out_root / dates[0]
     with project_lock("papers compare"):
-        for name, params in runs.items():  # before any experiment: every endpoint answers and serves its model
-            try:
-                asyncio.run(check_llm_endpoint(params.llm))
+        for name, params in runs.items():  # before any experiment: every endpoint answers and serves its model,
+            try:  # every engine can start (its model and program are there); each starts at its candidate's turn
+                if params.engine.kind == "none":
+                    asyncio.run(check_llm_endpoint(params.llm))
+                else:
+                    ManagedEngine.from_params(params)
             except PipelineError as exc:
                 raise ConfigError(f"candidate {name}: {exc}") from None
-        for date in dates:
-            with day_in_lock(params_path, date):
-                for candidate in candidates:
-                    run_experiment(candidate, date, baseline, out)
+        for candidate in candidates:
+            with temporary_params(params_path, offline[candidate.name]), endpoint_for_the_batch(runs[candidate.name]):
+                for date in dates:
+                    with day_in_lock(params_path, date):
+                        run_experiment(candidate, date, baseline, out)
     rows = compare(
         [(c.name, [load_candidate_day(candidate_dir(out, c.name, d)) for d in dates]) for c in candidates],
         {c.name: c.settings for c in candidates},

@@ -192,15 +192,20 @@ def set_params(path: Path, values: Mapping[str, Any]) -> None:
     yaml = YAML()
     yaml.preserve_quotes = True
     data = yaml.load(path.read_text(encoding="utf-8"))
+    set_dotted(data, {dotted: _quoted(value) for dotted, value in values.items()})
+    validate_params(_plain(data), path)
+    with path.open("w", encoding="utf-8") as handle:
+        yaml.dump(data, handle)
+
+
+def set_dotted(data: Any, values: Mapping[str, Any]) -> None:
+    """Set dotted keys (`llm.model`) in a loaded params mapping, in place."""
     for dotted, value in values.items():
         node = data
         *parents, last = dotted.split(".")
         for key in parents:
             node = node[key]
-        node[last] = _quoted(value)
-    validate_params(_plain(data), path)
-    with path.open("w", encoding="utf-8") as handle:
-        yaml.dump(data, handle)
+        node[last] = value
 
 
 @contextlib.contextmanager

@@ -108,7 +108,7 @@ def cmd_sample(args: SampleRun) -> int:
     if not (sample_dir / "hf" / f"{SAMPLE_DATE}.json").is_file():
         print(f"papers sample: {sample_dir}/hf/{SAMPLE_DATE}.json not found (run from the repository root)")
         return 2
-    model = _local_model(args.model) if args.engine == "llama-cpp" else None
+    model = local_model(args.model) if args.engine == "llama-cpp" else None
     replay = Replay(sample_dir / "hf", sample_dir / "arxiv")
     with BackgroundServer(replay.app) as replay_server, _sample_endpoint(args, model) as (llm, engine, what):
         print(
@@ -142,12 +142,19 @@ def _sample_endpoint(args: SampleRun, model: Path | None) -> Iterator[tuple[dict
         with BackgroundServer(sim.app) as server:
             yield {"base_url": f"{server.url}/v1", "model": SIM_MODEL}, {}, f"engine simulator on {server.url}"
         return
+    llm, engine = offline_settings(model, args.max_tokens)
+    yield llm, engine, f"{model} on a local llama.cpp server (at most {args.max_tokens} tokens per English answer)"
+
+
+def offline_settings(model: Path, max_tokens: int = SAMPLE_MAX_TOKENS) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The sample's `llm` and `engine` params for an offline GGUF on a llama.cpp server started for the run: what
+    `papers sample --model` runs, and each candidate of `papers compare --sample`."""
     known = model_for_file(model)
     llm = {
         "model": served_name(model),  # the name the run records: the model that actually ran
         "concurrency": SAMPLE_CONCURRENCY,
         "timeout_s": SAMPLE_LLM_TIMEOUT_S,
-        "max_tokens": args.max_tokens,
+        "max_tokens": max_tokens,
         "max_input_tokens": SAMPLE_INPUT_TOKENS,
         "temperature": SAMPLE_TEMPERATURE,
         "extra_body": known.sampling if known is not None else {},
@@ -162,20 +169,20 @@ def _sample_endpoint(args: SampleRun, model: Path | None) -> Iterator[tuple[dict
         "host": "127.0.0.1",
         "port": free_port(),
     }
-    yield llm, engine, f"{model} on a local llama.cpp server (at most {args.max_tokens} tokens per English answer)"
+    return llm, engine
 
 
-def _local_model(name_or_file: str) -> Path:
+def local_model(name_or_file: str, command: str = "papers sample") -> Path:
     """The GGUF to serve: an offline model by name, fetched when missing and its hash checked either way, or a
     GGUF file as given."""
     if name_or_file in OFFLINE_MODELS:
         model = OFFLINE_MODELS[name_or_file]
-        print(f"papers sample: checking {model.path} (sha256) …", flush=True)
+        print(f"{command}: checking {model.path} (sha256) …", flush=True)
         fetched = fetch_model(model.path, model=model)
-        print(f"papers sample: {model.path}: {'fetched and verified' if fetched.fetched else 'present, hash verified'}")
+        print(f"{command}: {model.path}: {'fetched and verified' if fetched.fetched else 'present, hash verified'}")
         return model.path
     path = Path(name_or_file)
     if not path.is_file():
         known = ", ".join(OFFLINE_MODELS)
-        raise EngineError(f"--model {name_or_file}: neither an offline model ({known}) nor a GGUF file")
+        raise EngineError(f"{name_or_file!r} is neither an offline model ({known}) nor a GGUF file")
     return path

@@ -1,7 +1,8 @@
 """A stand-in engine process for tests: takes an engine's flags, serves the simulator, and can die on cue.
 
 A test puts a `sglang/launch_server.py` that calls `main()` first on PYTHONPATH, so the generated SGLang
-command line (unchanged) starts this instead. The environment says how it behaves:
+command line (unchanged) starts this instead; or a script as `engine.binary` that runs this module with the
+llama-server command line (`llama_server_script`). The environment says how it behaves:
 - FAKE_ENGINE_PID_FILE: where it writes its pid;
 - FAKE_ENGINE_HANG=1: never becomes ready;
 - FAKE_ENGINE_DIE_AFTER=N and FAKE_ENGINE_DIE_HOW=kill|sigill|sigill-exit: after N chat completions
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -32,10 +34,19 @@ def install_as_sglang(folder: Path) -> Path:
     return folder
 
 
+def llama_server_script(folder: Path) -> Path:
+    """Write an executable `llama-server` into `folder` that runs this stand-in with llama-server's flags."""
+    script = folder / "llama-server"
+    folder.mkdir(parents=True, exist_ok=True)
+    script.write_text(f"#!/bin/sh\nexec {sys.executable} -m papers_digest.testing.fake_engine \"$@\"\n")
+    script.chmod(0o755)
+    return script
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
-    for flag in ("--model-path", "--served-model-name", "--host", "--port", "--context-length"):
-        parser.add_argument(flag)
+    for flags in (("--model-path", "--model"), ("--served-model-name", "--alias"), ("--host",), ("--port",)):
+        parser.add_argument(*flags)  # SGLang's flags, or llama-server's (a script as engine.binary runs this module)
     args, _ = parser.parse_known_args(argv)
     if pid_file := os.environ.get("FAKE_ENGINE_PID_FILE"):
         Path(pid_file).write_text(str(os.getpid()))
@@ -68,3 +79,7 @@ def die(how: str) -> None:
         os._exit(128 + signal.SIGILL)
     os.kill(os.getpid(), signal.SIGILL if how == "sigill" else signal.SIGKILL)
     time.sleep(10)  # the signal ends the process before this returns
+
+
+if __name__ == "__main__":
+    main()
