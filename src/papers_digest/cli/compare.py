@@ -206,10 +206,10 @@ def run_comparison(
         if OFFLINE_KEY in candidate.settings and not on_sample:
             raise ConfigError(f"candidate {candidate.name}: {OFFLINE_KEY}= names an offline model with --sample only")
     offline: dict[str, dict[str, Any]] = {c.name: {} for c in candidates}  # --sample: params.yaml per candidate
-    if on_sample:  # each offline model fetched and its hash checked before anything runs
-        for c in candidates:
-            model = local_model(c.settings.get(OFFLINE_KEY, DEFAULT_MODEL), "papers compare")
-            offline[c.name] = offline_overrides(model)
+    if on_sample:  # each offline model fetched and its hash checked, once, before anything runs
+        wanted = {c.name: c.settings.get(OFFLINE_KEY, DEFAULT_MODEL) for c in candidates}
+        models = {name: local_model(name, "papers compare") for name in dict.fromkeys(wanted.values())}
+        offline = {c.name: offline_overrides(models[wanted[c.name]]) for c in candidates}
     base = load_params(params_path)
     runs = {c.name: candidate_params(with_overrides(base, offline[c.name]), c) for c in candidates}
     for name, params in runs.items():
