@@ -26,6 +26,7 @@ from papers_digest.llm.steps import (
     SECTIONS,
     draft_text,
     finding_key,
+    finding_repeated,
     one_line,
     opening,
     picked,
@@ -164,7 +165,7 @@ def test_a_rewrite_carries_the_answers_opening_and_nothing_of_the_paper(prompts)
     assert opening("One two three. Four five six. Seven.", 6) == "One two three. Four five six."
 
 
-def _scripted_engine(seen: list[list[dict[str, str]]]) -> Starlette:
+def _scripted_engine(seen: list[list[dict[str, str]]], answers: dict[str, str] = RECORDED) -> Starlette:
     """An engine answering each step with the recorded answer, a rewrite with the recorded rewrite."""
 
     async def chat(request: Request) -> JSONResponse:
@@ -173,7 +174,7 @@ def _scripted_engine(seen: list[list[dict[str, str]]]) -> Starlette:
         seen.append(messages)
         user = messages[1]["content"]
         step = step_of_request(user)
-        content = RECORDED[step] if step is not None else REWRITTEN
+        content = answers[step] if step is not None else REWRITTEN
         return JSONResponse(
             {
                 "id": f"c{len(seen)}",
@@ -211,6 +212,28 @@ def test_a_part_that_copied_the_paper_is_rewritten_without_the_paper_and_the_dig
     assert len(result.rejected_answers) == 1
     sentences = {c.sentence for c in evidence_candidates(mergevq)}
     assert all(e.sentence in sentences for evidence in result.evidence for e in evidence)
+
+
+def test_a_finding_the_summary_repeats_is_dropped_where_enough_remain_and_nothing_is_asked_again():
+    """As the 1.5B model did on the sample day (2503.20783, 2026-12-05): asked to sum up the findings, it wrote
+    one of them again, and four rounds of rewriting the summary did not mend it. The summary says what that
+    finding says: with more findings than the paper needs, that finding goes and the summary stays."""
+    answers = {**RECORDED, "METHOD": REWRITTEN, "SUMMARY": RECORDED["FINDING [5]"]}
+    seen: list[list[dict[str, str]]] = []
+    params = make_params(llm={"asking": "steps", "model": "m", "reuse": False})
+    with BackgroundServer(_scripted_engine(seen, answers)) as server:
+        run = params.model_copy(update={"llm": params.llm.model_copy(update={"base_url": f"{server.url}/v1"})})
+        prompt = load_prompt(STEPS_PROMPT)
+        (result,) = asyncio.run(generate("digest_en", run, SAMPLE_DATE, [doc(MERGEVQ)], prompt, print))
+    assert result.status == "done", result.problems
+    assert result.digest["one_sentence"] == RECORDED["FINDING [5]"]
+    assert [r["finding"] for r in result.digest["results"]] == [RECORDED["FINDING [1]"]]
+    assert len(seen) == 10  # every part once; the second round asked nothing
+    [rejected] = [call for call in result.calls if call.status == "rejected"]  # the summary, in round 1
+    assert rejected.checker_rules == ["repeated"] and "repeats results[1].finding" in (rejected.error or "")
+    problem = Problem("repeated", "one_sentence: 'x' repeats results[1].finding: say it in its own words")
+    assert finding_repeated([problem]) == 1
+    assert finding_repeated([Problem("repeated", "method: 'x' repeats problem: say it in its own words")]) is None
 
 
 def test_the_simulator_answers_every_step_and_the_day_is_done():

@@ -11,7 +11,8 @@ prompts/digest_en_steps.md; the findings are asked one per candidate sentence th
 writes the answers into a draft (checker/draft.py) and the checker judges it whole, as it judges a draft
 written at once. A part that failed is asked again, alone: one that copied the paper or was cut off is
 rewritten in other words without the paper in view, any other asked again with its problem; a finding that
-repeats another is dropped where enough remain. At most MAX_ROUNDS rounds.
+repeats another, or that the summary repeats, is dropped where enough remain (the summary then says it). At
+most MAX_ROUNDS rounds.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 
 from papers_digest.checker.candidates import Candidate
 from papers_digest.checker.passages import PaperWords
+from papers_digest.checker.paths import result_index
 from papers_digest.checker.problems import Problem
 
 # The prompt file's sections: the system prompt comes first, then one `## NAME` section per step.
@@ -36,6 +38,8 @@ SENTENCE_TOKENS = 80
 # The words a rewrite may take, by part (the questions' own lengths).
 REWRITE_WORDS = {"PROBLEM": 25, "METHOD": 40, "FINDING": 25, "SUMMARY": 25, "LIMITATIONS": 15, "TAKEAWAYS": 15}
 REWRITTEN = frozenset({"copied", "cut_off", "repeated"})  # rules a rewrite in other words mends
+# the checker's `repeated` problem of a later field, naming the finding it repeats (checker/substance.py)
+_REPEATS_FINDING_RE = re.compile(r"\brepeats (results\[\d+\]\.finding)\b")
 # From this round on, a part asked again is sampled (RESAMPLING, seeded by the round, so a rerun is the same):
 # greedy decoding asked the same question gives the same answer, and the checker picks among the tries.
 SAMPLED_FROM_ROUND = 3
@@ -246,3 +250,13 @@ def steps_to_mend(
 def _without_path(problem: Problem) -> str:
     prefix = f"{problem.field}: "
     return problem.message[len(prefix) :] if problem.field and problem.message.startswith(prefix) else problem.message
+
+
+def finding_repeated(problems: list[Problem]) -> int | None:
+    """The index of the finding a `repeated` problem says its field repeats (the summary, on the sample day:
+    asked to sum up the findings, the 1.5B model wrote one of them again), if any."""
+    for problem in problems:
+        found = _REPEATS_FINDING_RE.search(problem.message) if problem.rule == "repeated" else None
+        if found is not None:
+            return result_index(found.group(1))
+    return None

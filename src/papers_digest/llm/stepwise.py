@@ -27,6 +27,7 @@ from papers_digest.llm.steps import (
     again_message,
     draft_text,
     finding_key,
+    finding_repeated,
     max_tokens,
     one_line,
     picked,
@@ -99,9 +100,10 @@ class _Paper:
                 await self.first(finding_key(candidate), attempt, candidate)
 
     async def mend(self, key: str, problems: list[Problem], attempt: int) -> None:
-        """Ask a failed step again: PICK with its problems (then the findings newly picked), a finding that
-        repeats another dropped where enough remain, a part that copied the paper or another part, or was cut
-        off, rewritten without the paper in view (the words it copied named), any other with its problems."""
+        """Ask a failed step again: PICK with its problems (then the findings newly picked); a finding that
+        repeats another, or that the summary repeats, dropped where enough remain; a part that copied the paper
+        or another part, or was cut off, rewritten without the paper in view (the words it copied named); any
+        other with its problems."""
         rules = {p.rule for p in problems}
         if key == "PICK":
             chosen = picked(await self.again(key, problems, attempt), self.candidates, self.most)
@@ -109,6 +111,13 @@ class _Paper:
             await self.ask_findings(attempt)
         elif key.startswith("FINDING") and rules == {"repeated"} and len(self.findings) > self.fewest:
             self.findings = [c for c in self.findings if finding_key(c) != key]
+        elif (
+            key == "SUMMARY"
+            and rules == {"repeated"}
+            and len(self.findings) > self.fewest
+            and ((index := finding_repeated(problems)) is not None and index < len(self.findings))
+        ):
+            del self.findings[index]  # the summary says what that finding said
         elif rules & REWRITTEN and rewritable(key):
             text = one_line(self.replies[key].content)
             # what it may not copy: the paper, a finding's sentence, and the other parts (rule `repeated`)
