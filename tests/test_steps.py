@@ -35,6 +35,7 @@ from papers_digest.llm.steps import (
     step_of_request,
     steps_to_mend,
 )
+from papers_digest.llm.stepwise import _Paper
 from papers_digest.pipeline.generating import generate, run_generation_stage
 from papers_digest.sim.routes import EngineSim
 from papers_digest.sim.serve import BackgroundServer
@@ -234,6 +235,27 @@ def test_a_finding_the_summary_repeats_is_dropped_where_enough_remain_and_nothin
     problem = Problem("repeated", "one_sentence: 'x' repeats results[1].finding: say it in its own words")
     assert finding_repeated([problem]) == 1
     assert finding_repeated([Problem("repeated", "method: 'x' repeats problem: say it in its own words")]) is None
+
+
+def test_a_finding_the_summary_repeats_is_the_one_of_the_judged_draft_when_another_went_in_the_same_round():
+    """A round's problems name the results of the draft judged: a finding dropped for repeating another before
+    the summary is mended does not shift which finding the summary's problem means."""
+    first, second, third = evidence_candidates(doc(MERGEVQ))[:3]
+    state = _Paper(None, None, None, "", None, [], fewest=1, most=4)  # type: ignore[arg-type]  # these mends ask nothing
+    state.findings = [first, second, third]
+    state.judged = list(state.findings)
+    again = "say what else the paper found, not the same sentence again"
+    asyncio.run(
+        state.mend(
+            finding_key(second),
+            [Problem("repeated", f"results[1].finding: 'x' repeats results[0].finding: {again}")],
+            2,
+        )
+    )
+    asyncio.run(
+        state.mend("SUMMARY", [Problem("repeated", "one_sentence: 'x' repeats results[2].finding: say it anew")], 2)
+    )
+    assert state.findings == [first]
 
 
 def test_the_simulator_answers_every_step_and_the_day_is_done():

@@ -57,6 +57,7 @@ class _Paper:
     asked: dict[str, list[Message]] = field(default_factory=dict)
     replies: dict[str, ChatReply] = field(default_factory=dict)
     findings: list[Candidate] = field(default_factory=list)
+    judged: list[Candidate] = field(default_factory=list)  # the findings of the draft the checker last judged
 
     @property
     def answers(self) -> dict[str, str]:
@@ -115,9 +116,9 @@ class _Paper:
             key == "SUMMARY"
             and rules == {"repeated"}
             and len(self.findings) > self.fewest
-            and ((index := finding_repeated(problems)) is not None and index < len(self.findings))
-        ):
-            del self.findings[index]  # the summary says what that finding said
+            and ((index := finding_repeated(problems)) is not None and index < len(self.judged))
+        ):  # the summary says what that finding said
+            self.findings = [c for c in self.findings if c is not self.judged[index]]
         elif rules & REWRITTEN and rewritable(key):
             text = one_line(self.replies[key].content)
             # what it may not copy: the paper, a finding's sentence, and the other parts (rule `repeated`)
@@ -172,6 +173,7 @@ async def digest_in_steps(
             if round_ == MAX_ROUNDS - 1:
                 break
             attempt += 1
+            state.judged = list(state.findings)  # a problem's results[i] is of this draft, whatever is dropped
             for key, theirs in to_mend.items():
                 if key in state.replies:
                     await state.mend(key, theirs, attempt)
