@@ -21,15 +21,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-from papers_digest.cli.sample import (
-    SAMPLE_CONCURRENCY,
-    SAMPLE_CONTEXT_TOKENS,
-    SAMPLE_DATE,
-    SAMPLE_INPUT_TOKENS,
-    SAMPLE_LIMIT,
-    SAMPLE_MAX_TOKENS,
-    SAMPLE_TEMPERATURE,
-)
+from papers_digest.cli.sample import SAMPLE_DATE, SAMPLE_LIMIT, offline_settings
 from papers_digest.core.models import FulltextDoc, GenerationResult
 from papers_digest.core.params import Params
 from papers_digest.engines.localmodel import OFFLINE_MODELS, fetch_model
@@ -38,7 +30,6 @@ from papers_digest.llm.prompting import load_prompt
 from papers_digest.pipeline.fulltexts import fetch_fulltexts
 from papers_digest.pipeline.generating import generate
 from papers_digest.pipeline.listing import list_day
-from papers_digest.sim.serve import free_port
 from papers_digest.testing.harness import make_params, repo_root
 
 ROOT = repo_root()
@@ -88,28 +79,9 @@ def _said(result: GenerationResult) -> None:
 
 
 def params_for(model: str, way: str) -> Params:
-    """The sample's settings (papers sample --engine llama-cpp), reuse off, `way` of asking."""
-    known = OFFLINE_MODELS[model]
-    return make_params(
-        llm={
-            "model": model,
-            "asking": way,
-            "concurrency": SAMPLE_CONCURRENCY,
-            "timeout_s": 1800,
-            "max_tokens": SAMPLE_MAX_TOKENS,
-            "max_input_tokens": SAMPLE_INPUT_TOKENS,
-            "structured_output": True,
-            "temperature": SAMPLE_TEMPERATURE,
-            "extra_body": known.sampling,
-            "reuse": False,
-        },
-        engine={
-            "kind": "llama-cpp",
-            "model": str(ROOT / known.path),
-            "context_tokens": SAMPLE_CONTEXT_TOKENS,
-            "port": free_port(),
-        },
-    )
+    """The sample's settings (`papers sample --model`, cli/sample.py), reuse off, `way` of asking."""
+    llm, engine = offline_settings(ROOT / OFFLINE_MODELS[model].path)
+    return make_params(llm={**llm, "asking": way, "reuse": False}, engine=engine)
 
 
 def sample_docs(params: Params) -> list[FulltextDoc]:

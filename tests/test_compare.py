@@ -130,13 +130,7 @@ def test_a_candidate_on_an_offline_model_runs_with_the_samples_settings_and_its_
 @pytest.mark.xdist_group("dvc-exp")  # DVC experiments (papers compare, daily --jobs): one at a time
 def test_candidates_on_the_sample_day_each_run_on_an_engine_started_for_them_with_the_samples_settings(tmp_path):
     with sample_replay_server() as (_, replay_url), engine_server(model="sim-digest") as (_, day_url):
-        project = copy_project(tmp_path / "project")
-        params = make_params(
-            source={"hf_url": replay_url, "arxiv_url": replay_url, "arxiv_interval_s": 0},
-            llm={"base_url": day_url, "model": "sim-digest"},
-        )
-        write_params(project, params)
-        run_dvc(project, "repro", "publish")  # the day, as `papers sample` leaves it
+        project = _day_run(tmp_path, replay_url, day_url, "sim-digest")  # the day, as `papers sample` leaves it
     _git(project, "add", "-A")
     _git(project, "commit", "-qm", "the project")
     params_before = (project / "params.yaml").read_bytes()
@@ -144,19 +138,8 @@ def test_candidates_on_the_sample_day_each_run_on_an_engine_started_for_them_wit
     gguf.write_bytes(b"GGUF" + b"\0" * 16)
     server = llama_server_script(tmp_path / "bin")
     engine = f"model={gguf},engine.binary={server}"
-    done = subprocess.run(
-        [
-            str(Path(sys.executable).parent / "papers"),
-            *("compare", "--sample", "--no-report"),
-            *("--candidate", f"steps:{engine},llm.asking=steps", "--candidate", f"json:{engine},llm.asking=json"),
-        ],
-        cwd=project,
-        env=dvc_env(),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    candidates = ("--candidate", f"steps:{engine},llm.asking=steps", "--candidate", f"json:{engine},llm.asking=json")
+    done = _compared(project, "--sample", "--no-report", *candidates, timeout_s=600)
     # the endpoint the day ran on is gone: only the engines the comparison started, one per candidate, answered
     assert done.stdout.count("papers: starting the llama-cpp engine") == 2
     assert done.stdout.count("papers: the llama-cpp engine stopped") == 2
@@ -340,13 +323,7 @@ def test_two_candidates_on_the_sample_day_rank_as_set_and_count_what_their_exper
         engine_server(model="sim-good") as (good, good_url),
         engine_server(model="sim-poor", faults=poor_faults) as (poor, poor_url),
     ):
-        project = copy_project(tmp_path / "project")
-        params = make_params(
-            source={"hf_url": replay_url, "arxiv_url": replay_url, "arxiv_interval_s": 0},
-            llm={"base_url": good_url, "model": "sim-good"},
-        )
-        write_params(project, params)
-        run_dvc(project, "repro", "publish")  # the day, run once as every day is
+        project = _day_run(tmp_path, replay_url, good_url, "sim-good")  # the day, run once as every day is
         # committed as an operator's cron leaves it: dvc.lock untracked, so no experiment workspace has it
         _git(project, "add", "-A")
         _git(project, "rm", "-q", "--cached", "dvc.lock")
@@ -357,20 +334,12 @@ def test_two_candidates_on_the_sample_day_rank_as_set_and_count_what_their_exper
         good.reset_stats()
         price = "llm.price={input: 1, output: 2}"  # USD per million tokens; a value with a comma
 
-        done = subprocess.run(
-            [
-                str(Path(sys.executable).parent / "papers"),
-                *("compare", "--date", SAMPLE_DATE),
-                *("--candidate", f"good:llm.base_url={good_url}"),
-                *("--candidate", f"poor:llm.model=sim-poor,llm.base_url={poor_url},llm.concurrency=2,{price}"),
-            ],
-            cwd=project,
-            env=dvc_env(),
-            capture_output=True,
-            text=True,
-            timeout=300,
+        done = _compared(
+            project,
+            *("--date", SAMPLE_DATE),
+            *("--candidate", f"good:llm.base_url={good_url}"),
+            *("--candidate", f"poor:llm.model=sim-poor,llm.base_url={poor_url},llm.concurrency=2,{price}"),
         )
-        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         # the generation calls and nothing else: not one request to Hugging Face or arXiv, no list or fulltext
         # stage run, and the main workspace's database and site as they were (nothing published there)
         assert replay.total_requests == before
@@ -431,6 +400,28 @@ def test_two_candidates_on_the_sample_day_rank_as_set_and_count_what_their_exper
     page = (out / "compare.html").read_text()
     assert "Agreement with the reference" in page and "candidates/poor/2025-04-03/digest_en/" in page
     assert os.path.getsize(out / "compare.ipynb") > 0
+
+
+def _day_run(tmp_path: Path, replay_url: str, base_url: str, model: str) -> Path:
+    """A project whose sample day ran once (`dvc repro publish`) on the endpoint at `base_url`."""
+    project = copy_project(tmp_path / "project")
+    params = make_params(
+        source={"hf_url": replay_url, "arxiv_url": replay_url, "arxiv_interval_s": 0},
+        llm={"base_url": base_url, "model": model},
+    )
+    write_params(project, params)
+    run_dvc(project, "repro", "publish")
+    return project
+
+
+def _compared(project: Path, *argv: str, timeout_s: float = 300) -> subprocess.CompletedProcess[str]:
+    """`papers compare <argv>` in `project`, as an operator runs it; it must end well."""
+    papers = str(Path(sys.executable).parent / "papers")
+    done = subprocess.run(
+        [papers, "compare", *argv], cwd=project, env=dvc_env(), capture_output=True, text=True, timeout=timeout_s
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done
 
 
 def _views(project: Path) -> dict[str, bytes]:

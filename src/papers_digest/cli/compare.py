@@ -29,7 +29,7 @@ from papers_digest.cli import experiments
 from papers_digest.cli.commands import Command, examples
 from papers_digest.cli.project import git_output, project_lock, run_dvc_command, set_dotted, temporary_params
 from papers_digest.cli.runs import endpoint_for_the_batch
-from papers_digest.cli.sample import SAMPLE_DATE, local_model, offline_settings
+from papers_digest.cli.sample import SAMPLE_DATE, endpoint_overrides, local_model, offline_settings
 from papers_digest.core.artefacts import write_json
 from papers_digest.core.errors import ConfigError, PipelineError
 from papers_digest.core.params import Params, ParamsError, load_params, validate_params
@@ -144,10 +144,7 @@ def offline_overrides(model: Path) -> dict[str, Any]:
     sampling), as dotted keys: written into params.yaml while the candidate's experiments run (an experiment
     starts from the workspace's params.yaml, uncommitted changes included), since DVC's `-S` merges a dict such
     as `llm.extra_body` into the one there instead of replacing it."""
-    llm, engine = offline_settings(model)
-    return {
-        f"{section}.{key}": value for section, part in (("llm", llm), ("engine", engine)) for key, value in part.items()
-    }
+    return endpoint_overrides(*offline_settings(model))
 
 
 def with_overrides(base: Params, values: dict[str, Any]) -> Params:

@@ -98,9 +98,14 @@ def sample_overrides(replay_url: str, limit: int, llm: dict[str, Any], engine: d
         "source.hf_url": replay_url,
         "source.arxiv_url": replay_url,
         "source.arxiv_interval_s": 0,
-        **{f"llm.{key}": value for key, value in llm.items()},
-        **{f"engine.{key}": value for key, value in engine.items()},
+        **endpoint_overrides(llm, engine),
     }
+
+
+def endpoint_overrides(llm: dict[str, Any], engine: dict[str, Any]) -> dict[str, Any]:
+    """`llm` and `engine` params as the dotted keys params.yaml is set with (`llm.model`, `engine.port`, …)."""
+    sections = {"llm": llm, "engine": engine}
+    return {f"{name}.{key}": value for name, part in sections.items() for key, value in part.items()}
 
 
 def cmd_sample(args: SampleRun) -> int:

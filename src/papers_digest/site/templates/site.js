@@ -139,11 +139,10 @@
         var words = asked(term);
         return self.load(lang).then(function (engine) {
           return Promise.all(words.map(function (w) { return engine.search("\"" + w + "\""); })).then(function (exact) {
-            var every = exact.length && exact.every(function (e) { return e.results.length; });
             var fewest = Math.min.apply(null, exact.map(function (e) { return e.results.length; }));
             // the ranking search only when every word is on some page, for English, and not for a word on most
             // pages of the archive: its ranking weighs them all (a year's `model`: 0.2-0.3 s of the search)
-            var rank = every && lang === "en" && fewest <= RANKED_MAX;
+            var rank = exact.length && fewest > 0 && lang === "en" && fewest <= RANKED_MAX;
             return Promise.resolve(rank ? engine.search(words.join(" ")) : null).then(function (ranked) {
               return { exact: exact, ranked: ranked };
             });
