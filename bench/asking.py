@@ -2,7 +2,7 @@
 
 For each model (default: both offline models) a fresh managed llama-server (the embedded one `make sample`
 runs, the sample's settings: 4 slots, greedy, the model's own sampling) serves, for each way of asking
-(`llm.asking`: steps, draft, json), the sample day's 4 papers through both generation stages, `llm.reuse`
+(`llm.asking`: each way of papers_digest.ways), the sample day's 4 papers through both generation stages, `llm.reuse`
 off. One row per model and way: papers done (English and Chinese), done on the first answer (the first
 round, for steps), the rules the failed ones broke, prompt and completion tokens, p50 latency, wall time.
 
@@ -27,14 +27,14 @@ from papers_digest.core.params import Params
 from papers_digest.engines.localmodel import OFFLINE_MODELS, fetch_model
 from papers_digest.engines.process import ManagedEngine
 from papers_digest.llm.prompting import load_prompt
+from papers_digest.pipeline.digesting import generate_digests
 from papers_digest.pipeline.fulltexts import fetch_fulltexts
-from papers_digest.pipeline.generating import generate
 from papers_digest.pipeline.listing import list_day
+from papers_digest.pipeline.translating import generate_translations
 from papers_digest.testing.harness import make_params, repo_root
+from papers_digest.ways.registry import WAYS
 
 ROOT = repo_root()
-WAYS = ("steps", "draft", "json")
-PROMPTS = {"steps": "digest_en_steps.md", "draft": "digest_en_draft.md", "json": "digest_en.md"}
 
 
 @dataclass
@@ -104,10 +104,10 @@ def run(model: str, ways: list[str]) -> list[Row]:
             params.llm.base_url = f"{engine.url}/v1"
             docs = sample_docs(params)
             started = time.monotonic()
-            english_prompt = load_prompt(ROOT / "prompts" / PROMPTS[way])
-            english = asyncio.run(generate("digest_en", params, SAMPLE_DATE, docs, english_prompt, _said))
+            english_prompt = load_prompt(ROOT / WAYS[way].prompt)
+            english = asyncio.run(generate_digests(params, SAMPLE_DATE, docs, english_prompt, _said))
             chinese_prompt = load_prompt(ROOT / "prompts" / "translate_zh.md")
-            chinese = asyncio.run(generate("translate_zh", params, SAMPLE_DATE, english, chinese_prompt, _said))
+            chinese = asyncio.run(generate_translations(params, SAMPLE_DATE, english, chinese_prompt, _said))
             rows.append(Row(model, way, english, chinese, time.monotonic() - started))
             print(" | ".join(rows[-1].cells()), flush=True)
     return rows
@@ -116,7 +116,7 @@ def run(model: str, ways: list[str]) -> list[Row]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", action="append", choices=list(OFFLINE_MODELS), help="repeatable; default: both")
-    parser.add_argument("--way", action="append", choices=WAYS, help="repeatable; default: every way")
+    parser.add_argument("--way", action="append", choices=list(WAYS), help="repeatable; default: every way")
     args = parser.parse_args()
     rows = [row for model in args.model or list(OFFLINE_MODELS) for row in run(model, args.way or list(WAYS))]
     head = ["model", "asked", "done (EN and ZH)", "done on the first answer", "rules the failed broke",

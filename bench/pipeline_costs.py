@@ -109,7 +109,7 @@ def peak_memory(papers: int) -> None:
                     "--fulltext",
                     f"data/{DATE}/fulltext",
                     "--prompt",
-                    "prompts/digest_en.md",
+                    "prompts/digest_en_json.md",
                     "--out",
                     f"data/{DATE}/digest_en",
                 ],

@@ -52,9 +52,11 @@ from papers_digest.engines.process import ManagedEngine, machine_cores
 from papers_digest.llm.client import CallContext
 from papers_digest.llm.endpoint import parse_prefix_cache
 from papers_digest.llm.prompting import load_prompt
+from papers_digest.pipeline.digesting import generate_digests
 from papers_digest.pipeline.fulltexts import fetch_fulltexts
-from papers_digest.pipeline.generating import generate, llm_client
+from papers_digest.pipeline.generating import llm_client
 from papers_digest.pipeline.listing import list_day
+from papers_digest.pipeline.translating import generate_translations
 from papers_digest.sim.serve import free_port
 from papers_digest.testing.harness import make_params, repo_root
 from papers_digest.testing.servers import sample_replay_server
@@ -165,12 +167,12 @@ def sample_docs(model: str) -> list[FulltextDoc]:
 
 def sample_day(params: Params, docs: list[FulltextDoc], url: str) -> Run:
     run = Run(params.llm.concurrency)
-    english_prompt = load_prompt(ROOT / "prompts" / "digest_en.md")
+    english_prompt = load_prompt(ROOT / "prompts" / "digest_en_json.md")
     chinese_prompt = load_prompt(ROOT / "prompts" / "translate_zh.md")
     with Metrics(url) as metrics:
         started = time.monotonic()
-        english = asyncio.run(generate("digest_en", params, SAMPLE_DATE, docs, english_prompt, lambda _r: None))
-        chinese = asyncio.run(generate("translate_zh", params, SAMPLE_DATE, english, chinese_prompt, lambda _r: None))
+        english = asyncio.run(generate_digests(params, SAMPLE_DATE, docs, english_prompt, lambda _r: None))
+        chinese = asyncio.run(generate_translations(params, SAMPLE_DATE, english, chinese_prompt, lambda _r: None))
         run.wall_s = time.monotonic() - started
     run.calls = [c for r in [*english, *chinese] for c in r.calls]
     run.prompt_computed, run.generated, run.busy_max = metrics.computed, metrics.generated, metrics.busy_max

@@ -22,19 +22,19 @@ import time
 
 import httpx
 
-from papers_digest.checker.candidates import evidence_candidates
 from papers_digest.checker.schema import translation_schema
 from papers_digest.core.models import Digest
 from papers_digest.engines.localmodel import OFFLINE_MODELS, fetch_model
 from papers_digest.engines.process import machine_cores
 from papers_digest.llm.client import response_format
-from papers_digest.llm.drafting import draft_message
 from papers_digest.llm.prompting import load_prompt, translate_messages
-from papers_digest.llm.steps import QUESTIONS, read_step_prompts, step_message
 from papers_digest.sim.serve import free_port
 from papers_digest.sources.arxiv import abstract_doc
 from papers_digest.sources.hf import parse_items
 from papers_digest.testing.harness import repo_root
+from papers_digest.ways.steps.outline import outline
+from papers_digest.ways.steps.parts import plan_parts
+from papers_digest.ways.steps.questions import question, read_step_prompts, step_messages
 
 ROOT = repo_root()
 MAIN, DRAFT = OFFLINE_MODELS["qwen2.5-coder-1.5b-instruct"], OFFLINE_MODELS["qwen2.5-coder-0.5b-instruct"]
@@ -52,12 +52,10 @@ def requests() -> list[dict]:
     bodies = []
     papers, _ = parse_items(json.loads((ROOT / "sample" / "hf" / "2025-04-03.json").read_text(encoding="utf-8")))
     for doc in [abstract_doc(p, "bench") for p in papers if p.arxiv_id in ("2504.00883", "2504.01014")]:
-        paper = draft_message(doc, evidence_candidates(doc))
-        for key in [q for q in QUESTIONS if q not in ("PICK", "FINDING")]:
-            asked = prompts.sections[key].replace("{findings}", "")
-            user = step_message(paper, key, asked)
-            messages = [{"role": "system", "content": prompts.system}, {"role": "user", "content": user}]
-            bodies.append({"messages": messages, "max_tokens": 100})
+        for part in plan_parts(outline(doc)):
+            sentences = [s.text for s in part.sources]
+            asked = question(prompts, part.question, sentences, " ".join(sentences))
+            bodies.append({"messages": step_messages(prompts, doc.title, part.key, asked), "max_tokens": 100})
     english = Digest.model_validate(json.loads(RECORDED.read_text(encoding="utf-8"))["english"])
     system, _ = load_prompt(ROOT / "prompts" / "translate_zh.md")
     translation = translate_messages(system, english.model_dump())

@@ -17,7 +17,9 @@ from papers_digest.core.models import FulltextDoc
 from papers_digest.core.params import Params, validate_params
 from papers_digest.llm.generation import digest_paper, translate_paper
 from papers_digest.llm.prompting import load_prompt
-from papers_digest.pipeline.generating import generate, llm_client
+from papers_digest.pipeline.digesting import generate_digests
+from papers_digest.pipeline.generating import llm_client
+from papers_digest.pipeline.translating import generate_translations
 from papers_digest.report.perfmodel import Gpu, ModelShape
 from papers_digest.sim.batching import BatchingConfig, ideal_makespan
 from papers_digest.sim.serve import free_port
@@ -82,13 +84,13 @@ def _params(base_url: str, concurrency: int) -> Params:
 
 async def pipeline_day(params: Params, docs: list[FulltextDoc]) -> None:
     """What digest_en then translate_zh do, without the stage processes around them."""
-    english = await generate("digest_en", params, DATE, docs, load_prompt("prompts/digest_en.md"), lambda r: None)
-    await generate("translate_zh", params, DATE, english, load_prompt("prompts/translate_zh.md"), lambda r: None)
+    english = await generate_digests(params, DATE, docs, load_prompt("prompts/digest_en_json.md"), lambda r: None)
+    await generate_translations(params, DATE, english, load_prompt("prompts/translate_zh.md"), lambda r: None)
 
 
 async def seed_day(params: Params, docs: list[FulltextDoc], time_scale: float) -> None:
     """The seed's client: one paper at a time, digest then translation, 3 s between papers."""
-    digest_prompt, translate_prompt = load_prompt("prompts/digest_en.md"), load_prompt("prompts/translate_zh.md")
+    digest_prompt, translate_prompt = load_prompt("prompts/digest_en_json.md"), load_prompt("prompts/translate_zh.md")
     async with llm_client(params) as client:
         for i, doc in enumerate(docs):
             if i:

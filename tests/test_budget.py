@@ -13,7 +13,7 @@ from papers_digest.core.models import FulltextDoc, Paper
 from papers_digest.llm.budget import count_estimated, estimate_tokens, fit_to_budget
 from papers_digest.llm.endpoint import EngineTokenizer
 from papers_digest.llm.prompting import load_prompt, paper_message
-from papers_digest.pipeline.generating import generate
+from papers_digest.pipeline.digesting import generate_digests
 from papers_digest.sim.routes import EngineSim
 from papers_digest.sim.serve import BackgroundServer
 from papers_digest.sources.arxiv import doc_from_page
@@ -143,7 +143,7 @@ def test_a_context_error_is_retried_once_with_a_tighter_budget(engine):
     with BackgroundServer(sim.app) as server:
         params = make_params(llm={"base_url": f"{server.url}/v1", "model": "sim-digest"})
         (result,) = asyncio.run(
-            generate("digest_en", params, SAMPLE_DATE, [doc], load_prompt("prompts/digest_en.md"), lambda r: None)
+            generate_digests(params, SAMPLE_DATE, [doc], load_prompt("prompts/digest_en_json.md"), lambda r: None)
         )
     assert result.status == "done"
     first, *rest = result.calls
@@ -165,7 +165,7 @@ def _structured_run(sim: EngineSim, docs: list[FulltextDoc], **params) -> list:
         llm = {"base_url": f"{server.url}/v1", "model": "sim-digest", "structured_output": True}
         run_params = make_params(llm=llm, engine=engine)
         return asyncio.run(
-            generate("digest_en", run_params, SAMPLE_DATE, docs, load_prompt("prompts/digest_en.md"), lambda r: None)
+            generate_digests(run_params, SAMPLE_DATE, docs, load_prompt("prompts/digest_en_json.md"), lambda r: None)
         )
 
 
@@ -237,6 +237,7 @@ def test_the_digest_schema_offers_each_section_with_its_own_figures(arxiv_id):
         for figure in numbers.get("items", {}).get("enum", []):
             assert any(n.text == figure for n in [*facts.numbers[tag], *facts.unsectioned]), (tag, figure)
     answer = build_digest(digest_messages("system", doc)[1]["content"])
+
     def fits(result: dict) -> bool:
         tag = result["sections"][0]
         return tag in offered and set(result["numbers"]) <= set(offered[tag].get("items", {}).get("enum", []))
@@ -304,7 +305,7 @@ def test_the_digest_is_written_results_first_and_one_sentence_after_them():
     assert tuple(schema["properties"]) == DIGEST_ORDER
     assert DIGEST_ORDER.index("one_sentence") > DIGEST_ORDER.index("results")
     assert set(schema["required"]) == set(DIGEST_ORDER)
-    prompt = Path(ROOT / "prompts" / "digest_en.md").read_text(encoding="utf-8")
+    prompt = Path(ROOT / "prompts" / "digest_en_json.md").read_text(encoding="utf-8")
     where = [prompt.index(f'- "{key}"') for key in DIGEST_ORDER]
     assert where == sorted(where)  # the prompt lists the keys in the order the schema asks for them
 
@@ -321,10 +322,12 @@ def test_after_a_figure_rule_breaks_the_retry_can_write_only_the_papers_figures_
 
     facts = read_paper(real_doc(arxiv_id))
     first = digest_schema(facts)
-    assert retry_digest_schema(facts, [Problem("number_unknown", "results[0].numbers: '1.5' appears nowhere")]) == first
+    assert (
+        retry_digest_schema(facts, [Problem("number_unknown", "results[0].numbers", "'1.5' appears nowhere")]) == first
+    )
     problems = [
-        Problem("finding_number", "results[2].finding: '7B' is not in the cited sections 1"),
-        Problem("prose_number", "limitations[1]: '12' appears nowhere in the paper"),
+        Problem("finding_number", "results[2].finding", "'7B' is not in the cited sections 1"),
+        Problem("prose_number", "limitations[1]", "'12' appears nowhere in the paper"),
     ]
     retry = retry_digest_schema(facts, problems)
     props = retry["properties"]
@@ -359,7 +362,7 @@ def test_after_a_figure_rule_breaks_the_retry_can_write_only_the_papers_figures_
     assert accepts(first["properties"]["limitations"]["items"], "Only tested up to 987654.321.")  # the first is free
     # a heading as a finding (the 0.5B model's, twice): the retry's findings are sentences of words
     heading = "Domain-Specific Pretraining Improves RL Ceiling"
-    sentences = retry_digest_schema(facts, [Problem("finding_sentence", f"results[1].finding: {heading!r} is not")])
+    sentences = retry_digest_schema(facts, [Problem("finding_sentence", "results[1].finding", f"{heading!r} is not")])
     results = sentences["properties"]["results"]["items"]
     worded = (results.get("anyOf") or [results])[0]["properties"]["finding"]
     assert not accepts(worded, heading) and accepts(worded, heading + " by 987654.321 points here.")
@@ -375,7 +378,7 @@ def test_the_retry_after_a_cut_off_answer_is_held_to_fewer_items():
     from papers_digest.checker.schema import SHORT_ITEMS, SHORT_RESULTS, digest_schema, retry_digest_schema
 
     facts = read_paper(real_doc("2503.20783"))
-    cut = Problem("length", "the answer was cut off at the token limit (finish_reason: length)")
+    cut = Problem("length", "", "the answer was cut off at the token limit (finish_reason: length)")
     retry, first = retry_digest_schema(facts, [cut]), digest_schema(facts)
     repeated = {
         "label": "R1-Zero",

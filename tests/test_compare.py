@@ -117,10 +117,10 @@ def test_a_candidate_on_an_offline_model_runs_with_the_samples_settings_and_its_
     model = OFFLINE_MODELS["qwen2.5-coder-0.5b-instruct"]
     offline = cli_compare.offline_overrides(model.path)
     base = make_params(llm={"base_url": "http://127.0.0.1:9/v1", "model": "production", "asking": "steps"})
-    candidate = cli_compare.parse_candidate(f"small:model={model.name},llm.asking=draft")
-    assert candidate.params == {"llm.asking": "draft"}  # model= is not a param
+    candidate = cli_compare.parse_candidate(f"small:model={model.name},llm.asking=json")
+    assert candidate.params == {"llm.asking": "json"}  # model= is not a param
     params = cli_compare.candidate_params(cli_compare.with_overrides(base, offline), candidate)
-    assert (params.llm.model, params.llm.asking, params.llm.extra_body) == (model.name, "draft", model.sampling)
+    assert (params.llm.model, params.llm.asking, params.llm.extra_body) == (model.name, "json", model.sampling)
     assert (params.engine.kind, params.engine.model) == ("llama-cpp", str(model.path))
     assert params.llm.base_url == f"http://127.0.0.1:{params.engine.port}/v1"  # the engine started for it
     assert (params.llm.max_input_tokens, params.llm.temperature, params.llm.reuse) == (SAMPLE_INPUT_TOKENS, 0, False)

@@ -61,7 +61,8 @@ from papers_digest.llm.client import CallContext
 from papers_digest.llm.endpoint import prefix_cache_delta, scrape_prefix_cache
 from papers_digest.llm.prompting import load_prompt
 from papers_digest.llm.repair import Repair, digest_repair, translation_repair
-from papers_digest.pipeline.generating import generate, llm_client
+from papers_digest.pipeline.digesting import generate_digests
+from papers_digest.pipeline.generating import llm_client
 from papers_digest.testing.fake_engine import install_as_sglang
 
 PY = sys.executable
@@ -640,8 +641,8 @@ def test_one_real_paper_through_the_real_llama_cpp_engine(tmp_path, offline_gguf
         models = httpx.get(f"{params.llm.base_url}/models", trust_env=False).json()
         assert [m["id"] for m in models["data"]] == [MODEL_ALIAS]
         before = asyncio.run(scrape_prefix_cache(params.llm.base_url))
-        prompt = load_prompt(ROOT / "prompts" / "digest_en.md")
-        asyncio.run(generate("digest_en", params, SAMPLE_DATE, [paper], prompt, results.append))
+        prompt = load_prompt(ROOT / "prompts" / "digest_en_json.md")
+        asyncio.run(generate_digests(params, SAMPLE_DATE, [paper], prompt, results.append))
         cache = prefix_cache_delta(before, asyncio.run(scrape_prefix_cache(params.llm.base_url)))
     assert group_processes(engine.pid) == []
     log = (tmp_path / "engine-llama-cpp.log").read_text()
@@ -720,7 +721,7 @@ def test_an_english_digests_repair_on_the_real_llama_cpp_engine(tmp_path, offlin
     first = json.dumps(answer, ensure_ascii=False)
     problems = check_digest_en(first, facts(VSI)).problems
     assert [p.rule for p in problems] == ["prose_number"]
-    system_prompt, _ = load_prompt(ROOT / "prompts" / "digest_en.md")
+    system_prompt, _ = load_prompt(ROOT / "prompts" / "digest_en_json.md")
     repair = digest_repair(digest_messages(system_prompt, doc(VSI)), facts(VSI), first, problems)
     assert repair is not None and list(repair.fields) == ["results[0]"]
     reply, records = ask_repair_on_the_real_engine(
@@ -753,7 +754,7 @@ def test_a_digest_asked_in_steps_on_the_real_llama_cpp_engine(tmp_path, offline_
     results = []
     with ManagedEngine.from_params(params, log_dir=tmp_path):
         prompt = load_prompt(ROOT / "prompts" / "digest_en_steps.md")
-        asyncio.run(generate("digest_en", params, SAMPLE_DATE, [paper], prompt, results.append))
+        asyncio.run(generate_digests(params, SAMPLE_DATE, [paper], prompt, results.append))
     (result,) = results
     assert result.status == "done" or result.error_kind == "checker", result.error
     first_round = [c for c in result.calls if c.attempt == 1]

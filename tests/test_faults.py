@@ -23,9 +23,10 @@ from papers_digest.core.pacing import held
 from papers_digest.core.store import STORE_ENV, Store
 from papers_digest.llm.conversation import EndpointDown, QuotaExhausted
 from papers_digest.llm.prompting import load_prompt
+from papers_digest.pipeline.digesting import generate_digests
 from papers_digest.pipeline.fulltexts import date_turn, fetch_fulltexts, prefetch_pages
-from papers_digest.pipeline.generating import generate
 from papers_digest.pipeline.listing import list_day
+from papers_digest.pipeline.translating import generate_translations
 from papers_digest.sim.faults import Fault
 from papers_digest.sim.replay import Replay, ReplayFault, no_html_page
 from papers_digest.sim.routes import EngineSim
@@ -180,12 +181,12 @@ def _generate(
             llm={"base_url": f"{server.url}/v1", "model": "sim-digest", "timeout_s": 0.5, **llm}, retry=retry or {}
         )
         english = asyncio.run(
-            generate("digest_en", params, SAMPLE_DATE, DOCS, load_prompt("prompts/digest_en.md"), on_result)
+            generate_digests(params, SAMPLE_DATE, DOCS, load_prompt("prompts/digest_en_json.md"), on_result)
         )
         if stage == "digest_en":
             return {r.arxiv_id: r for r in english}
         chinese = asyncio.run(
-            generate("translate_zh", params, SAMPLE_DATE, english, load_prompt("prompts/translate_zh.md"), on_result)
+            generate_translations(params, SAMPLE_DATE, english, load_prompt("prompts/translate_zh.md"), on_result)
         )
         return {r.arxiv_id: r for r in chinese}
 

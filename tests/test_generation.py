@@ -11,12 +11,13 @@ from papers_digest.core.models import Digest, GenerationResult
 from papers_digest.llm.budget import translation_max_tokens
 from papers_digest.llm.generation import EndpointDown, longest_first, paper_tokens
 from papers_digest.llm.prompting import load_prompt
-from papers_digest.pipeline.generating import generate
+from papers_digest.pipeline.digesting import generate_digests
+from papers_digest.pipeline.translating import generate_translations
 from papers_digest.sim.faults import Fault
 from papers_digest.sim.routes import EngineSim
 from papers_digest.sim.serve import BackgroundServer
 
-DIGEST_PROMPT = load_prompt("prompts/digest_en.md")
+DIGEST_PROMPT = load_prompt("prompts/digest_en_json.md")
 TRANSLATE_PROMPT = load_prompt("prompts/translate_zh.md")
 DOCS = abstract_docs(sample_papers())
 FIRST = DOCS[0]  # 2504.00999 MergeVQ
@@ -25,7 +26,7 @@ LONGEST = max(DOCS, key=paper_tokens)  # the paper the scheduler starts first
 
 def run_digests(base_url: str, docs=DOCS, **llm) -> list[GenerationResult]:
     params = make_params(llm={"base_url": base_url, "model": "sim-digest", **llm})
-    return asyncio.run(generate("digest_en", params, SAMPLE_DATE, docs, DIGEST_PROMPT, lambda r: None))
+    return asyncio.run(generate_digests(params, SAMPLE_DATE, docs, DIGEST_PROMPT, lambda r: None))
 
 
 def by_id(results: list[GenerationResult]) -> dict[str, GenerationResult]:
@@ -41,7 +42,7 @@ def test_every_paper_gets_a_checked_digest_and_translation(engine):
     assert call.status == "ok" and call.attempt == 1 and call.prompt_tokens > 0 and call.completion_tokens > 0
     assert call.latency_s >= 0 and call.ended_at >= call.started_at
     params = make_params(llm={"base_url": base_url, "model": "sim-digest"})
-    chinese = asyncio.run(generate("translate_zh", params, SAMPLE_DATE, english, TRANSLATE_PROMPT, lambda r: None))
+    chinese = asyncio.run(generate_translations(params, SAMPLE_DATE, english, TRANSLATE_PROMPT, lambda r: None))
     assert all(r.status == "done" for r in chinese)
     assert sim.stats.requests == 2 * len(DOCS)
 
@@ -54,7 +55,7 @@ def test_a_rejected_answer_is_repaired_in_its_conversation_asking_only_for_the_r
     sim.reset_stats()
     sim.add_fault(Fault(kind="wrong_numbers", match=FIRST.title, on="first", times=1))
     params = make_params(llm={"base_url": base_url, "model": "sim-digest", "reuse": False})
-    [result] = asyncio.run(generate("digest_en", params, SAMPLE_DATE, [FIRST], DIGEST_PROMPT, lambda r: None))
+    [result] = asyncio.run(generate_digests(params, SAMPLE_DATE, [FIRST], DIGEST_PROMPT, lambda r: None))
     assert result.status == "done"
     assert [(c.attempt, c.status, c.repair) for c in result.calls] == [(1, "rejected", False), (2, "ok", True)]
     assert "appears nowhere in the paper" in result.calls[0].error
@@ -95,7 +96,7 @@ def test_a_figure_invented_in_a_finding_binds_the_repaired_result_to_its_section
     assert result.calls[0].checker_rules == ["prose_number"] and "'987654.321'" in result.calls[0].error
     first, retry = [r.schema_sha for r in sim.stats.records if r.path.endswith("/completions")]
     facts = read_paper(FIRST)
-    problems = [Problem("prose_number", "results[0].finding: '987654.321' appears nowhere")]
+    problems = [Problem("prose_number", "results[0].finding", "'987654.321' appears nowhere")]
     repair = digest_fields_schema(facts, ["results[0]"], problems)
     assert first == schema_fingerprint({"json_schema": {"schema": digest_schema(facts)}})
     assert retry == schema_fingerprint({"json_schema": {"schema": repair}})
@@ -117,7 +118,7 @@ def test_a_translation_that_failed_only_in_fields_is_retried_with_those_fields_a
     sim.reset_stats()
     sim.add_fault(Fault(kind="wrong_language", request="translate", on="first", times=1))
     params = make_params(llm={"base_url": base_url, "model": "sim-digest", "structured_output": True})
-    [chinese] = asyncio.run(generate("translate_zh", params, SAMPLE_DATE, [english], TRANSLATE_PROMPT, lambda r: None))
+    [chinese] = asyncio.run(generate_translations(params, SAMPLE_DATE, [english], TRANSLATE_PROMPT, lambda r: None))
     assert chinese.status == "done"
     assert [(c.attempt, c.status, c.repair) for c in chinese.calls] == [(1, "rejected", False), (2, "ok", True)]
     assert chinese.calls[0].checker_rules == ["zh_chinese"]
@@ -231,7 +232,7 @@ def test_a_translation_may_run_past_llm_max_tokens_as_far_as_its_english_digest_
     english = run_digests(base_url, max_tokens=2000)
     assert all(r.status == "done" for r in english)
     params = make_params(llm={"base_url": base_url, "model": "sim-digest", "max_tokens": 500})
-    chinese = asyncio.run(generate("translate_zh", params, SAMPLE_DATE, english, TRANSLATE_PROMPT, lambda r: None))
+    chinese = asyncio.run(generate_translations(params, SAMPLE_DATE, english, TRANSLATE_PROMPT, lambda r: None))
     assert [r.status for r in chinese] == ["done"] * len(english), [r.error for r in chinese]
     translations = [r for r in sim.stats.records if r.kind == "translate"]
     assert max(r.completion_tokens for r in translations) > 500
@@ -248,7 +249,7 @@ def test_a_translation_keeps_its_raised_cap_when_the_engine_refuses_structured_o
         params = make_params(
             llm={"base_url": base_url, "model": "sim-digest", "max_tokens": 500, "structured_output": True}
         )
-        chinese = asyncio.run(generate("translate_zh", params, SAMPLE_DATE, english, TRANSLATE_PROMPT, lambda r: None))
+        chinese = asyncio.run(generate_translations(params, SAMPLE_DATE, english, TRANSLATE_PROMPT, lambda r: None))
     assert [r.status for r in chinese] == ["done"] * len(english), [r.error for r in chinese]
     translations = [r for r in sim.stats.records if r.kind == "translate"]
     assert any(r.status == 400 for r in translations)  # refused with the schema, then asked plainly
@@ -271,7 +272,7 @@ def test_translations_start_with_the_longest_english_digest(engine):
     sim, base_url = engine
     params = make_params(llm={"base_url": base_url, "model": "sim-digest", "concurrency": 1})
     english = run_digests(base_url)
-    asyncio.run(generate("translate_zh", params, SAMPLE_DATE, english, TRANSLATE_PROMPT, lambda r: None))
+    asyncio.run(generate_translations(params, SAMPLE_DATE, english, TRANSLATE_PROMPT, lambda r: None))
     prompts = [r.prompt_tokens for r in chats_in_started_order(sim) if r.kind == "translate"]
     assert len(prompts) == len(english) and len(set(prompts)) > 1
     assert prompts == sorted(prompts, reverse=True)

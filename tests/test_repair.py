@@ -89,10 +89,10 @@ def test_a_repair_reply_that_translates_nothing_asked_leaves_the_answer_failing(
 @pytest.mark.parametrize(
     "problem",
     [
-        Problem("json", "the reply is not valid JSON (Expecting value at line 1 column 1)"),
-        Problem("length", "the answer was cut off at the token limit (finish_reason: length)"),
-        Problem("zh_shape", "limitations: 2 items, the English digest has 3"),
-        Problem("zh_lists", "results[0].numbers must stay exactly ['1'], got []"),
+        Problem("json", "", "the reply is not valid JSON (Expecting value at line 1 column 1)"),
+        Problem("length", "", "the answer was cut off at the token limit (finish_reason: length)"),
+        Problem("zh_shape", "limitations", "2 items, the English digest has 3"),
+        Problem("zh_lists", "results[0].numbers", "must stay exactly ['1'], got []"),
     ],
 )
 def test_a_problem_of_the_whole_answer_gets_the_whole_conversation_retry(problem):
@@ -120,7 +120,7 @@ def test_a_problem_names_its_field_only_when_its_message_starts_with_one():
 
 # --- an English digest's repair --------------------------------------------------------------------------
 
-DIGEST_PROMPT, _ = load_prompt("prompts/digest_en.md")
+DIGEST_PROMPT, _ = load_prompt("prompts/digest_en_json.md")
 
 
 def planted(change) -> tuple[str, list[Problem]]:
@@ -180,10 +180,10 @@ def test_a_restated_title_asks_for_one_sentence_alone_held_to_its_cap():
 @pytest.mark.parametrize(
     "extra",
     [
-        Problem("same_sections", "results[0..3].sections: every result cites 2: cite the section each comes from"),
-        Problem("length", "the answer was cut off at the token limit (finish_reason: length)"),
-        Problem("schema", "results: at least 3 items"),
-        Problem("number_unknown", "results[9].numbers: '1' appears nowhere in the paper"),  # no such result
+        Problem("same_sections", "results", "every result cites 2: cite the section each comes from"),
+        Problem("length", "", "the answer was cut off at the token limit (finish_reason: length)"),
+        Problem("schema", "results", "at least 3 items"),
+        Problem("number_unknown", "results[9].numbers", "'1' appears nowhere in the paper"),  # no such result
     ],
 )
 def test_a_problem_of_the_whole_digest_gets_the_whole_conversation_retry(extra):

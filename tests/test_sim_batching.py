@@ -75,7 +75,7 @@ def test_ideal_makespan_rewards_concurrency_until_the_cache_is_full():
 
 def test_over_http_concurrent_calls_share_decode_steps():
     """Three digest calls at once through the HTTP simulator take about as long as the batch model says."""
-    prompt = load_prompt("prompts/digest_en.md")
+    prompt = load_prompt("prompts/digest_en_json.md")
     docs = abstract_docs(sample_papers())[:3]
     # Slow enough in wall time (36 simulated s = 0.36 s) that the three requests arrive together.
     sim = EngineSim(batching=BatchingConfig(time_scale=0.01), completion_tokens={"digest": 2_000})

@@ -22,7 +22,7 @@ from papers_digest.sim.routes import EngineSim
 from papers_digest.sim.serve import BackgroundServer
 
 ROOT = Path(__file__).resolve().parents[1]
-SYSTEM_EN, _ = load_prompt(ROOT / "prompts" / "digest_en.md")
+SYSTEM_EN, _ = load_prompt(ROOT / "prompts" / "digest_en_json.md")
 SYSTEM_ZH, _ = load_prompt(ROOT / "prompts" / "translate_zh.md")
 
 # Real text. GLIMPROUTER: the abstract of arXiv 2601.05110 as the HF Daily Papers API served it
@@ -124,7 +124,7 @@ def english_digest(base: str, doc: FulltextDoc) -> Digest:
 
 
 def retry_conversation(first: list[dict[str, str]], reply: str) -> list[dict[str, str]]:
-    feedback = retry_message([Problem("number_unknown", "results[1].numbers: '1' appears nowhere in the paper")])
+    feedback = retry_message([Problem("number_unknown", "results[1].numbers", "'1' appears nowhere in the paper")])
     return [*first, {"role": "assistant", "content": reply}, {"role": "user", "content": feedback}]
 
 

@@ -22,7 +22,7 @@ from papers_digest.checker.substance import COPY_WORDS, REPEAT_SHARE, overlap
 from papers_digest.core.models import Digest
 from papers_digest.llm.prompting import digest_messages, load_prompt
 from papers_digest.llm.repair import digest_repair
-from papers_digest.pipeline.generating import generate
+from papers_digest.pipeline.digesting import generate_digests
 from papers_digest.sim.answers import build_digest, translate
 from papers_digest.sim.faults import Fault
 from papers_digest.sim.routes import EngineSim
@@ -74,7 +74,7 @@ def test_the_real_animegamer_digest_is_rejected_for_repeats_packaging_and_copies
 def test_every_problem_of_the_new_rules_names_its_field_so_the_retry_asks_for_those_fields_alone():
     verdict = animegamer_verdict()
     assert all(p.field for p in verdict.problems)
-    system = load_prompt("prompts/digest_en.md")[0]
+    system = load_prompt("prompts/digest_en_json.md")[0]
     document = ABSTRACTS["2504.01014"]
     repair = digest_repair(
         digest_messages(system, document), read_paper(document), json.dumps(RECORDED["english"]), verdict.problems
@@ -95,7 +95,7 @@ def test_the_results_asked_for_follow_the_input_one_of_an_abstract_three_of_a_fu
     one = {**answer, "results": answer["results"][:1]}
     assert check_digest_en(json.dumps(one), read_paper(abstract)).digest is not None
     none = {**answer, "results": []}
-    assert "schema" in rules_broken(check_digest_en(json.dumps(none), read_paper(abstract)).problems)
+    assert "results_count" in rules_broken(check_digest_en(json.dumps(none), read_paper(abstract)).problems)
     full = {**en(R1), "results": en(R1)["results"][:2]}
     verdict = judge_en(full, R1)
     assert "results_count" in rules_broken(verdict.problems)
@@ -172,10 +172,10 @@ def test_the_real_translation_of_two_findings_as_the_one_sentence_is_named():
 
 def test_the_rule_tables_list_every_rule_one_function_each():
     """The checker's rules, one function each (#28): the English and the translation tables, with the rules
-    judged elsewhere (parsing: json, schema, and a draft's form: draft; the conversation: length, echo), are every
-    rule the report knows."""
+    judged elsewhere (parsing: json, schema; the conversation: length, echo; what a field asked in steps owes its
+    sentence: scope, summary_figure), are every rule the report knows."""
     tables = [*ENGLISH_RULES, *ZH_RULES]
-    assert {name for name, _ in tables} | {"json", "schema", "draft", "length", "echo"} == set(RULES)
+    assert {name for name, _ in tables} | {"json", "schema", "length", "echo", "scope", "summary_figure"} == set(RULES)
     assert all(callable(rule) and rule.__doc__ for _, rule in tables)
     assert len({id(rule) for _, rule in tables}) == len(tables)
 
@@ -201,7 +201,7 @@ def run_digests(sim: EngineSim) -> dict:
     with BackgroundServer(sim.app) as server:
         params = make_params(llm={"base_url": f"{server.url}/v1", "model": "sim-digest", "timeout_s": 5})
         results = asyncio.run(
-            generate("digest_en", params, SAMPLE_DATE, DOCS, load_prompt("prompts/digest_en.md"), lambda _r: None)
+            generate_digests(params, SAMPLE_DATE, DOCS, load_prompt("prompts/digest_en_json.md"), lambda _r: None)
         )
     return {r.arxiv_id: r for r in results}
 

@@ -14,7 +14,8 @@ from papers_digest.checker.chinese import translated_title
 from papers_digest.checker.schema import translation_schema
 from papers_digest.core.models import Digest
 from papers_digest.llm.prompting import load_prompt
-from papers_digest.pipeline.generating import generate
+from papers_digest.pipeline.digesting import generate_digests
+from papers_digest.pipeline.translating import generate_translations
 from papers_digest.sim.routes import EngineSim
 from papers_digest.sim.serve import BackgroundServer
 
@@ -44,9 +45,12 @@ def test_a_day_through_both_stages_gives_the_translation_a_chinese_title():
     params = make_params(llm={"model": "sim", "reuse": False, "structured_output": True})
     with BackgroundServer(EngineSim(model="sim").app) as server:
         run = params.model_copy(update={"llm": params.llm.model_copy(update={"base_url": f"{server.url}/v1"})})
-        english_prompt, chinese_prompt = load_prompt("prompts/digest_en.md"), load_prompt("prompts/translate_zh.md")
-        (english,) = asyncio.run(generate("digest_en", run, SAMPLE_DATE, [mergevq], english_prompt, lambda r: None))
-        (chinese,) = asyncio.run(generate("translate_zh", run, SAMPLE_DATE, [english], chinese_prompt, lambda r: None))
+        english_prompt, chinese_prompt = (
+            load_prompt("prompts/digest_en_json.md"),
+            load_prompt("prompts/translate_zh.md"),
+        )
+        (english,) = asyncio.run(generate_digests(run, SAMPLE_DATE, [mergevq], english_prompt, lambda r: None))
+        (chinese,) = asyncio.run(generate_translations(run, SAMPLE_DATE, [english], chinese_prompt, lambda r: None))
     assert english.status == "done" and english.title == mergevq.title
     assert chinese.status == "done", chinese.problems
     assert any("\u4e00" <= ch <= "\u9fff" for ch in chinese.digest["title"])

@@ -71,7 +71,7 @@ def zh_shape(digest: Digest, english: Digest) -> list[Problem]:
     for key in ("results", "limitations", "takeaways"):
         got, want = len(getattr(digest, key)), len(getattr(english, key))
         if got != want:
-            problems.append(Problem("zh_shape", f"{key}: {got} items, the English digest has {want}"))
+            problems.append(Problem("zh_shape", key, f"{got} items, the English digest has {want}"))
     return problems + _mind_map_shape(digest.mind_map, english.mind_map, "mind_map")
 
 
@@ -81,11 +81,11 @@ def zh_lists(digest: Digest, english: Digest) -> list[Problem]:
     for i, (zh, en) in enumerate(zip(digest.results, english.results, strict=False)):
         if zh.numbers != en.numbers:
             problems.append(
-                Problem("zh_lists", f"results[{i}].numbers must stay exactly {en.numbers}, got {zh.numbers}")
+                Problem("zh_lists", f"results[{i}].numbers", f"must stay exactly {en.numbers}, got {zh.numbers}")
             )
         if zh.sections != en.sections:
             problems.append(
-                Problem("zh_lists", f"results[{i}].sections must stay exactly {en.sections}, got {zh.sections}")
+                Problem("zh_lists", f"results[{i}].sections", f"must stay exactly {en.sections}, got {zh.sections}")
             )
     return problems
 
@@ -115,7 +115,8 @@ def zh_numbers(digest: Digest, english: Digest) -> list[Problem]:
             problems.append(
                 Problem(
                     "zh_numbers",
-                    f"{path}: the Chinese must carry exactly the English field's numbers ({wanted}), as printed: "
+                    path,
+                    f"the Chinese must carry exactly the English field's numbers ({wanted}), as printed: "
                     + "; ".join(wrong),
                 )
             )
@@ -138,7 +139,8 @@ def zh_chinese(digest: Digest, english: Digest) -> list[Problem]:
             problems.append(
                 Problem(
                     "zh_chinese",
-                    f"{path}: not translated, it is mostly English{shown}; write it in Chinese, keeping only "
+                    path,
+                    f"not translated, it is mostly English{shown}; write it in Chinese, keeping only "
                     "names and technical terms in Latin script",
                 )
             )
@@ -160,7 +162,8 @@ def zh_length(digest: Digest, english: Digest) -> list[Problem]:
         problems.append(
             Problem(
                 "zh_length",
-                f"{path}: {_clip(text)!r} is {what} ({source_words} English words): translate the whole English "
+                path,
+                f"{_clip(text)!r} is {what} ({source_words} English words): translate the whole English "
                 "field, and only it",
             )
         )
@@ -194,7 +197,8 @@ def zh_repeated(digest: Digest, source: Digest) -> list[Problem]:
             problems.append(
                 Problem(
                     "zh_repeated",
-                    f"{path}: {_clip(text)!r} is the translation of {wrong}, not of its own English field: "
+                    path,
+                    f"{_clip(text)!r} is the translation of {wrong}, not of its own English field: "
                     "translate this field's English",
                 )
             )
@@ -311,7 +315,9 @@ def _clip(text: str, most: int = 60) -> str:
 def _mind_map_shape(zh: MindMapNode, en: MindMapNode, path: str) -> list[Problem]:
     if len(zh.children) != len(en.children):
         return [
-            Problem("zh_shape", f"{path}.children: {len(zh.children)} items, the English digest has {len(en.children)}")
+            Problem(
+                "zh_shape", f"{path}.children", f"{len(zh.children)} items, the English digest has {len(en.children)}"
+            )
         ]
     problems: list[Problem] = []
     for i, (a, b) in enumerate(zip(zh.children, en.children, strict=True)):

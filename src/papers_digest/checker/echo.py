@@ -31,7 +31,8 @@ def echoed(digest: Digest, instructions: Iterable[str]) -> list[Problem]:
             problems.append(
                 Problem(
                     "echo",
-                    f"{path}: repeats the instructions ({' '.join(shared)!r}) instead of saying what the paper "
+                    path,
+                    f"repeats the instructions ({' '.join(shared)!r}) instead of saying what the paper "
                     "says: write it from the paper",
                 )
             )

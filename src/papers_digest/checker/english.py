@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from papers_digest.checker.fields import prose_fields, words
+from papers_digest.checker.naming import acronym, names
 from papers_digest.checker.numbers import entry_numbers, prose_numbers
 from papers_digest.checker.paper import PaperFacts
 from papers_digest.checker.parse import parse_digest
@@ -45,9 +46,7 @@ def english(digest: Digest, facts: PaperFacts) -> list[Problem]:
     for path, text in prose_fields(digest):
         run = _CJK_RUN_RE.search(text)
         if run:
-            problems.append(
-                Problem("english", f"{path}: not in English ({run.group(0)!r}): write the field in English")
-            )
+            problems.append(Problem("english", path, f"not in English ({run.group(0)!r}): write the field in English"))
     return problems
 
 
@@ -56,7 +55,8 @@ def prose_number(digest: Digest, facts: PaperFacts) -> list[Problem]:
     return [
         Problem(
             "prose_number",
-            f"{path}: {number.text!r} appears nowhere in the paper: write only figures the paper prints, as printed",
+            path,
+            f"{number.text!r} appears nowhere in the paper: write only figures the paper prints, as printed",
         )
         for path, text in prose_fields(digest, findings=False)
         for number in prose_numbers(text)
@@ -80,6 +80,8 @@ ENGLISH_RULES: tuple[tuple[str, DigestRule], ...] = (
     ("english", english),
     *((name, each_result(rule)) for name, rule in RESULT_RULES),
     ("prose_number", prose_number),
+    ("names", names),
+    ("acronym", acronym),
     *SUBSTANCE_RULES,
 )
 
@@ -90,14 +92,24 @@ def check_digest_en(
     """Check an English digest against the text the model was given (facts: checker/paper.py). A passing
     digest is returned cut back to whole sentences (checker/substance.py says why)."""
     digest, problems = parse_digest(reply)
+    return _judged(digest, problems, facts, rules)
+
+
+def _judged(
+    digest: Digest | None, problems: list[Problem], facts: PaperFacts, rules: tuple[tuple[str, DigestRule], ...]
+) -> Verdict:
     if digest is None:
         return Verdict(None, problems)
     digest = cut_back(digest)
-    for _, rule in rules:
-        problems.extend(rule(digest, facts))
+    problems.extend(rule_problems(digest, facts, rules))
     if problems:
         return Verdict(None, problems)
     return Verdict(digest, [], [_evidence(result, facts) for result in digest.results])
+
+
+def rule_problems(digest: Digest, facts: PaperFacts, rules: tuple[tuple[str, DigestRule], ...]) -> list[Problem]:
+    """Every problem `rules` find in a digest (cut back to whole sentences first: substance.cut_back)."""
+    return [problem for _, rule in rules for problem in rule(digest, facts)]
 
 
 def _evidence(result: Result, facts: PaperFacts) -> list[Evidence]:

@@ -33,23 +33,28 @@ def parse_digest(reply: str) -> tuple[Digest | None, list[Problem]]:
     """Reply text -> Digest, or the problems in words (rule `json` or `schema`)."""
     data, error = extract_json(reply)
     if error:
-        return None, [Problem("json", error)]
+        return None, [Problem("json", "", error)]
     if not isinstance(data, dict):
-        return None, [Problem("json", f"the reply must be one JSON object, got {type(data).__name__}")]
+        return None, [Problem("json", "", f"the reply must be one JSON object, got {type(data).__name__}")]
+    return digest_of(data)
+
+
+def digest_of(data: dict) -> tuple[Digest | None, list[Problem]]:
+    """A digest's data -> Digest, or the problems of its shape (rule `schema`)."""
     try:
         return Digest.model_validate(data), []
     except ValidationError as exc:
-        return None, [Problem("schema", _describe_error(err)) for err in exc.errors()]
+        return None, [_schema_problem(err) for err in exc.errors()]
 
 
-def _describe_error(err: Any) -> str:
-    where = _json_path(err.get("loc", ())) or "(top level)"
+def _schema_problem(err: Any) -> Problem:
+    where = _json_path(err.get("loc", ()))
     kind = err.get("type", "")
     if kind == "extra_forbidden":
-        return f"{where}: unexpected key (allowed keys: {', '.join(DIGEST_KEYS)} and the documented nested keys)"
-    if kind == "missing":
-        return f"{where}: missing"
-    return f"{where}: {err.get('msg', 'invalid')}"
+        text = f"unexpected key (allowed keys: {', '.join(DIGEST_KEYS)} and the documented nested keys)"
+    else:
+        text = "missing" if kind == "missing" else str(err.get("msg", "invalid"))
+    return Problem("schema", where, text) if where else Problem("schema", "", f"(top level): {text}")
 
 
 def _json_path(loc: Iterable[str | int]) -> str:

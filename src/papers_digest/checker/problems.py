@@ -9,12 +9,9 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from papers_digest.checker.paths import leading_path
-
 # rule id -> what it demands, in a few words (the report's legend).
 RULES: dict[str, str] = {
     "json": "one JSON object",
-    "draft": "a draft with every part, each finding naming one candidate sentence once",
     "schema": "exactly the digest's keys, types and counts",
     "length": "an answer that was not cut off at the token limit",
     "english": "English prose in the English digest",
@@ -41,24 +38,31 @@ RULES: dict[str, str] = {
     "zh_length": "each translated field is about as long as its English field, not a heading",
     "zh_repeated": "each translated field translates its own English field, not another's",
     "echo": "no field repeats the prompt's or the checker's own words",
+    "names": "every name is written as the paper writes it; none invented",
+    "acronym": "an acronym's expansion is the paper's own, or absent",
+    "scope": "a field keeps its sentence's scope: parity, hedges, benchmark and model size",
+    "summary_figure": "the summary states the main result's figure where that result states one",
 }
 
 
 @dataclass(frozen=True)
 class Problem:
-    """One broken rule: `message` names the field, the value and where it was expected, so a retry can fix it."""
+    """One broken rule, as data: the rule, the field it is about (a path, `results[1].finding`; "" for the whole
+    answer), what is wrong and how to fix it, and the field or part it refers to (`about`: the finding a
+    summary repeats). `message` is how the model, the report and the page read it."""
 
     rule: str
-    message: str
+    field: str
+    text: str
+    about: str = ""
 
     def __post_init__(self) -> None:
         if self.rule not in RULES:
             raise ValueError(f"unknown checker rule {self.rule!r}")
 
     @property
-    def field(self) -> str:
-        """The field the message starts with (`results[1].finding`, `one_sentence`); "" when it names none."""
-        return leading_path(self.message)
+    def message(self) -> str:
+        return f"{self.field}: {self.text}" if self.field else self.text
 
 
 def problem_texts(problems: Iterable[Problem]) -> list[str]:

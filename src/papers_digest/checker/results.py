@@ -70,7 +70,7 @@ def section_unknown(i: int, result: Result, facts: PaperFacts) -> list[Problem]:
     """Every cited section is a tag of the text the model saw."""
     valid = ", ".join(facts.tags)
     return [
-        Problem("section_unknown", f"results[{i}].sections: {tag!r} is not a section of the paper ({valid})")
+        Problem("section_unknown", f"results[{i}].sections", f"{tag!r} is not a section of the paper ({valid})")
         for tag in result.sections
         if tag not in facts.tags
     ]
@@ -90,7 +90,9 @@ def number_form(i: int, result: Result, facts: PaperFacts) -> list[Problem]:
             )
             source = _source(cited_of(result, facts))
             problems.append(
-                Problem("number_form", f"results[{i}].numbers: {entry!r} {what}: copy a figure as printed in {source}")
+                Problem(
+                    "number_form", f"results[{i}].numbers", f"{entry!r} {what}: copy a figure as printed in {source}"
+                )
             )
     return problems
 
@@ -107,8 +109,8 @@ def number_unknown(i: int, result: Result, facts: PaperFacts) -> list[Problem]:
             problems.append(
                 Problem(
                     "number_unknown",
-                    f"results[{i}].numbers: {entry!r}{shown} appears nowhere in the paper: copy it as printed in "
-                    f"{source}",
+                    f"results[{i}].numbers",
+                    f"{entry!r}{shown} appears nowhere in the paper: copy it as printed in {source}",
                 )
             )
     return problems
@@ -124,7 +126,7 @@ def number_section(i: int, result: Result, facts: PaperFacts) -> list[Problem]:
             continue
         missing = next((n for n in numbers if facts.in_sections(n, cited) is None), None)
         if missing is not None:
-            problems.append(Problem("number_section", elsewhere(f"results[{i}].numbers", entry, cited, missing, facts)))
+            problems.append(Problem("number_section", f"results[{i}].numbers", elsewhere(entry, cited, missing, facts)))
     return problems
 
 
@@ -134,8 +136,8 @@ def finding_prose_number(i: int, result: Result, facts: PaperFacts) -> list[Prob
     return [
         Problem(
             "prose_number",
-            f"results[{i}].finding: {number.text!r} appears nowhere in the paper: write only figures of {source}, "
-            "as printed",
+            f"results[{i}].finding",
+            f"{number.text!r} appears nowhere in the paper: write only figures of {source}, as printed",
         )
         for number in prose_numbers(result.finding)
         if not facts.anywhere(number)
@@ -148,7 +150,7 @@ def finding_number(i: int, result: Result, facts: PaperFacts) -> list[Problem]:
     if not cited:
         return []
     return [
-        Problem("finding_number", elsewhere(f"results[{i}].finding", number.text, cited, number, facts))
+        Problem("finding_number", f"results[{i}].finding", elsewhere(number.text, cited, number, facts))
         for number in prose_numbers(result.finding)
         if facts.anywhere(number) and facts.in_sections(number, cited) is None
     ]
@@ -166,7 +168,8 @@ def result_empty(i: int, result: Result, facts: PaperFacts) -> list[Problem]:
     return [
         Problem(
             "result_empty",
-            f"results[{i}].numbers: empty, but its sections {', '.join(cited)} hold figures ({examples}, …): "
+            f"results[{i}].numbers",
+            f"empty, but its sections {', '.join(cited)} hold figures ({examples}, …): "
             "list the ones the finding rests on",
         )
     ]
@@ -180,7 +183,8 @@ def finding_sentence(i: int, result: Result, facts: PaperFacts) -> list[Problem]
     return [
         Problem(
             "finding_sentence",
-            f"results[{i}].finding: {result.finding[:60]!r} is not a sentence: say in one sentence (at least "
+            f"results[{i}].finding",
+            f"{result.finding[:60]!r} is not a sentence: say in one sentence (at least "
             f"{FINDING_MIN_WORDS} words, with a verb) what {source} found",
         )
     ]
@@ -208,7 +212,8 @@ def number_unrelated(i: int, result: Result, facts: PaperFacts) -> list[Problem]
         problems.append(
             Problem(
                 "number_unrelated",
-                f"results[{i}].numbers: {entry!r} is not in the finding, nor in the sentence it rests on{where}: "
+                f"results[{i}].numbers",
+                f"{entry!r} is not in the finding, nor in the sentence it rests on{where}: "
                 "list the figures of the sentence the finding reports, or say what this figure measures",
             )
         )
@@ -228,17 +233,18 @@ def packaging(i: int, result: Result, facts: PaperFacts) -> list[Problem]:
     return [
         Problem(
             "packaging",
-            f"results[{i}].finding: {_clip(result.finding)!r} is about the paper's packaging ({found.group(0)!r}), "
+            f"results[{i}].finding",
+            f"{_clip(result.finding)!r} is about the paper's packaging ({found.group(0)!r}), "
             f"not a finding: say what {_source(cited_of(result, facts))} found",
         )
     ]
 
 
-def elsewhere(path: str, entry: str, cited: list[str], number: Number, facts: PaperFacts) -> str:
+def elsewhere(entry: str, cited: list[str], number: Number, facts: PaperFacts) -> str:
     """The message of a number that is not in the cited sections, with the sections it is in."""
     where = facts.sections_with(number)
     hint = f" (it appears in {', '.join(where[:4])})" if where else ""
-    return f"{path}: {entry!r} is not in the cited sections {', '.join(cited)}{hint}: cite the section it comes from"
+    return f"{entry!r} is not in the cited sections {', '.join(cited)}{hint}: cite the section it comes from"
 
 
 def is_sentence(finding: str) -> bool:

@@ -37,7 +37,7 @@ DigestRule = Callable[[Digest, PaperFacts], list[Problem]]
 
 NOVEL_WORDS = 3  # one_sentence and problem must add this many words to the title's
 # How many results a digest reports, (fewest, most): never more than the input holds claims
-# (docs/checker.md, "Evidence first"). An abstract may hold a single finding, so one is enough; a full text
+# (docs/checker.md, "Ways of asking"). An abstract may hold a single finding, so one is enough; a full text
 # gives three, or one per section that states a figure when it has fewer such sections.
 RESULTS_FULL_TEXT, RESULTS_ABSTRACT = (3, 6), (1, 3)
 # A field is cut when it does not end as a sentence ends and is at least this share of its cap long: the
@@ -114,7 +114,8 @@ def cut_off(digest: Digest, facts: PaperFacts) -> list[Problem]:
     return [
         Problem(
             "cut_off",
-            f"{path}: cut off mid-sentence ('…{text.strip()[-40:]}'): write it shorter, in whole sentences that end "
+            path,
+            f"cut off mid-sentence ('…{text.strip()[-40:]}'): write it shorter, in whole sentences that end "
             "with a full stop",
         )
         for path, text in _sentence_fields(digest)
@@ -141,7 +142,8 @@ def results_count(digest: Digest, facts: PaperFacts) -> list[Problem]:
     return [
         Problem(
             "results_count",
-            f"results: {len(digest.results)} of at least {fewest}: report {fewest} or more different findings of "
+            "results",
+            f"{len(digest.results)} of at least {fewest}: report {fewest} or more different findings of "
             f"{seen}, each from the section it comes from",
         )
     ]
@@ -158,7 +160,8 @@ def title_restated(digest: Digest, facts: PaperFacts) -> list[Problem]:
             problems.append(
                 Problem(
                     "title_restated",
-                    f"{path}: {text[:80]!r} restates the title {facts.title[:80]!r}: say in a sentence {what}",
+                    path,
+                    f"{text[:80]!r} restates the title {facts.title[:80]!r}: say in a sentence {what}",
                 )
             )
     return problems
@@ -177,7 +180,8 @@ def same_sections(digest: Digest, facts: PaperFacts) -> list[Problem]:
     return [
         Problem(
             "same_sections",
-            f"results[0..{len(digest.results) - 1}].sections: every result cites {listed}: cite the section each "
+            "results",
+            f"every result cites {listed}: cite the sections each "
             f"finding comes from (the paper also has {', '.join(others[:8])})",
         )
     ]
@@ -198,7 +202,9 @@ def repeated(digest: Digest, facts: PaperFacts) -> list[Problem]:
             problems.append(
                 Problem(
                     "repeated",
-                    f"{path}: {_clip(text)!r} repeats {earlier}: say {what}, not the same sentence again",
+                    path,
+                    f"{_clip(text)!r} repeats {earlier}: say {what}, not the same sentence again",
+                    about=earlier,
                 )
             )
     return problems
@@ -213,8 +219,8 @@ def copied(digest: Digest, facts: PaperFacts) -> list[Problem]:
             problems.append(
                 Problem(
                     "copied",
-                    f"{path}: copies {run.length} words of the paper ('{_clip(run.text)}'): say it in your own "
-                    "words, shorter",
+                    path,
+                    f"copies {run.length} words of the paper ('{_clip(run.text)}'): say it in your own words, shorter",
                 )
             )
     for i, result in enumerate(digest.results):
@@ -223,7 +229,8 @@ def copied(digest: Digest, facts: PaperFacts) -> list[Problem]:
             problems.append(
                 Problem(
                     "copied",
-                    f"results[{i}].finding: copies a passage of the paper, {passage.length} words across its "
+                    f"results[{i}].finding",
+                    f"copies a passage of the paper, {passage.length} words across its "
                     f"sentences ('{_clip(passage.text)}'): say in one sentence what was found",
                 )
             )

@@ -38,6 +38,7 @@ from papers_digest.engines.process import ManagedEngine
 from papers_digest.llm.endpoint import check_llm_endpoint
 from papers_digest.report.compare import candidate_dir, compare, load_candidate_day
 from papers_digest.report.notebook import execute_and_render
+from papers_digest.ways.registry import way_named
 
 GENERATION = ("digest_en", "translate_zh", "publish")  # the stages an experiment runs, forced, in this order
 # What an experiment hands back, read from its git ref (dvc.lock) and DVC's cache; list.json is the main
@@ -210,6 +211,7 @@ def run_comparison(
     base = load_params(params_path)
     runs = {c.name: candidate_params(with_overrides(base, offline[c.name]), c) for c in candidates}
     for name, params in runs.items():
+        way_named(params.llm.asking, f"candidate {name}")
         if not params.llm.configured:
             raise ConfigError(f"candidate {name}: llm.base_url and llm.model must both be set")
     for date in dates:

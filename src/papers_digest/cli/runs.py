@@ -33,6 +33,7 @@ from papers_digest.db.queries import last_run_date, run_summary
 from papers_digest.db.writer import record_engine_start
 from papers_digest.engines.process import ManagedEngine
 from papers_digest.llm.endpoint import check_llm_endpoint
+from papers_digest.ways.registry import way_named
 
 MAX_RANGE_DAYS = 366
 
@@ -158,6 +159,7 @@ def run_params_date(params_path: Path, *, force: bool = False, targets: list[str
 def _run_params(params_path: Path) -> Params:
     """The params a run starts from, with what a managed engine needs checked before anything starts."""
     params = load_params(params_path)
+    way_named(params.llm.asking, str(params_path))  # a way of asking that is no more fails before anything runs
     if params.engine.kind != "none" and not params.llm.model:
         raise ParamsError(
             f"{params_path}: llm.model is empty: set it to the name the {params.engine.kind} engine should "

@@ -19,6 +19,7 @@ from papers_digest.engines.localmodel import DEFAULT_MODEL, OFFLINE_MODELS, fetc
 from papers_digest.sim.replay import Replay
 from papers_digest.sim.routes import EngineSim
 from papers_digest.sim.serve import BackgroundServer, free_port
+from papers_digest.ways.registry import way_named
 
 SAMPLE_DATE = "2025-04-03"
 SAMPLE_LIMIT = 4
@@ -127,7 +128,9 @@ def cmd_sample(args: SampleRun) -> int:
         overrides = sample_overrides(replay_server.url, args.limit, llm, engine)
         params_path = Path(args.params)
         with project_lock("papers sample"), temporary_params(params_path, overrides), sigterm_as_interrupt():
-            code = run_batch("papers sample", params_path, load_params(params_path), [SAMPLE_DATE])
+            params = load_params(params_path)
+            way_named(params.llm.asking, str(params_path))
+            code = run_batch("papers sample", params_path, params, [SAMPLE_DATE])
     if code != 0:
         print(f"papers sample: dvc repro failed (exit code {code}), see above; params.yaml restored.")
         return code

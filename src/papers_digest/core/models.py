@@ -154,6 +154,9 @@ class Evidence(BaseModel):
     number: str
     section: str
     sentence: str
+    # The sentence's role as the program read it (background, objective, method, result, other), where it chose
+    # the sentence for the field (asked in steps: docs/checker.md, "Asked in steps"); None otherwise.
+    role: str | None = None
 
 
 class GenerationResult(BaseModel):
@@ -179,6 +182,9 @@ class GenerationResult(BaseModel):
     calls: list[CallRecord] = Field(default_factory=list)
     # English digests: the paper's title as the model was given it (a translation translates it too).
     title: str | None = None
+    # English digests asked in steps: the sentences each field was written from (field path -> sentences, each
+    # with its section and role), as the program chose them.
+    sources: dict[str, list[Evidence]] = Field(default_factory=dict)
 
 
 class StageInfo(BaseModel):
@@ -265,7 +271,7 @@ class Digest(_Strict):
     one_sentence: StrictStr
     problem: StrictStr
     method: StrictStr
-    results: list[Result] = Field(min_length=1, max_length=6)
+    results: list[Result] = Field(max_length=6)  # none where the paper reports no result (asked in steps)
     limitations: list[StrictStr]
     takeaways: list[StrictStr]
     mind_map: MindMapNode

@@ -71,11 +71,9 @@ class LlmParams(_Section):
     # Tokens the paper's message (title, section tags, text) may take; a longer paper is trimmed
     # (appendices first, then the longest sections from the end). null: never trim.
     max_input_tokens: int | None = Field(None, ge=256)
-    # How the English digest is asked (docs/checker.md, "Evidence first"): steps = one short question per
-    # part of an evidence-first draft, the failed parts asked again alone; draft = the same draft written at
-    # once, its findings each naming a numbered candidate sentence of the paper, turned into JSON by the
-    # program; json = the whole digest as one JSON answer (with structured_output, held to the schema).
-    asking: Literal["steps", "draft", "json"] = "steps"
+    # How the English digest is asked: one of the ways of papers_digest.ways (docs/checker.md, "Ways of asking"),
+    # checked against that registry when a stage or `papers` starts (ways.way_named).
+    asking: str = "steps"
     # Send the digest's JSON schema as response_format (falls back to prompt-only if refused).
     structured_output: bool = False
     # Fields added as they are to every request's body: an engine's own sampling settings, such as

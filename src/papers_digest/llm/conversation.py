@@ -11,7 +11,7 @@ from papers_digest.core.models import CallRecord, GenerationResult, GenerationSt
 from papers_digest.llm.client import LlmClient, LlmError
 from papers_digest.llm.prompting import Message
 
-CUT_OFF = Problem("length", "the answer was cut off at the token limit (finish_reason: length)")
+CUT_OFF = Problem("length", "", "the answer was cut off at the token limit (finish_reason: length)")
 
 
 class EndpointDown(PipelineError):

@@ -5,18 +5,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Literal, TypeVar
+from typing import TypeVar
 
 from tqdm import tqdm
 
-from papers_digest.checker.candidates import evidence_candidates
 from papers_digest.checker.chinese import check_digest_zh, translated_title
-from papers_digest.checker.draft import judge_draft, problems_in_draft_words, read_draft
 from papers_digest.checker.echo import echoed
-from papers_digest.checker.english import Verdict, check_digest_en
-from papers_digest.checker.paper import read_paper
+from papers_digest.checker.english import Verdict
 from papers_digest.checker.problems import Problem, problem_texts, retry_message
-from papers_digest.checker.schema import digest_schema, retry_digest_schema, translation_schema
+from papers_digest.checker.schema import translation_schema
 from papers_digest.core.models import CallRecord, Digest, FulltextDoc, GenerationResult
 from papers_digest.llm.budget import estimate_tokens, translation_max_tokens
 from papers_digest.llm.client import CallContext, LlmClient, LlmError
@@ -28,20 +25,10 @@ from papers_digest.llm.conversation import (
     instructions,
     mark_rejected,
 )
-from papers_digest.llm.drafting import draft_messages
-from papers_digest.llm.prompting import (
-    Message,
-    digest_messages,
-    paper_message,
-    translate_messages,
-    translation_message,
-)
-from papers_digest.llm.repair import DraftRepair, Repair, digest_repair, draft_repair, translation_repair
-from papers_digest.llm.steps import read_step_prompts
-from papers_digest.llm.stepwise import digest_in_steps
+from papers_digest.llm.prompting import Message, paper_message, translate_messages, translation_message
+from papers_digest.llm.repair import Repair, translation_repair
 
 Check = Callable[[str], Verdict]
-WayOfAsking = Literal["json", "draft", "steps"]
 T = TypeVar("T")
 
 MAX_ATTEMPTS = 2  # the first answer and one retry: the conversation and the problems, or a repair of the fields
@@ -58,10 +45,8 @@ class Asking:
     check: Check
     schema: dict | None = None
     retry_schema: Callable[[list[Problem]], dict] | None = None
-    repair: Callable[[str, list[Problem]], Repair | DraftRepair | None] | None = None
+    repair: Callable[[str, list[Problem]], Repair | None] | None = None
     max_tokens: int | None = None
-    # The retry's user message after an answer broke these problems (default: the checker's, for JSON).
-    retry_message: Callable[[str, list[Problem]], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -82,7 +67,7 @@ def next_request(asking: Asking, current: Request, reply: str, problems: list[Pr
     fix = asking.repair(current.answer(reply), problems) if asking.repair is not None else None
     if fix is not None:
         return Request(fix.messages, fix.schema, fix.merged)
-    message = asking.retry_message(reply, problems) if asking.retry_message is not None else retry_message(problems)
+    message = retry_message(problems)
     messages = [*current.messages, {"role": "assistant", "content": reply}, {"role": "user", "content": message}]
     return Request(messages, asking.retry_schema(problems) if asking.retry_schema is not None else current.schema)
 
@@ -132,26 +117,15 @@ async def converse(
 
 
 Refit = Callable[[FulltextDoc, int], Awaitable[FulltextDoc]]
+# One paper asked once: the paper (perhaps trimmed tighter) and the number of its first attempt -> its result.
+AskOnce = Callable[[FulltextDoc, int], Awaitable[GenerationResult]]
 TIGHTER = 0.75  # after a context error, the paper gets this share of what did not fit (room for the answer)
 
 
-async def digest_paper(
-    client: LlmClient,
-    doc: FulltextDoc,
-    system_prompt: str,
-    prompt_version: str,
-    date: str,
-    refit: Refit | None = None,
-    way: WayOfAsking = "json",
-) -> GenerationResult:
-    """English digest of one paper, checked against the text the model was given, asked `way` (the one JSON
-    answer, or an evidence-first draft, at once or in steps: docs/checker.md, "Evidence first"). When the
-    engine says the request does not fit its context, the paper is trimmed to a tighter budget and asked
-    once more."""
-    ask = {"draft": _draft, "steps": _steps, "json": _digest}[way]
-    result = (await ask(client, doc, system_prompt, prompt_version, date, first_attempt=1)).model_copy(
-        update={"title": doc.title}
-    )
+async def digest_paper(ask: AskOnce, doc: FulltextDoc, refit: Refit | None = None) -> GenerationResult:
+    """English digest of one paper, asked by `ask` (a way of asking: papers_digest.ways). When the engine says
+    the request does not fit its context, the paper is trimmed to a tighter budget and asked once more."""
+    result = (await ask(doc, 1)).model_copy(update={"title": doc.title})
     if result.status == "done" or result.error_kind != "context_length" or refit is None:
         return result
     stated = next((c.context_tokens for c in reversed(result.calls) if c.context_tokens), None)
@@ -159,9 +133,7 @@ async def digest_paper(
     tighter = await refit(doc, int(TIGHTER * min(current, stated or current)))
     if tighter.text == doc.text:  # nothing left to drop: the abstract alone does not fit
         return result
-    retried = await ask(
-        client, tighter, system_prompt, prompt_version, date, first_attempt=result.calls[-1].attempt + 1
-    )
+    retried = await ask(tighter, result.calls[-1].attempt + 1)
     return retried.model_copy(
         update={
             "calls": [*result.calls, *retried.calls],
@@ -171,59 +143,6 @@ async def digest_paper(
             "title": doc.title,
         }
     )
-
-
-async def _digest(
-    client: LlmClient, doc: FulltextDoc, system_prompt: str, prompt_version: str, date: str, first_attempt: int
-) -> GenerationResult:
-    facts = read_paper(doc)  # once per paper: the checker and the schema read the same facts
-    messages = digest_messages(system_prompt, doc)
-
-    def check(reply: str) -> Verdict:
-        return check_digest_en(reply, facts)
-
-    asking = Asking(
-        check,
-        schema=digest_schema(facts),
-        retry_schema=lambda problems: retry_digest_schema(facts, problems),
-        repair=lambda answer, problems: digest_repair(messages, facts, answer, problems),
-    )
-    task = Task(date, doc.arxiv_id, "digest_en", prompt_version)
-    return await converse(client, task, messages, asking, first_attempt=first_attempt)
-
-
-async def _draft(
-    client: LlmClient, doc: FulltextDoc, system_prompt: str, prompt_version: str, date: str, first_attempt: int
-) -> GenerationResult:
-    """The evidence-first digest: the model writes a plain-text draft naming a numbered candidate sentence for
-    each finding; the program turns it into the digest (checker/draft.py), which the checker judges. The
-    retry resends the conversation with the problems named in the draft's words."""
-    facts = read_paper(doc)
-    candidates = evidence_candidates(doc)
-    messages = draft_messages(system_prompt, doc, candidates)
-
-    def check(reply: str) -> Verdict:
-        return judge_draft(reply, candidates, facts)
-
-    def retry(reply: str, problems: list[Problem]) -> str:
-        reported = read_draft(reply, candidates).reported
-        return f"{problems_in_draft_words(problems, reported)} Write the whole draft again, corrected."
-
-    asking = Asking(
-        check,
-        retry_message=retry,
-        repair=lambda answer, problems: draft_repair(messages, answer, problems, candidates),
-    )
-    task = Task(date, doc.arxiv_id, "digest_en", prompt_version)
-    return await converse(client, task, messages, asking, first_attempt=first_attempt)
-
-
-async def _steps(
-    client: LlmClient, doc: FulltextDoc, system_prompt: str, prompt_version: str, date: str, first_attempt: int
-) -> GenerationResult:
-    """The evidence-first digest asked part by part (llm/steps.py); `system_prompt` is the steps prompt file."""
-    task = Task(date, doc.arxiv_id, "digest_en", prompt_version)
-    return await digest_in_steps(client, doc, read_step_prompts(system_prompt), task, first_attempt)
 
 
 async def translate_paper(

@@ -16,8 +16,6 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from papers_digest.checker.candidates import Candidate
-from papers_digest.checker.draft import merge_parts, parts_of, problems_in_draft_words, read_draft
 from papers_digest.checker.english import prose_fields
 from papers_digest.checker.paper import PaperFacts
 from papers_digest.checker.parse import extract_json
@@ -106,37 +104,6 @@ def digest_repair(messages: list[Message], facts: PaperFacts, answer: str, probl
         {"role": "user", "content": repair_message(problems, paths)},
     ]
     return Repair(fields, asked, schema, parsed)
-
-
-@dataclass(frozen=True)
-class DraftRepair:
-    """A draft's repair (docs/checker.md, "Evidence first"): the conversation and a message asking for the
-    parts that failed alone; the reply's parts go back into the first draft."""
-
-    parts: list[str]
-    messages: list[Message]
-    draft: str
-    schema: None = None
-
-    def merged(self, reply: str) -> str:
-        return merge_parts(self.draft, reply, self.parts)
-
-
-def draft_repair(
-    messages: list[Message], draft: str, problems: list[Problem], candidates: list[Candidate]
-) -> DraftRepair | None:
-    """The repair of a draft whose problems each lie in one of its parts; None when one is the whole answer's."""
-    reported = read_draft(draft, candidates).reported
-    parts = parts_of(problems, reported)
-    if not parts:
-        return None
-    ask = (
-        f"{problems_in_draft_words(problems, reported)}\nWrite again only these parts, corrected, each starting on "
-        f"a new line with its name: {', '.join(parts)}."
-    )
-    return DraftRepair(
-        parts, [*messages, {"role": "assistant", "content": draft}, {"role": "user", "content": ask}], draft
-    )
 
 
 def _fields_only(answer: str, problems: list[Problem], rules: frozenset[str]) -> dict[str, Any] | None:

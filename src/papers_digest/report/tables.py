@@ -12,7 +12,7 @@ from papers_digest.checker.paper import read_paper
 from papers_digest.checker.problems import RULES
 from papers_digest.checker.substance import distinct_findings, longest_copy
 from papers_digest.core.artefacts import read_jsonl, read_model
-from papers_digest.core.models import CallRecord, Digest, RunRecord
+from papers_digest.core.models import CallRecord, Digest, Evidence, RunRecord
 from papers_digest.core.params import EngineParams
 from papers_digest.day.files import DayFiles, paper_outcome
 from papers_digest.day.metrics import QUANTILES, calls_frame
@@ -255,23 +255,37 @@ def what_readers_got(files: DayFiles) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=READER_COLUMNS)
 
 
-FINDING_COLUMNS = ["arxiv_id", "finding", "section", "written from"]
+FINDING_COLUMNS = ["arxiv_id", "field", "written", "section", "role", "written from"]
 
 
 def findings_with_evidence(files: DayFiles) -> pd.DataFrame:
-    """Per done paper, each finding next to the sentence of the paper it was written from (the evidence the
-    site shows under it), so a reader of the report can judge what the digest says against what the paper
-    says; a finding with several figures stands next to its sentence once."""
+    """Per done paper, its summary and each finding next to the sentence of the paper it was written from (the
+    evidence the site shows under a finding) and that sentence's role as the program read it, so a reader of
+    the report can judge what the digest says against what the paper says."""
     rows = []
     for arxiv_id, english in files.english.items():
         if english.digest is None or paper_outcome(files, arxiv_id)[0] != "done":
             continue
         digest = Digest.model_validate(english.digest)
-        for result, evidence in zip(digest.results, english.evidence or [[]] * len(digest.results), strict=False):
-            sentences = list(dict.fromkeys((e.section, e.sentence) for e in evidence))
-            section, sentence = sentences[0] if sentences else (", ".join(result.sections), "")
-            rows.append({"arxiv_id": arxiv_id, "finding": result.finding, "section": section, "written from": sentence})
+        summary = english.sources.get("one_sentence", [])
+        rows.append(_written_row(arxiv_id, "summary", digest.one_sentence, summary[0] if summary else None, ""))
+        for i, (result, evidence) in enumerate(
+            zip(digest.results, english.evidence or [[]] * len(digest.results), strict=False)
+        ):
+            rows.append(_written_row(arxiv_id, f"finding {i + 1}", result.finding, evidence[0] if evidence else None,
+                                     ", ".join(result.sections)))  # fmt: skip
     return pd.DataFrame(rows, columns=FINDING_COLUMNS)
+
+
+def _written_row(arxiv_id: str, field: str, written: str, source: Evidence | None, sections: str) -> dict[str, Any]:
+    return {
+        "arxiv_id": arxiv_id,
+        "field": field,
+        "written": written,
+        "section": source.section if source else sections,
+        "role": (source.role or "") if source else "",
+        "written from": source.sentence if source else "",
+    }
 
 
 def call_reason(status: str, http_status: Any, error: str | None) -> str:

@@ -17,12 +17,12 @@ from papers_digest.checker.results import is_packaging, is_sentence
 from papers_digest.checker.schema import MIND_MAP_CHILDREN
 from papers_digest.checker.substance import REPEAT_SHARE, ends_as_sentence, overlap
 from papers_digest.core.models import DIGEST_KEYS, FulltextDoc, Section
-from papers_digest.llm.drafting import is_draft_request
 from papers_digest.llm.prompting import TAGS_PREFIX, TITLE_PREFIX
 from papers_digest.sim.faults import FaultKind, damage, repeating
 from papers_digest.sim.wording import keywords, listed
+from papers_digest.ways.steps.questions import PAPER_PREFIX
 
-RequestKind = Literal["digest", "draft", "translate", "other"]
+RequestKind = Literal["digest", "steps", "translate", "other"]
 
 
 @dataclass
@@ -60,8 +60,8 @@ def classify(messages: list[dict[str, str]]) -> RequestKind:
     first_user = next((m["content"] for m in messages if m["role"] == "user"), "")
     if first_user.startswith(TITLE_PREFIX) and f"\n{TAGS_PREFIX}" in first_user:
         return "digest"
-    if is_draft_request(first_user):
-        return "draft"
+    if first_user.startswith(PAPER_PREFIX) and "\n\nQuestion (" in first_user:
+        return "steps"
     if _digest_json(first_user) is not None:
         return "translate"
     return "other"

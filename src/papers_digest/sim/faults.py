@@ -56,7 +56,7 @@ class Fault(BaseModel):
 
     def applies(self, contents: list[str], stage: str, kind: str | None) -> bool:
         """Whether this fault answers a request (messages' contents, first/retry, digest/translate)."""
-        english = "digest" if kind == "draft" else kind  # an evidence-first draft is the English digest's request
+        english = "digest" if kind == "steps" else kind  # a step is the English digest's request
         if self.times == 0 or self.on not in ("any", stage) or self.request not in ("any", english):
             return False
         if self.match is not None and not any(self.match in c for c in contents):

@@ -21,9 +21,9 @@ from starlette.routing import Route
 from papers_digest.sim.answers import RequestKind, classify, conversation_stage
 from papers_digest.sim.batching import BatchingConfig, ContinuousBatcher
 from papers_digest.sim.cache import PrefixCache, approx_tokens, cut_off, modelled_length, prompt_tokens
-from papers_digest.sim.drafts import reply
 from papers_digest.sim.faults import FAULTS, Fault, FaultKind, ServerKind, context_error_body, openai_error, refusal
 from papers_digest.sim.serve import DroppedResponse
+from papers_digest.sim.steps import reply
 
 
 class RequestFacts(BaseModel):
@@ -292,7 +292,7 @@ class EngineSim:
             self._cache_queries += len(tokens)
             self._cache_hits += info.cached_tokens
 
-        kind = "digest" if info.kind == "draft" else info.kind or ""  # a draft is the English digest's request
+        kind = "digest" if info.kind == "steps" else info.kind or ""  # a step is the English digest's request
         modelled = modelled_length(self.completion_tokens.get(kind), tokens)
         decoding = None
         if self.batcher is not None and modelled:

@@ -19,7 +19,9 @@ LAYERS: dict[str, int] = {
     "checker": 1,
     "sources": 1,
     "llm": 2,
+    "reading": 1,
     "day": 3,
+    "ways": 3,
     "db": 4,
     "engines": 5,
     "report": 5,
@@ -158,8 +160,9 @@ PIPELINE = f"src/{PACKAGE}/pipeline/"
 
 def package_deps(files: Iterable[str]) -> list[str]:
     """What a stage's deps list of the package, given the files its code imports (docs/architecture.md, "Rules"):
-    each package folder whole, except `pipeline/`, which holds every stage's own module: those by name."""
-    return sorted({f if f.startswith(PIPELINE) else f.rsplit("/", 1)[0] for f in files})
+    each package folder whole (a folder inside one, such as `ways/steps/`, in it), except `pipeline/`, which holds
+    every stage's own module: those by name."""
+    return sorted({f if f.startswith(PIPELINE) else "/".join(f.split("/")[:3]) for f in files})
 
 
 def stage_deps(root: Path) -> dict[str, list[str]]:

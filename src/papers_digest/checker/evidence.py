@@ -1,0 +1,86 @@
+"""What a field owes the sentences it was written from, when the program chose them (a digest asked in steps;
+docs/checker.md, "Asked in steps"): a finding in its own words, with no figure its sentence does not state and
+no talk of "the sentence" itself, each keeping its sentence's scope; a summary of the main result keeping that
+result's scope and its figure."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from papers_digest.checker.fields import words
+from papers_digest.checker.numbers import prose_numbers
+from papers_digest.checker.passages import PaperWords, longest_run
+from papers_digest.checker.problems import Problem
+from papers_digest.checker.scope import scope_dropped
+from papers_digest.core.models import Digest
+
+# A finding copies its sentence when it carries this many of its words in a row, or a run that is this share
+# of the finding (docs/checker.md, "The rules").
+COPY_WORDS, COPY_SHARE = 12, 0.8
+# A field that speaks of the numbered or quoted sentence rather than of the paper: "sentence [3]", or "The
+# sentence (…) shows/reads/says …" at its start; one_line (ways/steps/parts.py) takes the said-back opening off.
+FRAMED_RE = re.compile(
+    r"\bsentences? \[\d+\]|^(?:the|this) sentence\b(?: \[\d+\])?(?: \"[^\"]*\")?:? "
+    r"(?:reads|is|says|states|found|showcases|shows|indicates|reports|demonstrates|highlights|suggests)\b"
+    r"(?: that)?,?",
+    re.IGNORECASE,
+)
+
+
+def evidence_problems(digest: Digest, written_from: Mapping[str, Sequence[str]]) -> list[Problem]:
+    """The problems of each finding against its sentence (`written_from["results[i]"]`) and of the summary
+    against the main result (`written_from["one_sentence"]`, when it was written from a result)."""
+    problems: list[Problem] = []
+    for i, result in enumerate(digest.results):
+        sentence = " ".join(written_from.get(f"results[{i}]", ()))
+        if sentence:
+            problems += finding_owes(f"results[{i}].finding", result.finding, sentence)
+    main = " ".join(written_from.get("one_sentence", ()))
+    if main:
+        problems += summary_owes(digest.one_sentence, main)
+    return problems
+
+
+def finding_owes(path: str, finding: str, sentence: str) -> list[Problem]:
+    """A finding against the sentence it reports."""
+    problems = []
+    framed = FRAMED_RE.search(finding)
+    if framed:
+        problems.append(
+            Problem(
+                "echo",
+                path,
+                f"speaks of the sentence ('{framed.group(0)}') instead of saying what it shows: say what the paper "
+                "found, in your own words",
+            )
+        )
+    run = longest_run(finding, PaperWords.of(sentence))
+    if run >= COPY_WORDS or run >= COPY_SHARE * len(words(finding)):
+        problems.append(
+            Problem(
+                "copied", path, f"copies {run} words of the sentence it reports: say in your own words what it shows"
+            )
+        )
+    figures = prose_numbers(sentence)
+    foreign = [n.text for n in prose_numbers(finding) if not any(n.matches(f) for f in figures)]
+    if foreign:
+        problems.append(
+            Problem("finding_number", path, f"{foreign[0]!r} is not in the sentence it reports: write only its figures")
+        )
+    changed = scope_dropped(finding, sentence)
+    if changed:
+        problems.append(Problem("scope", path, changed))
+    return problems
+
+
+def summary_owes(summary: str, sentence: str) -> list[Problem]:
+    """The summary against the main result it sums up: its scope, and its figure where it states one."""
+    changed = scope_dropped(summary, sentence)
+    if changed:
+        return [Problem("scope", "one_sentence", changed)]
+    figures = [n for n in prose_numbers(sentence) if n.counts_in_prose and n.unit != "B"]
+    if figures and not any(n.matches(f) for n in prose_numbers(summary) for f in figures):
+        shown = ", ".join(dict.fromkeys(f.text for f in figures[:3]))
+        return [Problem("summary_figure", "one_sentence", f"states no figure of the main result ({shown}): give one")]
+    return []

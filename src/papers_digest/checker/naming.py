@@ -1,0 +1,109 @@
+"""The digest's names are the paper's (docs/checker.md, "The rules", rules `names` and `acronym`): a name it
+writes (mixed case or digits: MergeVQ, vsGRPO-2B, Qwen2-VL-7B; an acronym) is written as the paper or its
+title writes it, and an acronym's expansion is the paper's own, or absent."""
+
+from __future__ import annotations
+
+import re
+
+from papers_digest.checker.fields import prose_fields
+from papers_digest.checker.numbers import prose_numbers
+from papers_digest.checker.paper import PaperFacts
+from papers_digest.checker.problems import Problem
+from papers_digest.checker.substance import ends_as_sentence
+from papers_digest.core.models import Digest
+from papers_digest.reading.names import acronym_definitions, names_in
+
+# Acronyms of the field everybody writes, which a digest may use where the paper spells the words out
+# ("LLMs" for "large language models"): not names of the paper's.
+COMMON_ACRONYMS = frozenset(
+    {"AI", "LLM", "LLMs", "MLLM", "MLLMs", "VLM", "VLMs", "GPU", "GPUs", "CPU", "CPUs", "API", "APIs", "NLP", "ML",
+     "RL", "SOTA", "QA", "OCR", "3D", "2D"}
+)  # fmt: skip
+# "NAME (Words of an expansion)" or "Words of an expansion (NAME)": a name given a meaning in parentheses.
+_AFTER_RE = re.compile(r"(?<![\w-])([A-Za-z][\w.-]*[A-Z][\w.-]*)\s+\(([A-Za-z][^()]{3,80}?)\)")
+_BEFORE_RE = re.compile(r"((?:[A-Za-z][\w-]*\s+){1,8}[A-Za-z][\w-]*)\s+\(([A-Za-z][\w.-]*[A-Z][\w.-]*)\)")
+
+
+def names(digest: Digest, facts: PaperFacts) -> list[Problem]:
+    """Every name a prose field writes is written so in the paper or its title."""
+    known = _paper_names(facts)
+    problems = []
+    for path, text in prose_fields(digest):
+        cut = not path.endswith(".label") and not ends_as_sentence(text)  # its last word may be cut: rule cut_off's
+        written = names_in(text.rsplit(" ", 1)[0] if cut else text)
+        foreign = [n for n in written if n not in known and n not in COMMON_ACRONYMS and not _figure(n)]
+        if foreign:
+            problems.append(
+                Problem(
+                    "names",
+                    path,
+                    f"writes {foreign[0]!r}, a name the paper never writes: write the paper's names exactly as it "
+                    "writes them, and invent none",
+                )
+            )
+    return problems
+
+
+def acronym(digest: Digest, facts: PaperFacts) -> list[Problem]:
+    """An acronym or name given an expansion in parentheses is given the paper's own (or none)."""
+    # the paper's own expansions: those the name reader finds, and any it writes as a digest would
+    found = [*acronym_definitions(facts.whole).items(), *_expansions(facts.whole)]
+    defined: dict[str, str] = {}
+    for name, meaning in found:
+        defined.setdefault(name, _plain(meaning))
+    problems = []
+    for path, text in prose_fields(digest):
+        for name, meaning in _expansions(text):
+            if _plain(meaning) in (defined.get(name), *_spellings(facts.whole, name)):
+                continue
+            own = f" (the paper's: {name} = {defined[name]})" if name in defined else ""
+            problems.append(
+                Problem(
+                    "acronym",
+                    path,
+                    f"expands {name} as {meaning!r}, which the paper does not{own}: write {name} alone",
+                )
+            )
+            break
+    return problems
+
+
+def _expansions(text: str) -> list[tuple[str, str]]:
+    """The (name, expansion) pairs a text writes, either way round; a parenthesis of one word (a name, a
+    figure) is no expansion."""
+    found = [(m.group(1), m.group(2)) for m in _AFTER_RE.finditer(text) if len(m.group(2).split()) >= 2]
+    found += [(m.group(2), _tail(m.group(1), m.group(2))) for m in _BEFORE_RE.finditer(text)]
+    return [(name, meaning) for name, meaning in found if meaning and not prose_numbers(meaning)]
+
+
+def _spellings(paper: str, name: str) -> list[str]:
+    """Every expansion the paper writes for `name` (a paper may spell it out more than once, in other words)."""
+    return [_plain(meaning) for found, meaning in _expansions(paper) if found == name]
+
+
+def _tail(words: str, name: str) -> str:
+    """The words before "(NAME)" that could spell it: as many as its capitals (at least two), else ""."""
+    capitals = sum(c.isupper() for c in name.rstrip("s"))
+    tail = words.split()[-max(2, capitals) :]
+    initials = "".join(w[0] for w in tail).casefold()
+    return " ".join(tail) if initials == "".join(c for c in name if c.isupper()).casefold() else ""
+
+
+def _paper_names(facts: PaperFacts) -> set[str]:
+    """The names the paper or its title writes, each part of them and each of their hyphen-joined openings
+    ("Qwen2", "VL" and "Qwen2-VL" of "Qwen2-VL-7B")."""
+    found = set(names_in(f"{facts.title}\n{facts.whole}"))
+    parts = {part for name in found for part in re.split(r"[-/]", name) if part}
+    openings = {"-".join(name.split("-")[:i]) for name in found for i in range(1, name.count("-") + 1)}
+    return found | parts | openings
+
+
+def _figure(name: str) -> bool:
+    """A figure with a unit ("7B", "2x", "1.8×") that the name reader took for a name."""
+    numbers = prose_numbers(name)
+    return len(numbers) == 1 and numbers[0].text == name
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.sub(r"[-‐–]", " ", text).casefold().split())

@@ -1,0 +1,93 @@
+"""A field keeps the scope of the sentence it was written from (docs/checker.md, "The rules", rule `scope`):
+no superiority where the sentence says parity, no hedge dropped from a figure it keeps ("up to", "on average",
+"about"), and a figure kept with the benchmark and the model size the sentence states it for.
+
+Science summaries over-generalise: LLMs drop a result's scope far more often than people, and these are the
+rule checks that catch most of it (docs/design.md §7)."""
+
+from __future__ import annotations
+
+import re
+
+from papers_digest.checker.numbers import Number, normalise_for_match, prose_numbers
+
+_PARITY_RE = re.compile(
+    r"\b(?:comparable|on par|competitive|matches|matching|match|similar|as good as|as well as|close to|rivals?|"
+    r"on a par|equivalent)\b",
+    re.IGNORECASE,
+)
+# A claim to be better than something: the comparatives, and in a digest's words a claim to be the best.
+_COMPARATIVE_RE = re.compile(
+    r"\b(?:outperform\w*|surpass\w*|beats?|beating|better than|superior|exceed\w*|higher than|stronger than)\b",
+    re.IGNORECASE,
+)
+_SUPERIORITY_RE = re.compile(rf"{_COMPARATIVE_RE.pattern}|\b(?:state-of-the-art|sota)\b", re.IGNORECASE)
+# Hedges that bound a figure, each with the words that say the same (a kept hedge may be reworded).
+HEDGES: tuple[tuple[str, ...], ...] = (
+    ("up to", "as much as", "at most", "as high as"),
+    ("on average", "average", "averaged", "mean"),
+    ("about", "approximately", "around", "roughly", "nearly", "almost", "~", "≈"),
+    ("over", "more than", "above", "at least", "exceeding", "beyond"),
+    ("less than", "under", "below", "fewer than", "within"),
+)
+HEDGE_WINDOW = 4  # words before a figure in which its hedge stands
+# A model size stated as a figure: "7B", "1.5B", "72B", "405M" (parameters).
+_SIZE_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?[BM]\b")
+# A benchmark or dataset the sentence names: a name after "on", "across" or "in" (the ... ), or before
+# "benchmark(s)/dataset(s)".
+_BENCHMARK_RE = re.compile(
+    r"\b(?:on|across|in|over)\s+(?:the\s+|a\s+|both\s+|all\s+)?([A-Z][\w.+-]*(?:[\s-][A-Z0-9][\w.+-]*){0,2})"
+    r"|([A-Z][\w.+-]*[A-Z0-9][\w.+-]*)\s+(?:benchmarks?|datasets?|suite)\b"
+)
+
+
+def scope_dropped(text: str, sentence: str) -> str | None:
+    """What `text` changed of the scope of `sentence`, in words, or None when it kept it."""
+    claimed = _SUPERIORITY_RE.search(text) and not _PARITY_RE.search(text)
+    if claimed and _PARITY_RE.search(sentence) and not _COMPARATIVE_RE.search(sentence):
+        said = _SUPERIORITY_RE.search(text).group(0)  # type: ignore[union-attr]
+        parity = _PARITY_RE.search(sentence).group(0)  # type: ignore[union-attr]
+        return f"says {said!r} where the paper says {parity!r}: keep the comparison as the paper states it"
+    kept = [n for n in prose_numbers(text) if any(n.matches(f) for f in prose_numbers(sentence))]
+    if not kept:
+        return None
+    for figure in kept:
+        hedge = hedge_before(sentence, figure)
+        if hedge is not None and hedge_before(text, figure) != hedge:
+            return f"drops {HEDGES[hedge][0]!r} before {figure.text}: keep it, as the paper states it"
+    sizes = set(_SIZE_RE.findall(sentence))
+    if sizes and not any(size in text for size in sizes):
+        return f"drops the model size ({', '.join(sorted(sizes))}) the figure is for: keep it"
+    benchmarks = benchmarks_in(sentence)
+    if benchmarks and not any(b in text for b in benchmarks):
+        return f"drops the benchmark the figure is measured on ({', '.join(benchmarks[:3])}): keep it"
+    return None
+
+
+def benchmarks_in(sentence: str) -> list[str]:
+    """The benchmarks or datasets a sentence states a result on (names after "on", "across", …)."""
+    found = []
+    for match in _BENCHMARK_RE.finditer(sentence):
+        name = (match.group(1) or match.group(2) or "").strip(" .,;")
+        first = name.split()[0] if name else ""
+        if first and _name_like(first) and first not in found:
+            found.append(first)
+    return found
+
+
+def _name_like(word: str) -> bool:
+    """A benchmark's name, not a capitalised word: two capitals or more, or a digit ("ImageNet", "GSM8K")."""
+    return sum(c.isupper() for c in word) >= 2 or any(c.isdigit() for c in word)
+
+
+def hedge_before(text: str, figure: Number) -> int | None:
+    """Which of HEDGES stands before `figure` in `text` (within HEDGE_WINDOW words), or None."""
+    norm = normalise_for_match(text)
+    for number in prose_numbers(text):
+        if not number.matches(figure):
+            continue
+        before = " ".join(norm[: number.start].split()[-HEDGE_WINDOW:]).casefold()
+        for index, words in enumerate(HEDGES):
+            if any(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", before) for w in words):
+                return index
+    return None

@@ -1,0 +1,1 @@
+"""The English digest asked as one JSON answer (llm.asking: json)."""

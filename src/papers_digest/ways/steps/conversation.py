@@ -1,0 +1,162 @@
+"""The conversation of a digest asked in steps: each part asked alone from the sentences the program chose, the
+digest they make judged whole by the checker, and the parts a problem names mended alone (docs/checker.md,
+"Asked in steps")."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from papers_digest.checker.echo import echoed
+from papers_digest.checker.english import ENGLISH_RULES, Verdict, rule_problems
+from papers_digest.checker.evidence import evidence_problems
+from papers_digest.checker.paper import PaperFacts
+from papers_digest.checker.parse import digest_of
+from papers_digest.checker.passages import PaperWords
+from papers_digest.checker.problems import Problem
+from papers_digest.checker.substance import cut_back
+from papers_digest.core.models import CallRecord
+from papers_digest.llm.client import CallContext, ChatReply, LlmClient
+from papers_digest.llm.conversation import Task
+from papers_digest.llm.prompting import Message
+from papers_digest.ways.steps.parts import Part, assemble, one_line, part_of, written_from
+from papers_digest.ways.steps.questions import (
+    StepPrompts,
+    again_message,
+    question,
+    rewrite_messages,
+    step_messages,
+)
+
+# The program chose the findings and their number (none where the paper reports no result), so the rules on
+# how many results a digest has, and from which sections, are not asked of it.
+# Its numbers are its sentence's, so a result that lists none reports a sentence that states none (rule
+# result_empty asks a model's answer for the figures of its cited sections).
+STEPS_RULES = tuple(
+    (name, rule) for name, rule in ENGLISH_RULES if name not in ("results_count", "same_sections", "result_empty")
+)
+REWRITTEN = frozenset({"copied", "cut_off", "repeated"})  # the rules a rewrite in other words mends
+# From this round on, a part asked again is sampled (seeded by the round, so a rerun is the same): greedy
+# decoding asked the same question gives the same answer, and the checker picks among the tries.
+SAMPLED_FROM_ROUND = 3
+RESAMPLING = {"temperature": 0.7}
+MAX_ROUNDS = 4  # the answers, then three rounds asking again for the parts that failed (each a few seconds)
+
+
+@dataclass
+class StepsConversation:
+    """One paper's parts and their latest requests and answers."""
+
+    task: Task
+    client: LlmClient
+    prompts: StepPrompts
+    title: str
+    facts: PaperFacts
+    parts: list[Part]
+    first_attempt: int = 1
+    calls: list[CallRecord] = field(default_factory=list)
+    asked: dict[str, list[Message]] = field(default_factory=dict)
+    replies: dict[str, ChatReply] = field(default_factory=dict)
+
+    @property
+    def answers(self) -> dict[str, str]:
+        return {key: reply.content for key, reply in self.replies.items()}
+
+    def in_use(self) -> list[ChatReply]:
+        return [self.replies[part.key] for part in self.parts if part.key in self.replies]
+
+    async def ask(self, part: Part, messages: list[Message], attempt: int) -> None:
+        round_ = attempt - self.first_attempt + 1
+        context = CallContext(self.task.date, self.task.arxiv_id, self.task.stage, attempt, repair=round_ > 1)
+        sampling = None if round_ < SAMPLED_FROM_ROUND else {**RESAMPLING, "seed": round_}
+        reply = await self.client.chat(messages, context, self.calls, max_tokens=part.max_tokens, sampling=sampling)
+        self.asked[part.key], self.replies[part.key] = messages, reply
+
+    async def first(self, part: Part, attempt: int) -> None:
+        sentences = [s.text for s in part.sources]
+        if part.question == "TAKEAWAYS":
+            found = [one_line(self.answers.get(p.key, "")) for p in self.parts if p.question == "FINDING"]
+            asked = question(self.prompts, part.question, [], " ".join(found) or " ".join(sentences))
+        else:
+            asked = question(self.prompts, part.question, sentences)
+        await self.ask(part, step_messages(self.prompts, self.title, part.key, asked), attempt)
+
+    async def mend(self, part: Part, problems: list[Problem], attempt: int) -> None:
+        """Mend a part from its problems' data: a finding that repeats another dropped where others remain; a
+        part that copied, repeated or was cut off rewritten in other words without the paper in view (the
+        words it copied named); any other asked again with its problems."""
+        rules = {p.rule for p in problems}
+        findings = [p for p in self.parts if p.question == "FINDING"]
+        if part.question == "FINDING" and rules == {"repeated"} and len(findings) > 1:
+            self.parts = renumbered([p for p in self.parts if p is not part])
+        elif rules & REWRITTEN and part.rewritable:
+            text = one_line(self.replies[part.key].content)
+            others = " . ".join(r.content for key, r in self.replies.items() if key != part.key)
+            sources = (
+                self.facts.passages,
+                PaperWords.of(" ".join(s.text for s in part.sources)),
+                PaperWords.of(others),
+            )
+            runs = [run for source in sources for run in source.runs(text)]
+            avoid = max(runs, key=lambda run: run.length).text if runs else ""
+            await self.ask(part, rewrite_messages(self.prompts, text, part.words, avoid), attempt)
+        else:
+            follow_up: list[Message] = [
+                {"role": "assistant", "content": self.replies[part.key].content},
+                {"role": "user", "content": again_message(self.prompts, [p.text for p in problems])},
+            ]
+            await self.ask(part, [*self.asked[part.key], *follow_up], attempt)
+
+    def judged(self) -> tuple[dict, Verdict]:
+        """The digest the answers make and the checker's verdict on it: every rule of the English digest but
+        the count's, what each finding and the summary owe their sentences, and no echo of the questions."""
+        data = assemble(self.parts, self.answers)
+        digest, shape = digest_of(data)
+        if digest is None:
+            return data, Verdict(None, shape)
+        digest = cut_back(digest)
+        sources = written_from(self.parts)
+        found = rule_problems(digest, self.facts, STEPS_RULES)
+        found += evidence_problems(digest, sources) + echoed(digest, self.prompts.texts())
+        problems = [p for p in found if not _same_result(p, sources)]
+        return data, Verdict(None if problems else digest, problems)
+
+
+def to_mend(problems: list[Problem], parts: list[Part]) -> dict[str, list[Problem]]:
+    """Each part a problem's field belongs to, with its problems, in the parts' order; a problem of no part's
+    field (the whole digest's) is left out: no part can mend it."""
+    mend: dict[str, list[Problem]] = {}
+    for problem in problems:
+        part = part_of(problem.field, parts)
+        if part is not None:
+            mend.setdefault(part.key, []).append(problem)
+    order = [part.key for part in parts]
+    return dict(sorted(mend.items(), key=lambda item: order.index(item[0])))
+
+
+def renumbered(parts: list[Part]) -> list[Part]:
+    """The parts with each finding's and limitation's field numbered again in order (after one is dropped)."""
+    counts: dict[str, int] = {}
+    out = []
+    for part in parts:
+        if part.question in ("FINDING", "LIMITATION"):
+            index = counts.get(part.question, 0)
+            counts[part.question] = index + 1
+            base = "results" if part.question == "FINDING" else "limitations"
+            part = Part(part.key, part.question, f"{base}[{index}]", part.sources, part.words)
+        out.append(part)
+    return out
+
+
+def _same_result(problem: Problem, sources: dict[str, list[str]]) -> bool:
+    """A summary that repeats the finding written from its own sentence: the paper's main result, said once as
+    the summary and once as a finding with its figures, is no repetition to mend."""
+    if problem.rule != "repeated" or problem.field != "one_sentence" or not problem.about.startswith("results["):
+        return False
+    result = problem.about.removesuffix(".finding")
+    return bool(sources.get(result)) and sources.get(result) == sources.get("one_sentence")
+
+
+def rejected_text(data: dict) -> str:
+    """A rejected digest as the result records it (what the model's parts made)."""
+    return json.dumps(data, ensure_ascii=False)

@@ -1,0 +1,163 @@
+"""Which sentences of the paper each part of a digest asked in steps is written from, chosen by the program
+(docs/checker.md, "Asked in steps"): the findings from result sentences only, the summary from the main result
+(or the aim where the paper reports none), the problem from background and aim, the method from method
+sentences, the limitations from the paper's own limitation or future-work sentences. The model only words them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from papers_digest.checker.numbers import prose_numbers
+from papers_digest.checker.results import is_packaging
+from papers_digest.checker.substance import REPEAT_SHARE, overlap
+from papers_digest.core.markup import ABSTRACT, blocks_of
+from papers_digest.core.models import FulltextDoc
+from papers_digest.reading.roles import (
+    Role,
+    SentenceRole,
+    abstract_roles,
+    finding_candidates,
+    fulltext_roles,
+    states_limitation,
+)
+from papers_digest.reading.sentences import split_sentences
+
+MOST_FINDINGS = 3
+MOST_LIMITATIONS = 2
+# A sentence offered as a finding reads as prose: at most this many characters (a paragraph cut by no full stop
+# is no sentence), and no more than this share of its words figures (a table row).
+MAX_CHARS, MAX_FIGURE_SHARE = 400, 0.34
+# A full text's result sentence of its body is offered when it states a figure and the reader scores it a
+# result at least this likely (the abstract's candidates are the reader's own choice: reading/roles.py).
+BODY_RESULT_SCORE = 0.5
+PROBLEM_SENTENCES, METHOD_SENTENCES = 2, 2
+
+
+@dataclass(frozen=True)
+class Source:
+    """A sentence of the paper as the program read it: its section, its text, its role, how likely it is a
+    result, and whether it states a limitation of the paper's own."""
+
+    section: str
+    text: str
+    read: SentenceRole
+    limitation: bool = False
+
+    @property
+    def role(self) -> Role:
+        return self.read.role
+
+    @property
+    def result_score(self) -> float:
+        return self.read.result_score
+
+    @property
+    def has_figure(self) -> bool:
+        return bool(prose_numbers(self.text))
+
+
+@dataclass(frozen=True)
+class Outline:
+    """The sentences each part is written from. `main` is the summary's sentence: the main result, or the aim
+    (`main_is_result` False) where the paper reports no result."""
+
+    sentences: tuple[Source, ...]
+    findings: tuple[Source, ...]
+    main: Source | None
+    main_is_result: bool
+    problem: tuple[Source, ...]
+    method: tuple[Source, ...]
+    limitations: tuple[Source, ...]
+
+
+def outline(doc: FulltextDoc) -> Outline:
+    """The outline of `doc`: every sentence read with its role, and the sentences each part is written from."""
+    sentences = read_sentences(doc)
+    abstract = [s for s in sentences if s.section == ABSTRACT] or sentences
+    offered = _abstract_candidates(abstract) + _body_candidates(sentences)
+    findings = _distinct(offered, MOST_FINDINGS)
+    main = _main_result(findings)
+    aim = next((s for s in abstract if s.role == "objective"), None) or next(
+        (s for s in abstract if s.role == "method"), None
+    )
+    background = [s for s in abstract if s.role == "background"][-PROBLEM_SENTENCES:]
+    problem = background + ([aim] if aim is not None and aim not in background else [])
+    method = [s for s in abstract if s.role == "method"][:METHOD_SENTENCES] or ([aim] if aim else [])
+    used = set(findings)
+    limitations = [s for s in sentences if s.limitation and s not in used][:MOST_LIMITATIONS]
+    return Outline(
+        sentences=tuple(sentences),
+        findings=tuple(sorted(findings, key=sentences.index)),
+        main=main or aim,
+        main_is_result=main is not None,
+        problem=tuple(problem or abstract[:1]),
+        method=tuple(method or abstract[1:2] or abstract[:1]),
+        limitations=tuple(limitations),
+    )
+
+
+def read_sentences(doc: FulltextDoc) -> list[Source]:
+    """Every sentence of the text the model was given, in order, with its role (reading/roles.py): a paper
+    seen as its abstract read as an abstract, a full text section by section."""
+    blocks = blocks_of(doc)
+    if doc.source == "abstract" or [b.section.tag for b in blocks] == [ABSTRACT]:
+        texts = [s for b in blocks for s in split_sentences(_body(b.text))]
+        return [
+            Source(ABSTRACT, text, role, states_limitation(text))
+            for text, role in zip(texts, abstract_roles(texts), strict=True)
+        ]
+    return [Source(read.section, read.text, read.role, read.limitation) for read in fulltext_roles(doc)]
+
+
+def _abstract_candidates(abstract: list[Source]) -> list[Source]:
+    """The abstract's sentences the reader offers as findings, in its order of preference."""
+    roles = [s.read for s in abstract]
+    return [abstract[i] for i in finding_candidates(roles) if _offerable(abstract[i])]
+
+
+def _body_candidates(sentences: list[Source]) -> list[Source]:
+    """A full text's result sentences outside the abstract that state a figure, most likely results first."""
+    body = [
+        s
+        for s in sentences
+        if s.section != ABSTRACT and s.role == "result" and s.result_score >= BODY_RESULT_SCORE and s.has_figure
+    ]
+    return sorted((s for s in body if _offerable(s)), key=lambda s: -s.result_score)
+
+
+def _offerable(source: Source) -> bool:
+    """A sentence a finding may report: prose of a sentence's length, not about code or links."""
+    figures = prose_numbers(source.text)
+    return (
+        not is_packaging(source.text)
+        and len(source.text) <= MAX_CHARS
+        and len(figures) <= MAX_FIGURE_SHARE * len(source.text.split())
+        and len(source.text.split()) >= 6
+    )
+
+
+def _distinct(offered: list[Source], most: int) -> list[Source]:
+    """Up to `most` of the offered sentences, in order, each saying something the ones before do not, one per
+    section of the body where there are enough."""
+    chosen: list[Source] = []
+    for source in offered:
+        if len(chosen) == most:
+            break
+        if any(overlap(source.text, other.text) >= REPEAT_SHARE for other in chosen):
+            continue
+        if source.section != ABSTRACT and any(source.section == other.section for other in chosen):
+            continue
+        chosen.append(source)
+    return chosen
+
+
+def _main_result(findings: list[Source]) -> Source | None:
+    """The summary's result: the likeliest finding that states a figure, else the likeliest finding."""
+    with_figure = [s for s in findings if s.has_figure]
+    ranked = sorted(with_figure or findings, key=lambda s: -s.result_score)
+    return ranked[0] if ranked else None
+
+
+def _body(block_text: str) -> str:
+    return "\n".join(line for line in block_text.splitlines() if not line.startswith("[§"))

@@ -1,0 +1,154 @@
+"""The parts of a digest asked in steps, as data: which field each writes, from which sentences, in how many
+words; the digest the answers make (a dict, the program's own numbers and sections in it); and which part a
+checker problem's field belongs to (pure)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from papers_digest.checker.evidence import FRAMED_RE
+from papers_digest.checker.numbers import prose_numbers
+from papers_digest.checker.schema import MAX_NUMBERS
+from papers_digest.core.models import Evidence
+from papers_digest.ways.steps.outline import Outline, Source
+
+MOST_TAKEAWAYS, MOST_IDEAS = 2, 4
+# An answer's cap in tokens: one sentence is about 40; a cap stops a model that goes on.
+SENTENCE_TOKENS = 80
+MAX_TOKENS = {"TOPIC": 24, "METHOD": 100, "IDEAS": 80}
+_ECHOED_NAME_RE = re.compile(
+    r"^\s*(?:\*\*)?(?:PROBLEM|METHOD|FINDING|SUMMARY|AIM|LIMITATION|TAKEAWAYS|TOPIC|IDEAS|ANSWER)(?:\*\*)?\s*:\s*",
+    re.IGNORECASE,
+)
+_LIST_MARK_RE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
+
+
+@dataclass(frozen=True)
+class Part:
+    """One step: its name in the request (`FINDING [2]`), the prompt's question it asks, the field it writes
+    (`results[1]`, `limitations[0]`, `mind_map.children`), the sentences it is written from, and its length."""
+
+    key: str
+    question: str
+    field: str
+    sources: tuple[Source, ...]
+    words: int = 25
+
+    @property
+    def max_tokens(self) -> int:
+        return MAX_TOKENS.get(self.question, SENTENCE_TOKENS)
+
+    @property
+    def rewritable(self) -> bool:
+        """A sentence part that a rewrite in other words can mend (not a label or a list)."""
+        return self.question not in ("TOPIC", "IDEAS")
+
+    def owns(self, path: str) -> bool:
+        """Whether a problem's field path is this part's field or inside it."""
+        return path == self.field or path.startswith((f"{self.field}.", f"{self.field}["))
+
+
+def plan_parts(outline: Outline) -> list[Part]:
+    """The parts, in the order they are asked: problem, method, each finding, the summary (of the main result,
+    or of the aim), each limitation, the takeaways, the topic and the ideas."""
+    parts = [
+        Part("PROBLEM", "PROBLEM", "problem", outline.problem),
+        Part("METHOD", "METHOD", "method", outline.method, 40),
+    ]
+    parts += [
+        Part(f"FINDING [{i + 1}]", "FINDING", f"results[{i}]", (source,)) for i, source in enumerate(outline.findings)
+    ]
+    main = (outline.main,) if outline.main is not None else outline.problem[-1:]
+    parts.append(Part("SUMMARY", "SUMMARY" if outline.main_is_result else "AIM", "one_sentence", main))
+    parts += [
+        Part(f"LIMITATION [{i + 1}]", "LIMITATION", f"limitations[{i}]", (source,), 20)
+        for i, source in enumerate(outline.limitations)
+    ]
+    parts += [
+        Part("TAKEAWAYS", "TAKEAWAYS", "takeaways", outline.findings or main, 15),
+        Part("TOPIC", "TOPIC", "mind_map.label", outline.method, 5),
+        Part("IDEAS", "IDEAS", "mind_map.children", outline.method, 16),
+    ]
+    return parts
+
+
+def assemble(parts: list[Part], answers: dict[str, str]) -> dict:
+    """The digest the answers make: each part's answer in its field, each finding with the figures of its
+    sentence that it writes (all of them when it writes none) and its sentence's section."""
+    digest: dict = {
+        "one_sentence": "",
+        "problem": "",
+        "method": "",
+        "results": [],
+        "limitations": [],
+        "takeaways": [],
+        "mind_map": {"label": "", "children": []},
+    }
+    for part in parts:
+        answer = answers.get(part.key, "")
+        if part.question == "FINDING":
+            digest["results"].append(result_of(one_line(answer), part.sources[0]))
+        elif part.question == "LIMITATION":
+            digest["limitations"].append(one_line(answer))
+        elif part.question == "TAKEAWAYS":
+            digest["takeaways"] = items(answer)[:MOST_TAKEAWAYS]
+        elif part.question == "TOPIC":
+            digest["mind_map"]["label"] = one_line(answer).rstrip(".")
+        elif part.question == "IDEAS":
+            ideas = [idea.rstrip(".") for idea in items(answer)[:MOST_IDEAS]]
+            digest["mind_map"]["children"] = [{"label": idea, "children": []} for idea in ideas]
+        else:
+            digest[part.field] = one_line(answer)
+    return digest
+
+
+def result_of(finding: str, source: Source) -> dict:
+    """A result from its finding and the sentence it reports."""
+    figures = prose_numbers(source.text)
+    written = prose_numbers(finding)
+    kept = [f.text for f in figures if any(f.matches(w) or w.matches(f) for w in written)] or [f.text for f in figures]
+    return {"finding": finding, "numbers": list(dict.fromkeys(kept))[:MAX_NUMBERS], "sections": [source.section]}
+
+
+def written_from(parts: list[Part]) -> dict[str, list[str]]:
+    """Each sentence field's sources, by field (the checker's evidence rules read the findings' and the
+    summary's; a summary of the aim owes it no figure)."""
+    found = {part.field: [s.text for s in part.sources] for part in parts if part.question in ("FINDING", "SUMMARY")}
+    return found
+
+
+def sources_read(parts: list[Part]) -> dict[str, list[Evidence]]:
+    """What each field was written from, with each sentence's section and role (the report and the site show
+    it: a reader can check a finding against its sentence)."""
+    return {
+        part.field: [Evidence(number="", section=s.section, sentence=s.text, role=s.role) for s in part.sources]
+        for part in parts
+        if part.sources and part.question not in ("TOPIC", "IDEAS", "TAKEAWAYS")
+    }
+
+
+def part_of(path: str, parts: list[Part]) -> Part | None:
+    """The part that wrote the field a problem names; None for a problem of the whole digest."""
+    return next((part for part in parts if path and part.owns(path)), None)
+
+
+def one_line(answer: str) -> str:
+    """A prose answer as one line: whitespace collapsed; an echoed part name, wrapping quotes and the sentence
+    said back ("The sentence shows that …") taken off."""
+    text = " ".join(_ECHOED_NAME_RE.sub("", answer.strip()).split())
+    if len(text) > 1 and text[0] in '"“' and text[-1] in '"”':
+        text = text[1:-1].strip()
+    framed = FRAMED_RE.match(text)
+    if framed and len(text) > framed.end():
+        text = text[framed.end() :].strip()
+        first = text.split()[0]
+        if first.isalpha() and first.islower():  # "the KL penalty", not "vsGRPO-2B"
+            text = text[0].upper() + text[1:]
+    return text
+
+
+def items(answer: str) -> list[str]:
+    """A list answer's items: one per line, list marks and an echoed part name taken off."""
+    lines = (one_line(_LIST_MARK_RE.sub("", line)) for line in answer.splitlines())
+    return [line for line in lines if line]

@@ -1,0 +1,145 @@
+"""What a digest owes the paper's names and the sentences it was written from (#44 item 3): names written as the
+paper writes them, acronyms expanded as the paper does or not at all, a finding's and a summary's scope kept.
+Each rule on the faults the 1.5B model wrote on the sample day (and on another day's abstracts), and on
+faithful variants of the same fields."""
+
+from __future__ import annotations
+
+import pytest
+from test_checker import doc
+
+from papers_digest.checker.evidence import finding_owes, summary_owes
+from papers_digest.checker.naming import acronym, names
+from papers_digest.checker.paper import read_paper
+from papers_digest.core.models import Digest
+
+MERGEVQ, VSGRPO = "abs:2504.00999", "abs:2504.00883"
+# The abstracts' own sentences (sample/hf/2025-04-03.json).
+MERGEVQ_RESULT = (
+    "Extensive experiments on ImageNet verify that MergeVQ as an AR generative model achieves competitive "
+    "performance in both visual representation learning and image generation tasks while maintaining favorable "
+    "token efficiency and inference speed."
+)
+VSGRPO_2B = (
+    "With just 120 GPU hours, our vsGRPO-2B model, fine-tuned from Qwen2-VL-2B, can outperform the base model by "
+    "12.1% and surpass GPT-4o."
+)
+VSGRPO_7B = (
+    "Moreover, our vsGRPO-7B model, fine-tuned from Qwen2-VL-7B, achieves performance comparable to that of the "
+    "best open-source model LLaVA-NeXT-Video-72B."
+)
+# Another day's abstract sentence the issue quotes: its hedge and its benchmark are the result's scope.
+HELD_OUT = (
+    "EnvX achieves up to a 9.0-point improvement on held-out instances with 9.8% fewer execution steps on SWE-Gym."
+)
+
+
+def digest_with(field: str, text: str) -> Digest:
+    """A digest whose `field` says `text`, its other fields plain words that break no rule."""
+    data = {
+        "one_sentence": "The paper reports results on images.",
+        "problem": "Image models trade quality for efficiency.",
+        "method": "The method merges tokens before quantization.",
+        "results": [
+            {"finding": "Merged tokens keep quality while cutting cost.", "numbers": [], "sections": ["Abstract"]}
+        ],
+        "limitations": [],
+        "takeaways": ["Fewer tokens can serve two tasks."],
+        "mind_map": {"label": "Token merging", "children": []},
+    }
+    if field == "finding":
+        data["results"][0]["finding"] = text
+    else:
+        data[field] = text
+    return Digest.model_validate(data)
+
+
+@pytest.mark.parametrize(
+    ("key", "field", "text", "named"),
+    [
+        (MERGEVQ, "one_sentence", "VQ-merge unifies visual generation and representation learning.", "VQ-merge"),
+        (MERGEVQ, "method", "The paper proposes MergeVq, a token-merging tokenizer.", "MergeVq"),
+        (VSGRPO, "finding", "vsGRPO-3B surpasses GPT-4o after 120 GPU hours of training.", "vsGRPO-3B"),
+        (VSGRPO, "problem", "Video models such as GPT-4 reason poorly about space.", "GPT-4"),
+    ],
+)
+def test_a_name_the_paper_never_writes_is_rejected(key, field, text, named):
+    problems = names(digest_with(field, text), read_paper(doc(key)))
+    assert [(p.rule, named in p.text) for p in problems] == [("names", True)]
+
+
+@pytest.mark.parametrize(
+    ("key", "field", "text"),
+    [
+        (MERGEVQ, "one_sentence", "MergeVQ unifies visual generation and representation learning with LFQ."),
+        (VSGRPO, "finding", "vsGRPO-2B, fine-tuned from Qwen2-VL-2B, beats GPT-4o after 120 GPU hours."),
+        (VSGRPO, "method", "GRPO training of Qwen2-VL models for visual-spatial reasoning, with a KL penalty."),
+        (VSGRPO, "problem", "LLMs and MLLMs reason poorly about space in video."),  # the field's common acronyms
+    ],
+)
+def test_the_paper_s_own_names_pass(key, field, text):
+    assert names(digest_with(field, text), read_paper(doc(key))) == []
+
+
+@pytest.mark.parametrize(
+    ("key", "text", "expanded"),
+    [
+        (VSGRPO, "GRPO (Gradient Projection) trains the model to reason about space.", "GRPO"),
+        (VSGRPO, "vsGRPO (Visual-Spatial Reasoning via R1-Zero-Like Training) improves spatial reasoning.", "vsGRPO"),
+        (MERGEVQ, "Tokens are quantized by Lookup Free Quantizer (LFQ) after merging.", "LFQ"),
+    ],
+)
+def test_an_acronym_expanded_otherwise_than_the_paper_does_is_rejected(key, text, expanded):
+    problems = acronym(digest_with("method", text), read_paper(doc(key)))
+    assert [(p.rule, p.text.startswith(f"expands {expanded} as")) for p in problems] == [("acronym", True)]
+
+
+@pytest.mark.parametrize(
+    ("key", "text"),
+    [
+        (MERGEVQ, "Tokens are quantized by Look-up Free Quantization (LFQ) after merging."),
+        (VSGRPO, "Chain of Thought (CoT) prompts do not activate spatial reasoning in small models."),
+        (VSGRPO, "GRPO training improves visual-spatial reasoning (VSI) of small models."),  # no expansion: a name
+    ],
+)
+def test_the_paper_s_own_expansion_or_none_passes(key, text):
+    assert acronym(digest_with("method", text), read_paper(doc(key))) == []
+
+
+@pytest.mark.parametrize(
+    ("finding", "sentence", "said"),
+    [
+        ("MergeVQ outperforms other generators on ImageNet in both tasks.", MERGEVQ_RESULT, "'outperforms'"),
+        ("vsGRPO-7B beats LLaVA-NeXT-Video-72B on spatial reasoning.", VSGRPO_7B, "'comparable'"),
+        ("EnvX improves held-out instances by 9.0 points with 9.8% fewer steps on SWE-Gym.", HELD_OUT, "'up to'"),
+        ("EnvX improves by up to 9.0 points with 9.8% fewer execution steps.", HELD_OUT, "SWE-Gym"),
+    ],
+)
+def test_a_finding_that_changes_its_sentence_s_scope_is_rejected(finding, sentence, said):
+    problems = finding_owes("results[0].finding", finding, sentence)
+    assert [(p.rule, said in p.text) for p in problems] == [("scope", True)]
+
+
+@pytest.mark.parametrize(
+    ("finding", "sentence"),
+    [
+        ("On ImageNet, MergeVQ is competitive in both tasks while staying token-efficient and fast.", MERGEVQ_RESULT),
+        ("vsGRPO-7B performs comparably to the much larger LLaVA-NeXT-Video-72B.", VSGRPO_7B),
+        ("EnvX gains up to 9.0 points on held-out SWE-Gym instances, using 9.8% fewer steps.", HELD_OUT),
+        ("After 120 GPU hours, vsGRPO-2B beats its base model by 12.1% and surpasses GPT-4o.", VSGRPO_2B),
+    ],
+)
+def test_a_finding_that_keeps_its_sentence_s_scope_passes(finding, sentence):
+    assert finding_owes("results[0].finding", finding, sentence) == []
+
+
+def test_a_finding_that_copies_its_sentence_or_adds_a_figure_is_rejected():
+    copied = finding_owes("results[0].finding", VSGRPO_2B.removeprefix("With just "), VSGRPO_2B)
+    foreign = finding_owes("results[0].finding", "vsGRPO-2B beats its base model by 14.5% and GPT-4o.", VSGRPO_2B)
+    assert ([p.rule for p in copied], [p.rule for p in foreign]) == (["copied"], ["finding_number"])
+
+
+def test_a_summary_keeps_the_main_result_s_figure():
+    without = summary_owes("vsGRPO-2B, trained briefly, beats its base model and GPT-4o.", VSGRPO_2B)
+    kept = summary_owes("vsGRPO-2B beats its base model by 12.1% and surpasses GPT-4o.", VSGRPO_2B)
+    assert ([p.rule for p in without], kept) == (["summary_figure"], [])
