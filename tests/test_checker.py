@@ -1092,8 +1092,9 @@ def test_catch_rate_and_false_alarms(capsys):
 def test_every_rule_of_the_checker_is_exercised_by_the_suite():
     exercised = {case.rule for case in FAULTS}
     # `length` is the generation stage's (finish_reason); `echo` needs the conversation (tested below); `scope`
-    # and `summary_figure` are what a part asked in steps owes its sentence (tests/test_evidence.py)
-    assert set(RULES) - exercised == {"length", "echo", "scope", "summary_figure"}
+    # and `summary_figure` are what a part asked in steps owes its sentence (tests/test_evidence.py), `label` a
+    # label asked in steps (tests/test_steps.py)
+    assert set(RULES) - exercised == {"length", "echo", "scope", "summary_figure", "label"}
 
 
 # --- each rule on its own: exactly that rule breaks, and its message names field, value and where -----------

@@ -28,10 +28,8 @@ VSGRPO_7B = (
     "Moreover, our vsGRPO-7B model, fine-tuned from Qwen2-VL-7B, achieves performance comparable to that of the "
     "best open-source model LLaVA-NeXT-Video-72B."
 )
-# Another day's abstract sentence the issue quotes: its hedge and its benchmark are the result's scope.
-HELD_OUT = (
-    "EnvX achieves up to a 9.0-point improvement on held-out instances with 9.8% fewer execution steps on SWE-Gym."
-)
+# A result sentence of the kind abstracts state: its hedge and its benchmark are the result's scope.
+SCOPED = "WebPilot achieves up to a 14.2-point gain on unseen tasks with 21.5% fewer tool calls on WebArena."
 
 
 def digest_with(field: str, text: str) -> Digest:
@@ -111,8 +109,8 @@ def test_the_paper_s_own_expansion_or_none_passes(key, text):
     [
         ("MergeVQ outperforms other generators on ImageNet in both tasks.", MERGEVQ_RESULT, "'outperforms'"),
         ("vsGRPO-7B beats LLaVA-NeXT-Video-72B on spatial reasoning.", VSGRPO_7B, "'comparable'"),
-        ("EnvX improves held-out instances by 9.0 points with 9.8% fewer steps on SWE-Gym.", HELD_OUT, "'up to'"),
-        ("EnvX improves by up to 9.0 points with 9.8% fewer execution steps.", HELD_OUT, "SWE-Gym"),
+        ("WebPilot gains 14.2 points on unseen tasks with 21.5% fewer tool calls on WebArena.", SCOPED, "'up to'"),
+        ("WebPilot gains up to 14.2 points on unseen tasks with 21.5% fewer tool calls.", SCOPED, "WebArena"),
     ],
 )
 def test_a_finding_that_changes_its_sentence_s_scope_is_rejected(finding, sentence, said):
@@ -125,7 +123,7 @@ def test_a_finding_that_changes_its_sentence_s_scope_is_rejected(finding, senten
     [
         ("On ImageNet, MergeVQ is competitive in both tasks while staying token-efficient and fast.", MERGEVQ_RESULT),
         ("vsGRPO-7B performs comparably to the much larger LLaVA-NeXT-Video-72B.", VSGRPO_7B),
-        ("EnvX gains up to 9.0 points on held-out SWE-Gym instances, using 9.8% fewer steps.", HELD_OUT),
+        ("On WebArena, WebPilot gains up to 14.2 points on unseen tasks and makes 21.5% fewer tool calls.", SCOPED),
         ("After 120 GPU hours, vsGRPO-2B beats its base model by 12.1% and surpasses GPT-4o.", VSGRPO_2B),
     ],
 )

@@ -160,3 +160,24 @@ def test_the_digest_records_what_each_field_was_written_from(sample_day_on_the_s
         set(r.sources) >= {"problem", "method", "one_sentence", "results[0]"} for r in sample_day_on_the_simulator
     ]
     assert fields == [True] * 4
+
+
+def test_a_topic_written_as_a_sentence_is_asked_again_as_a_label():
+    from papers_digest.checker.substance import label
+    from papers_digest.core.models import Digest
+
+    digest = Digest.model_validate(
+        {
+            "one_sentence": "x.",
+            "problem": "x.",
+            "method": "x.",
+            "results": [],
+            "limitations": [],
+            "takeaways": [],
+            "mind_map": {
+                "label": "The paper introduces an anime simulation game that lets players become anime characters",
+                "children": [{"label": "Next game state prediction", "children": []}],
+            },
+        }
+    )
+    assert [(p.rule, p.field) for p in label(digest, None)] == [("label", "mind_map.label")]

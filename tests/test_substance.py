@@ -173,9 +173,10 @@ def test_the_real_translation_of_two_findings_as_the_one_sentence_is_named():
 def test_the_rule_tables_list_every_rule_one_function_each():
     """The checker's rules, one function each (#28): the English and the translation tables, with the rules
     judged elsewhere (parsing: json, schema; the conversation: length, echo; what a field asked in steps owes its
-    sentence: scope, summary_figure), are every rule the report knows."""
+    sentence: scope, summary_figure; and a label asked in steps: label), are every rule the report knows."""
     tables = [*ENGLISH_RULES, *ZH_RULES]
-    assert {name for name, _ in tables} | {"json", "schema", "length", "echo", "scope", "summary_figure"} == set(RULES)
+    elsewhere = {"json", "schema", "length", "echo", "scope", "summary_figure", "label"}
+    assert {name for name, _ in tables} | elsewhere == set(RULES)
     assert all(callable(rule) and rule.__doc__ for _, rule in tables)
     assert len({id(rule) for _, rule in tables}) == len(tables)
 

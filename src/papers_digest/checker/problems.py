@@ -42,6 +42,7 @@ RULES: dict[str, str] = {
     "acronym": "an acronym's expansion is the paper's own, or absent",
     "scope": "a field keeps its sentence's scope: parity, hedges, benchmark and model size",
     "summary_figure": "the summary states the main result's figure where that result states one",
+    "label": "a mind-map label is a label of a few words, not a sentence",
 }
 
 

@@ -58,6 +58,7 @@ REPEAT_SHARE = 0.5
 # and the suite's faithful findings do, up to 44 words), never a passage: copied words that run across a
 # sentence end of the paper.
 COPY_WORDS, SHORT_COPY_WORDS, COPY_SHARE = 12, 8, 0.8
+LABEL_WORDS = 8  # a topic or an idea named, not said
 _SENTENCE_END_RE = re.compile(r"[.!?。！？][\"')\]”’]*$")
 _INNER_END_RE = re.compile(r"([A-Za-z0-9]*)[.!?][\"')\]”’]*(?=\s)")
 
@@ -247,6 +248,16 @@ def _copied_summary(text: str, facts: PaperFacts) -> Run | None:
     if longest.length >= SHORT_COPY_WORDS and longest.length >= COPY_SHARE * len(words(text)):
         return longest
     return None
+
+
+def label(digest: Digest, facts: PaperFacts) -> list[Problem]:
+    """A mind-map label the model words is a label of at most LABEL_WORDS words, not a sentence (asked in steps;
+    a JSON answer's root label is often the paper's whole title)."""
+    return [
+        Problem("label", path, f"{_clip(text)!r} is a sentence, not a label: name it in two to five words")
+        for path, text in prose_fields(digest)
+        if path.endswith(".label") and len(text.split()) > LABEL_WORDS
+    ]
 
 
 def distinct_findings(digest: Digest) -> int:

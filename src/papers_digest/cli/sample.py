@@ -45,6 +45,7 @@ class SampleRun:
 
     params: str = "params.yaml"
     sample_dir: str = "sample"
+    date: str = SAMPLE_DATE
     limit: int = SAMPLE_LIMIT
     latency: float = 0.2
     engine: str = "llama-cpp"
@@ -67,6 +68,12 @@ class SampleRun:
 )
 @click.option("--params", default=SampleRun.params, help="the pipeline's parameters, restored after the run")
 @click.option("--sample-dir", default=SampleRun.sample_dir, help="recorded HF/arXiv answers")
+@click.option(
+    "--date",
+    default=SampleRun.date,
+    help="the recorded day to run: --sample-dir holds its listing as hf/DATE.json (a paper without an arXiv page "
+    "there is seen as its abstract)",
+)
 @click.option("--limit", type=int, default=SampleRun.limit, help="papers of the day to digest")
 @click.option(
     "--latency", type=float, default=SampleRun.latency, help="simulated seconds per LLM call (--engine sim only)"
@@ -89,12 +96,14 @@ def sample_command(**options: Any) -> int:
     return cmd_sample(SampleRun(**options))
 
 
-def sample_overrides(replay_url: str, limit: int, llm: dict[str, Any], engine: dict[str, Any]) -> dict[str, Any]:
+def sample_overrides(
+    replay_url: str, limit: int, llm: dict[str, Any], engine: dict[str, Any], date: str = SAMPLE_DATE
+) -> dict[str, Any]:
     """The params one sample run sets (everything else comes from params.yaml): the replayed sources, asked
     without arXiv's pace (it is arXiv's rule, not the replay's), the sample date and limit, and the endpoint
     or engine (`llm.*`, `engine.*` as dotted keys)."""
     return {
-        "date": SAMPLE_DATE,
+        "date": date,
         "limit": limit,
         "source.hf_url": replay_url,
         "source.arxiv_url": replay_url,
@@ -111,32 +120,32 @@ def endpoint_overrides(llm: dict[str, Any], engine: dict[str, Any]) -> dict[str,
 
 def cmd_sample(args: SampleRun) -> int:
     sample_dir = Path(args.sample_dir)
-    if not (sample_dir / "hf" / f"{SAMPLE_DATE}.json").is_file():
-        print(f"papers sample: {sample_dir}/hf/{SAMPLE_DATE}.json not found (run from the repository root)")
+    if not (sample_dir / "hf" / f"{args.date}.json").is_file():
+        print(f"papers sample: {sample_dir}/hf/{args.date}.json not found (run from the repository root)")
         return 2
     model = local_model(args.model) if args.engine == "llama-cpp" else None
     replay = Replay(sample_dir / "hf", sample_dir / "arxiv")
     with BackgroundServer(replay.app) as replay_server, _sample_endpoint(args, model) as (llm, engine, what):
         print(
-            f"papers sample: {SAMPLE_DATE}, limit {args.limit}; HF and arXiv replayed from {sample_dir}/ "
+            f"papers sample: {args.date}, limit {args.limit}; HF and arXiv replayed from {sample_dir}/ "
             f"on {replay_server.url}; LLM = {what}"
         )
         print(
-            "papers sample: only one paper of this day has a recorded arXiv page; the others take the "
-            "abstract fallback, exactly as a live run does for papers without HTML."
+            "papers sample: a paper without a recorded arXiv page takes the abstract fallback, exactly as a live "
+            "run does for papers without HTML."
         )
-        overrides = sample_overrides(replay_server.url, args.limit, llm, engine)
+        overrides = sample_overrides(replay_server.url, args.limit, llm, engine, args.date)
         params_path = Path(args.params)
         with project_lock("papers sample"), temporary_params(params_path, overrides), sigterm_as_interrupt():
             params = load_params(params_path)
             way_named(params.llm.asking, str(params_path))
-            code = run_batch("papers sample", params_path, params, [SAMPLE_DATE])
+            code = run_batch("papers sample", params_path, params, [args.date])
     if code != 0:
         print(f"papers sample: dvc repro failed (exit code {code}), see above; params.yaml restored.")
         return code
     print(
         f"papers sample: {replay.total_requests} HF/arXiv requests; params.yaml restored. "
-        f"Results: data/{SAMPLE_DATE}/ and data/papers.db"
+        f"Results: data/{args.date}/ and data/papers.db"
     )
     return code
 

@@ -14,7 +14,7 @@ from papers_digest.checker.paper import PaperFacts
 from papers_digest.checker.parse import digest_of
 from papers_digest.checker.passages import PaperWords
 from papers_digest.checker.problems import Problem
-from papers_digest.checker.substance import cut_back
+from papers_digest.checker.substance import cut_back, label
 from papers_digest.core.models import CallRecord
 from papers_digest.llm.client import CallContext, ChatReply, LlmClient
 from papers_digest.llm.conversation import Task
@@ -32,8 +32,9 @@ from papers_digest.ways.steps.questions import (
 # how many results a digest has, and from which sections, are not asked of it.
 # Its numbers are its sentence's, so a result that lists none reports a sentence that states none (rule
 # result_empty asks a model's answer for the figures of its cited sections).
-STEPS_RULES = tuple(
-    (name, rule) for name, rule in ENGLISH_RULES if name not in ("results_count", "same_sections", "result_empty")
+STEPS_RULES = (
+    *((name, rule) for name, rule in ENGLISH_RULES if name not in ("results_count", "same_sections", "result_empty")),
+    ("label", label),
 )
 REWRITTEN = frozenset({"copied", "cut_off", "repeated"})  # the rules a rewrite in other words mends
 # From this round on, a part asked again is sampled (seeded by the round, so a rerun is the same): greedy
