@@ -111,6 +111,12 @@ def test_the_paper_s_own_expansion_or_none_passes(key, text):
         ("vsGRPO-7B beats LLaVA-NeXT-Video-72B on spatial reasoning.", VSGRPO_7B, "'comparable'"),
         ("WebPilot gains 14.2 points on unseen tasks with 21.5% fewer tool calls on WebArena.", SCOPED, "'up to'"),
         ("WebPilot gains up to 14.2 points on unseen tasks with 21.5% fewer tool calls.", SCOPED, "WebArena"),
+        (
+            "GRPO training on VSI-100k significantly improves spatial reasoning, comparable to DeepSeek-R1-Zero.",
+            "We then incorporate GRPO training for improved visual-spatial reasoning, using the carefully curated "
+            "VSI-100k dataset, following DeepSeek-R1-Zero.",
+            "'comparable'",
+        ),
     ],
 )
 def test_a_finding_that_changes_its_sentence_s_scope_is_rejected(finding, sentence, said):

@@ -22,6 +22,15 @@ _COMPARATIVE_RE = re.compile(
     re.IGNORECASE,
 )
 _SUPERIORITY_RE = re.compile(rf"{_COMPARATIVE_RE.pattern}|\b(?:state-of-the-art|sota)\b", re.IGNORECASE)
+# A sentence that says something is better or worse at all: a superiority a finding words otherwise is its own.
+_COMPARES_RE = re.compile(
+    rf"{_SUPERIORITY_RE.pattern}|\b(?:than|improv\w*|gains?|versus|vs\.?|higher|lower|faster|slower|fewer|less|"
+    r"more|reduc\w*|increas\w*|boost\w*|advantage\w*|superiority)\b",
+    re.IGNORECASE,
+)
+_SIGNIFICANT_RE = re.compile(r"\bsignificant\w*", re.IGNORECASE)
+
+
 # Hedges that bound a figure, each with the words that say the same (a kept hedge may be reworded).
 HEDGES: tuple[tuple[str, ...], ...] = (
     ("up to", "as much as", "at most", "as high as"),
@@ -48,6 +57,9 @@ def scope_dropped(text: str, sentence: str) -> str | None:
         said = _SUPERIORITY_RE.search(text).group(0)  # type: ignore[union-attr]
         parity = _PARITY_RE.search(sentence).group(0)  # type: ignore[union-attr]
         return f"says {said!r} where the paper says {parity!r}: keep the comparison as the paper states it"
+    added = _added_claim(text, sentence)
+    if added:
+        return f"claims {added!r}, which the paper's sentence does not: say only what it states"
     kept = [n for n in prose_numbers(text) if any(n.matches(f) for f in prose_numbers(sentence))]
     if not kept:
         return None
@@ -61,6 +73,20 @@ def scope_dropped(text: str, sentence: str) -> str | None:
     benchmarks = benchmarks_in(sentence)
     if benchmarks and not any(b in text for b in benchmarks):
         return f"drops the benchmark the figure is measured on ({', '.join(benchmarks[:3])}): keep it"
+    return None
+
+
+def _added_claim(text: str, sentence: str) -> str | None:
+    """A comparison `text` makes that `sentence` does not: parity where it states none, a superiority where it
+    compares nothing, "significantly" where it says no such thing."""
+    for claimed, stated in (
+        (_PARITY_RE, _PARITY_RE),
+        (_SUPERIORITY_RE, _COMPARES_RE),
+        (_SIGNIFICANT_RE, _SIGNIFICANT_RE),
+    ):
+        found = claimed.search(text)
+        if found and not stated.search(sentence):
+            return found.group(0)
     return None
 
 
