@@ -582,7 +582,7 @@ def test_without_javascript_both_languages_show_and_there_is_no_switch(archive):
 
 def _page_types(site: Path) -> list[str]:
     """One page of every type the site has: the front page, the calendar, day, paper (done and failed), status,
-    search, and the area, week and month pages when the site has them."""
+    trends, For you, search, and the area, week and month pages when the site has them."""
     pages = [
         "index.html",
         "days.html",
@@ -591,6 +591,8 @@ def _page_types(site: Path) -> list[str]:
         f"{DATES[-1]}/{DONE_PAPER}.html",
         f"{DATES[-1]}/{arxiv_id(DATES[-1], 3)}.html",
         "status.html",
+        "trends.html",
+        "foryou.html",
         "search.html?q=router",
         f"{DATES[-1]}/index.html#searched=router",  # the day page with the box's results shown on it
     ]

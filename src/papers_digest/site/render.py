@@ -34,7 +34,7 @@ from papers_digest.site.views import DATE_RE, SiteError
 
 STATUS_FILE = "status.html"  # one row per published date (day/status.py)
 DAYS_FILE = "days.html"  # the calendar: every published day, by month; index.html shows the latest day's papers
-STATIC_FILES = ("style.css", "site.js", "follow.js")  # copied from templates/ as they are
+STATIC_FILES = ("style.css", "site.js", "follow.js", "follow-settings.js")  # copied from templates/ as they are
 SEARCH_FILE = "search.json"  # the months indexed, for the search box of every page but search.html (site.js)
 
 

@@ -10,7 +10,6 @@
   const SITE = new URL(".", document.currentScript.src); // the site's root, where this file is
   const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]/;
   let prefs = load();
-  let papers = null; // foryou.json, once fetched
 
   function load() {
     let saved = {};
@@ -198,177 +197,46 @@
     save();
   });
 
-  // ------------------------------------------------------------------ the settings
+  // ------------------------------------------------------------------ the settings, loaded when asked for
 
-  // Exported as a short text: each choice as `letter=value`, "&" between (a URL's query, so any text survives).
-  function exported() {
-    const query = new URLSearchParams();
-    for (const kind in KINDS) prefs[kind].forEach(v => query.append(KINDS[kind], v));
-    return query.toString();
-  }
-
-  function imported(text) {
-    const query = new URLSearchParams(text.trim().replace(/^\?/, ""));
-    const got = { names: prefs.names };
-    let count = 0;
-    for (const kind in KINDS) {
-      got[kind] = [];
-      query.getAll(KINDS[kind]).forEach(v => {
-        v = v.trim();
-        if (v && (kind !== "areas" || /^[a-z0-9-]+$/.test(v)) && !got[kind].includes(v)) got[kind].push(v);
-      });
-      count += got[kind].length;
-    }
-    return count ? got : null;
-  }
-
-  const HEADS = { areas: ["Areas", "领域"], keywords: ["Keywords", "关键词"], authors: ["Authors", "作者"],
-    muted: ["Muted keywords", "屏蔽的关键词"] };
-
-  // What is followed and muted, each with a button that removes it.
-  function lists(box) {
-    box.textContent = "";
-    for (const kind in KINDS) {
-      if (!prefs[kind].length) continue;
-      const list = el("ul");
-      prefs[kind].forEach(v => {
-        const [en, zh] = kind === "areas" ? areaNames(v) : [v, v];
-        const drop = button("remove", el("span", "", "×"), el("span", "visually-hidden", ui("Remove " + en, "移除" + zh)));
-        drop.firstChild.setAttribute("aria-hidden", "true");
-        drop.addEventListener("click", () => { remove(kind, v); save(); });
-        list.append(el("li", "", kind === "areas" ? ui(en, zh) : v, " ", drop));
-      });
-      box.append(el("p", "follow-kind", ui(...HEADS[kind])), list);
-    }
-    if (!box.firstChild) {
-      box.append(el("p", "meta", ui("You follow nothing yet: ☆ next to an area or an author follows it.",
-        "还没有关注：点击领域或作者旁的 ☆ 即可关注。")));
-    }
-  }
-
-  let panels = 0;
-
-  // The settings: follow or mute a keyword, follow an author, what is followed, export, import and reset.
-  function panel() {
-    const n = ++panels;
-    const term = el("input");
-    Object.assign(term, { id: "follow-term-" + n, type: "text", autocomplete: "off" });
-    const form = el("form", "follow-add", el("label", "", ui("A keyword or an author", "关键词或作者")), " ", term);
-    form.firstChild.htmlFor = term.id;
-    [["keywords", "Follow the keyword", "关注关键词"], ["authors", "Follow the author", "关注作者"],
-      ["muted", "Mute the keyword", "屏蔽关键词"]].forEach(([kind, en, zh]) => {
-      const b = el("button", "", ui(en, zh));
-      b.value = kind;
-      form.append(" ", b);
-    });
-    const status = el("p", "meta follow-status");
-    status.setAttribute("role", "status");
-    const say = (en, zh) => { status.textContent = ""; status.append(ui(en, zh)); };
-    form.addEventListener("submit", event => {
-      event.preventDefault();
-      const kind = (event.submitter && event.submitter.value) || "keywords";
-      const value = term.value.trim();
-      if (!value) return;
-      add(kind, value);
-      term.value = "";
-      save();
-      say((kind === "muted" ? "Muted: " : "Following: ") + value, (kind === "muted" ? "已屏蔽：" : "已关注：") + value);
-    });
-    const text = el("textarea");
-    Object.assign(text, { id: "follow-text-" + n, rows: 2, spellcheck: false });
-    const label = el("label", "", ui("Your choices as text: copy it to another browser, or paste one here to import it",
-      "你的选择（文本）：复制到另一个浏览器，或粘贴到这里导入"));
-    label.htmlFor = text.id;
-    const actions = el("p", "follow-actions");
-    [["Export", "导出", () => { text.value = exported(); text.select(); say("Exported: copy the text.", "已导出：请复制上面的文本。"); }],
-      ["Import", "导入", () => {
-        const got = imported(text.value);
-        if (!got) return say("Nothing to import: the text holds no a=, k=, u= or m=.", "没有可导入的内容：文本中没有 a=、k=、u= 或 m=。");
-        prefs = got;
-        save();
-        say("Imported.", "已导入。");
-      }],
-      ["Reset", "重置", () => {
-        text.value = exported();
-        for (const kind in KINDS) prefs[kind] = [];
-        save();
-        say("Reset: the text above is what you had; Import brings it back.", "已重置：上面的文本是原来的选择，点“导入”可恢复。");
-      }]].forEach(([en, zh, act]) => {
-      const b = button("", ui(en, zh));
-      b.addEventListener("click", act);
-      actions.append(b, " ");
-    });
-    return el("section", "follow-panel", form, el("div", "follow-lists"), label, text, actions, status);
-  }
-
-  // The settings: on the For you page in their place; on every other page folded under the header's For you,
-  // with a link to that page.
+  // The settings and the For you list are in follow-settings.js, loaded on the For you page and when the header's
+  // For you is opened: a page that only shows the marks does not load them.
   function settings() {
     const link = document.querySelector("header.site a.foryou");
-    const place = document.getElementById("follow-settings");
-    const box = panel();
-    box.setAttribute("aria-label", "Follow and mute");
-    if (place) {
+    const load = () => {
+      if (document.querySelector("script[data-follow-settings]")) return;
+      const script = el("script");
+      script.src = new URL("follow-settings.js", SITE).href;
+      script.dataset.followSettings = "";
+      document.head.append(script);
+    };
+    if (document.getElementById("follow-settings")) {
       if (link) link.hidden = false;
-      return place.append(box);
+      return load();
     }
     if (!link) return;
-    const go = el("a", "", ui("Your papers of the latest days", "你关注的最新论文"));
-    go.href = link.href;
-    box.prepend(el("p", "", go));
-    link.replaceWith(el("details", "follow-menu", el("summary", "", ui("For you", "为你推荐")), box));
+    const menu = el("details", "follow-menu", el("summary", "", ui("For you", "为你推荐")));
+    menu.dataset.href = link.href;
+    menu.addEventListener("toggle", load);
+    link.replaceWith(menu);
   }
 
-  // ------------------------------------------------------------------ For you
-
-  function forYou() {
-    const list = document.getElementById("foryou");
-    if (!list) return;
-    const status = document.getElementById("foryou-status");
-    const say = (en, zh) => { status.textContent = ""; status.append(ui(en, zh)); };
-    if (!papers) {
-      papers = fetch(new URL(list.dataset.src, SITE).href).then(answer => {
-        if (!answer.ok) throw new Error(list.dataset.src + ": HTTP " + answer.status);
-        return answer.json();
-      });
-    }
-    papers.then(data => {
-      const unnamed = prefs.areas.filter(slug => !prefs.names[slug] && data.areas[slug]);
-      unnamed.forEach(slug => { prefs.names[slug] = data.areas[slug]; }); // an imported area's names
-      if (unnamed.length) document.querySelectorAll(".follow-lists").forEach(lists);
-      list.textContent = "";
-      data.papers.forEach(x => {
-        const v = verdict(paper(x.areas, x.keywords, x.authors, [x.title, x.title_zh || ""]));
-        if (!v.why.length) return;
-        const link = el("a", "", el("span", x.title_zh ? "bi" : "", x.title));
-        link.firstChild.lang = "en";
-        if (x.title_zh) {
-          const zh = el("span", "bi title-zh", x.title_zh);
-          zh.lang = "zh-Hans";
-          link.append(" ", zh);
-        }
-        link.href = new URL(x.path, SITE).href;
-        list.append(el("li", "paper", el("h2", "", link), el("p", "meta", x.date + " · arXiv " + x.id), followed(v)));
-      });
-      const n = list.children.length;
-      const span = " from " + data.since + " to " + data.until;
-      const any = Object.keys(KINDS).some(kind => kind !== "muted" && prefs[kind].length);
-      if (!any) say("You follow nothing yet.", "还没有关注任何内容。");
-      else say(n + (n === 1 ? " paper" : " papers") + span + " in what you follow.",
-        data.since + " 至 " + data.until + " 共有 " + n + " 篇你关注的论文。");
-    }).catch(error => say("The papers could not be read (" + error + ").", "无法读取论文列表。"));
-  }
+  const redrawn = []; // what follow-settings.js draws again after a change
 
   // Every mark of the page anew; the cards in a new order only as the page opens, not under the reader's click.
   function refresh(reorder) {
     states();
     cards(Boolean(reorder));
-    document.querySelectorAll(".follow-lists").forEach(lists);
-    forYou();
+    redrawn.forEach(draw => draw());
   }
 
-  const nojs = document.getElementById("foryou-nojs");
-  if (nojs) nojs.hidden = true;
+  // What follow-settings.js uses: the choices, matching, and the page's pieces.
+  window.papersFollow = {
+    KINDS, SITE, redrawn, save, paper, verdict, add, remove, areaNames, el, ui, button, followed,
+    get prefs() { return prefs; },
+    set prefs(value) { prefs = value; },
+  };
+
   decorate();
   settings();
   refresh(true);
