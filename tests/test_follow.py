@@ -6,15 +6,13 @@ from __future__ import annotations
 import datetime as dt
 import io
 import json
-import sqlite3
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
-import lxml.html
 import pytest
-from conftest import day_papers
-from test_site_archive import PUBLISHED, RECORDED, day_files, publish
+from conftest import day_papers, wait_until
+from test_site_archive import PUBLISHED, RECORDED, day_files, page, published, rows
 
 from papers_digest.core.models import DayList
 from papers_digest.day.areas import area_of
@@ -24,7 +22,7 @@ from papers_digest.db.writer import write_day
 from papers_digest.site.foryou import FOR_YOU_DAYS
 from papers_digest.site.render import render_site
 from papers_digest.site.trends import RECENT_WEEKS, RISING_MIN_PAPERS
-from papers_digest.testing.browser import console_errors, serve_folder
+from papers_digest.testing.browser import console_errors, serious_axe_violations, serve_folder
 
 pytestmark = pytest.mark.xdist_group("test_follow")
 
@@ -33,23 +31,9 @@ KEY = "papers-digest-follow"
 
 
 @pytest.fixture(scope="module")
-def archive(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """The recorded days published one by one, as `publish` does (tests/test_site_archive.py)."""
-    folder = tmp_path_factory.mktemp("follow")
-    db, out = folder / "papers.db", folder / "site"
-    for date, recorded in PUBLISHED.items():
-        publish(db, out, date, recorded)
-    return db, out
-
-
-def page(path: Path) -> lxml.html.HtmlElement:
-    return lxml.html.fromstring(path.read_bytes())
-
-
-def rows(db: Path, sql: str, params: list | tuple = ()) -> list[dict]:
-    with sqlite3.connect(db) as conn:
-        conn.row_factory = sqlite3.Row
-        return [dict(r) for r in conn.execute(sql, params)]
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The recorded days published one by one (tests/test_site_archive.py): the database and the site."""
+    return published(tmp_path_factory.mktemp("follow"))
 
 
 def shown_papers(db: Path) -> list[dict]:
@@ -67,8 +51,8 @@ def shown_papers(db: Path) -> list[dict]:
 # ---------------------------------------------------------------- what the pages carry for the script
 
 
-def test_a_days_cards_carry_each_papers_areas_keywords_and_authors(archive):
-    db, out = archive
+def test_a_days_cards_carry_each_papers_areas_keywords_and_authors(recorded):
+    db, out = recorded
     cards = page(out / LATEST / "index.html").cssselect("ol.cards > li.paper")
     listed = {r["arxiv_id"]: r for r in rows(db, "select * from day_items where date = ?", [LATEST])}
     assert len(cards) == len(listed)
@@ -80,8 +64,8 @@ def test_a_days_cards_carry_each_papers_areas_keywords_and_authors(archive):
         assert authors.get("data-authors").split("|") == json.loads(row["authors"])
 
 
-def test_every_page_links_the_trends_and_hides_for_you_until_the_script_shows_it(archive):
-    _, out = archive
+def test_every_page_links_the_trends_and_hides_for_you_until_the_script_shows_it(recorded):
+    _, out = recorded
     for path in ("index.html", f"{LATEST}/index.html", "topics/index.html", "trends.html", "status.html"):
         header = page(out / path).cssselect("header.site")[0]
         assert header.cssselect("a.trends")[0].get("href").endswith("trends.html"), path
@@ -89,8 +73,8 @@ def test_every_page_links_the_trends_and_hides_for_you_until_the_script_shows_it
         assert foryou.get("hidden") is not None, path
 
 
-def test_for_you_holds_every_paper_of_the_latest_30_days_with_a_link_that_resolves(archive):
-    db, out = archive
+def test_for_you_holds_every_paper_of_the_latest_30_days_with_a_link_that_resolves(recorded):
+    db, out = recorded
     data = json.loads((out / "foryou.json").read_text(encoding="utf-8"))
     first = (dt.date.fromisoformat(LATEST) - dt.timedelta(days=FOR_YOU_DAYS - 1)).isoformat()
     assert (data["since"], data["until"]) == (first, LATEST)
@@ -111,8 +95,8 @@ def test_for_you_holds_every_paper_of_the_latest_30_days_with_a_link_that_resolv
 def test_for_you_leaves_out_the_days_before_its_30(tmp_path):
     db = tmp_path / "papers.db"
     old, new = "2025-11-01", "2026-01-05"  # 66 days apart
-    for date, recorded in ((old, RECORDED[0]), (new, RECORDED[-1])):
-        files = day_files(date, recorded)
+    for date, listing in ((old, RECORDED[0]), (new, RECORDED[-1])):
+        files = day_files(date, listing)
         write_day(db, files, run_record(files))
     render_site(db, tmp_path / "site")
     data = json.loads((tmp_path / "site" / "foryou.json").read_text(encoding="utf-8"))
@@ -144,8 +128,8 @@ def trend_table(site: Path) -> tuple[list[str], dict[str, list[int]]]:
     return weeks, counts
 
 
-def test_trends_count_each_areas_papers_per_week_as_the_database_holds_them(archive):
-    db, out = archive
+def test_trends_count_each_areas_papers_per_week_as_the_database_holds_them(recorded):
+    db, out = recorded
     per_area, per_week = week_counts(db)
     weeks, counts = trend_table(out)
     assert len(weeks) == 26 and weeks[-1] == "2026-01-05"  # the latest date's week, last
@@ -156,9 +140,9 @@ def test_trends_count_each_areas_papers_per_week_as_the_database_holds_them(arch
         assert shown == [*(per_area[(w, by_name[name])] for w in weeks), sum(shown[:-1])], name
 
 
-def listed_day(date: str, recorded: str, n: int) -> DayFiles:
+def listed_day(date: str, listing: str, n: int) -> DayFiles:
     """A recorded day listed again on `date`, its papers under ids of their own (the `n`-th day), none picked."""
-    papers = [p.model_copy(update={"arxiv_id": f"2601.{n:02d}{i:03d}"}) for i, p in enumerate(day_papers(recorded))]
+    papers = [p.model_copy(update={"arxiv_id": f"2601.{n:02d}{i:03d}"}) for i, p in enumerate(day_papers(listing))]
     return DayFiles(day=DayList(date=date, limit=0, papers=papers, picked=[]), fulltext={}, english={}, chinese={})
 
 
@@ -209,8 +193,8 @@ def test_the_trends_chart_draws_a_row_of_bars_per_area_scaled_to_its_busiest_wee
         assert heights.index(max(heights)) == weekly.index(max(weekly)), name
 
 
-def test_an_archive_without_papers_before_the_latest_weeks_has_nothing_to_compare(archive):
-    _, out = archive
+def test_an_archive_without_papers_before_the_latest_weeks_has_nothing_to_compare(recorded):
+    _, out = recorded
     (rising,) = page(out / "trends.html").xpath("//h2[contains(., 'Rising')]/following-sibling::p[2]")
     assert "Nothing to compare yet" in rising.text_content()
 
@@ -219,32 +203,18 @@ def test_an_archive_without_papers_before_the_latest_weeks_has_nothing_to_compar
 
 
 @pytest.fixture(scope="module")
-def served(archive: tuple[Path, Path]) -> Iterator[str]:
-    with serve_folder(archive[1]) as url:
+def served(recorded: tuple[Path, Path]) -> Iterator[str]:
+    with serve_folder(recorded[1]) as url:
         yield url
 
 
-def _wait(condition, timeout_s: float = 20.0):
-    import time
-
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"not true within {timeout_s} s")
-
-
-def _width(browser, width: int) -> None:
-    browser.execute_cdp_cmd(
-        "Emulation.setDeviceMetricsOverride",
-        {"width": width, "height": 844, "deviceScaleFactor": 1, "mobile": width < 600},
-    )
-
-
-def _fresh(browser, url: str) -> None:
-    """`url` with nothing followed."""
+def _fresh(browser, url: str, width: int | None = None) -> None:
+    """`url` with nothing followed, at `width` px (a phone's below 600)."""
+    if width:
+        browser.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": 844, "deviceScaleFactor": 1, "mobile": width < 600},
+        )
     browser.get(url)
     browser.execute_script("localStorage.clear()")
     browser.get(url)
@@ -272,8 +242,7 @@ def test_following_an_area_and_reloading_puts_its_paper_first(browser, served, w
 
     day = served + f"{LATEST}/index.html"
     for width in widths:
-        _width(browser, width)
-        _fresh(browser, day)
+        _fresh(browser, day, width)
         cards = _cards(browser)
         order = [c.get_attribute("id") for c in cards]
         first = set(_areas(cards[0]))
@@ -300,7 +269,8 @@ def _mute(browser, keyword: str) -> None:
     from selenium.webdriver.common.by import By
 
     browser.find_element(By.CSS_SELECTOR, "details.follow-menu > summary").click()
-    term = _wait(lambda: browser.find_elements(By.ID, "follow-term"))[0]
+    wait_until(lambda: browser.find_elements(By.ID, "follow-term"), what="the settings")
+    term = browser.find_element(By.ID, "follow-term")
     term.send_keys(keyword)
     browser.find_element(By.CSS_SELECTOR, "form.follow-add button[value=muted]").click()
 
@@ -324,12 +294,11 @@ def test_muting_a_keyword_folds_its_paper_to_one_line(browser, served, widths):
 
     day = served + f"{LATEST}/index.html"
     for width in widths:
-        _width(browser, width)
-        _fresh(browser, day)
+        _fresh(browser, day, width)
         keyword, muted = _unique_keyword(_cards(browser))
         _mute(browser, keyword)
         card = browser.find_element(By.ID, muted)
-        _wait(lambda card=card: "muted" in card.get_attribute("class"))
+        wait_until(lambda card=card: "muted" in card.get_attribute("class"))
         browser.refresh()
         card = browser.find_element(By.ID, muted)
         title = card.find_element(By.CSS_SELECTOR, "h2")
@@ -354,11 +323,13 @@ def test_the_for_you_page_lists_the_followed_papers_of_the_latest_days(browser, 
     _fresh(browser, served + "foryou.html")
     data = json.loads(browser.execute_script("return fetch('foryou.json').then(r => r.text())"))
     author = data["papers"][-1]["authors"][0]  # a paper of the earliest day, by an author of its
-    term = _wait(lambda: browser.find_elements(By.ID, "follow-term"))[0]
+    wait_until(lambda: browser.find_elements(By.ID, "follow-term"), what="the settings")
+    term = browser.find_element(By.ID, "follow-term")
     term.send_keys(author)
     browser.find_element(By.CSS_SELECTOR, "form.follow-add button[value=authors]").click()
     expected = [p["id"] for p in data["papers"] if author in p["authors"]]
-    links = _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#foryou h2 a"))
+    wait_until(lambda: browser.find_elements(By.CSS_SELECTOR, "#foryou h2 a"), what="the followed papers")
+    links = browser.find_elements(By.CSS_SELECTOR, "#foryou h2 a")
     assert [a.get_attribute("href").rsplit("/", 1)[1].split("#p-")[-1].removesuffix(".html") for a in links] == expected
     assert browser.find_element(By.CSS_SELECTOR, "#foryou p.why").text == f"You follow: {author}"
     assert not browser.find_element(By.ID, "foryou-nojs").is_displayed()
@@ -370,7 +341,8 @@ def test_choices_export_and_import_as_a_short_text(browser, served):
     from selenium.webdriver.common.by import By
 
     _fresh(browser, served + "foryou.html")
-    term = _wait(lambda: browser.find_elements(By.ID, "follow-term"))[0]
+    wait_until(lambda: browser.find_elements(By.ID, "follow-term"), what="the settings")
+    term = browser.find_element(By.ID, "follow-term")
     term.send_keys("diffusion")
     browser.find_element(By.CSS_SELECTOR, "form.follow-add button[value=keywords]").click()
     term.send_keys("benchmark")
@@ -387,22 +359,22 @@ def test_choices_export_and_import_as_a_short_text(browser, served):
 
 
 @pytest.mark.slow
-def test_without_javascript_a_day_page_reads_as_published_whatever_is_followed(browser, served, archive):
+def test_without_javascript_a_day_page_reads_as_published_whatever_is_followed(browser, served, recorded):
     from selenium.webdriver.common.by import By
 
     day = served + f"{LATEST}/index.html"
-    published = [li.get("id") for li in page(archive[1] / LATEST / "index.html").cssselect("ol.cards > li")]
+    as_published = [li.get("id") for li in page(recorded[1] / LATEST / "index.html").cssselect("ol.cards > li")]
     _fresh(browser, day)
     first = _areas(_cards(browser)[-1])[0]
     choices = {"areas": [first], "keywords": [], "authors": [], "muted": ["model"], "names": {}}
     browser.execute_script(f"localStorage.setItem('{KEY}', arguments[0])", json.dumps(choices))
     browser.refresh()
-    assert [c.get_attribute("id") for c in _cards(browser)] != published  # with script: followed first, muted folded
+    assert [c.get_attribute("id") for c in _cards(browser)] != as_published  # with script: followed first, muted folded
     browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
     try:
         browser.get(day)
         cards = _cards(browser)
-        assert [c.get_attribute("id") for c in cards] == published
+        assert [c.get_attribute("id") for c in cards] == as_published
         assert browser.find_elements(By.CSS_SELECTOR, ".follow-toggle, .why, .fold, details.follow-menu") == []
         assert all("muted" not in c.get_attribute("class") for c in cards)
         assert not browser.find_element(By.CSS_SELECTOR, "header.site a.foryou").is_displayed()
@@ -419,27 +391,27 @@ def _blank(png: bytes) -> bool:
 
 
 @pytest.mark.slow
-def test_a_thumbnail_that_cannot_load_leaves_no_box(browser, served, archive):
+def test_a_thumbnail_that_cannot_load_leaves_no_box(browser, served, recorded):
     """The tests' browser resolves no host but 127.0.0.1, so Hugging Face's thumbnails fail as they do offline."""
     from selenium.webdriver.common.by import By
 
     day = served + f"{LATEST}/index.html"
     _fresh(browser, day)
-    (published,) = page(archive[1] / LATEST / "index.html").cssselect("ol.cards > li:first-child")
-    assert published.cssselect("img.thumb")
+    (first,) = page(recorded[1] / LATEST / "index.html").cssselect("ol.cards > li:first-child")
+    assert first.cssselect("img.thumb")
     card = _cards(browser)[0]  # in view: its thumbnail is asked for (the lazy ones further down, when scrolled to)
-    _wait(lambda: not card.find_elements(By.CSS_SELECTOR, "img.thumb"))
+    wait_until(lambda: not card.find_elements(By.CSS_SELECTOR, "img.thumb"))
     text = card.find_element(By.CSS_SELECTOR, ".card-text")
     assert text.size["width"] >= card.size["width"] - 2  # no column kept for it
     paper = card.find_element(By.CSS_SELECTOR, "h2 a").get_attribute("href")
     browser.get(paper)
-    _wait(lambda: not browser.find_elements(By.CSS_SELECTOR, "img.thumb"))
+    wait_until(lambda: not browser.find_elements(By.CSS_SELECTOR, "img.thumb"))
     assert console_errors(browser) == []
     browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
     try:  # without script the image stays, blank: no broken-image icon, no frame, no alt text
         browser.get(paper)
         (image,) = browser.find_elements(By.CSS_SELECTOR, "img.thumb")
-        _wait(lambda: browser.execute_script("return arguments[0].complete", image) is not False)
+        wait_until(lambda: browser.execute_script("return arguments[0].complete", image) is not False)
         assert image.get_attribute("alt") == "" and _blank(image.screenshot_as_png)
     finally:
         browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": False})
@@ -449,12 +421,10 @@ def test_a_thumbnail_that_cannot_load_leaves_no_box(browser, served, archive):
 def test_the_follow_marks_the_settings_and_the_new_pages_pass_axe_and_fit_a_phone(browser, served, widths):
     from selenium.webdriver.common.by import By
 
-    axe = pytest.importorskip("axe_selenium_python", reason="axe-selenium-python is a dev dependency (.[dev])")
-    axe_js = (Path(axe.__file__).parent / "node_modules" / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
+    pytest.importorskip("axe_selenium_python", reason="axe-selenium-python is a dev dependency (.[dev])")
     problems = []
     for width in widths:
-        _width(browser, width)
-        _fresh(browser, served + f"{LATEST}/index.html")
+        _fresh(browser, served + f"{LATEST}/index.html", width)
         cards = _cards(browser)
         choices = {"areas": _areas(cards[-1])[:1], "keywords": [], "authors": [], "muted": [_unique_keyword(cards)[0]],
                    "names": {}}  # fmt: skip
@@ -463,20 +433,10 @@ def test_the_follow_marks_the_settings_and_the_new_pages_pass_axe_and_fit_a_phon
             browser.get(served + path)
             if opened:  # the settings, opened under the header
                 browser.find_element(By.CSS_SELECTOR, "details.follow-menu > summary").click()
-                _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "details.follow-menu .follow-panel"))
+                wait_until(lambda: browser.find_elements(By.CSS_SELECTOR, "details.follow-menu .follow-panel"))
             wide = browser.execute_script("const d = document.documentElement; return [d.scrollWidth, d.clientWidth]")
             if wide[0] > wide[1]:
                 problems.append(f"{path} at {width} px scrolls sideways: {wide[0]} > {wide[1]}")
-            browser.execute_script(axe_js)
-            found = browser.execute_async_script(
-                "const done = arguments[arguments.length - 1];"
-                "axe.run(document, {resultTypes: ['violations']}).then(r => done(r.violations), e => done(String(e)));"
-            )
-            assert isinstance(found, list), found
-            problems += [
-                f"{path} at {width} px: axe {v['id']} ({v['impact']}): {v['help']}; {v['nodes'][0]['target']}"
-                for v in found
-                if v["impact"] in ("serious", "critical")
-            ]
+            problems += [f"{path} at {width} px: {v}" for v in serious_axe_violations(browser)]
             problems += [f"{path}: {e}" for e in console_errors(browser)]
     assert problems == [], "\n".join(problems)
