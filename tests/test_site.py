@@ -589,6 +589,8 @@ def test_a_publish_writes_only_its_days_pages_the_index_and_the_feed(project, ar
         "index.html",
         "days.html",
         "feed.xml",  # the Chinese feed shows the translation's title, which a new English title leaves as it was
+        "foryou.json",  # the latest 30 days' papers, the retitled one among them
+        "trends.html",  # its areas, from its new title, in this week's counts
     }
     # The retitled paper's area pages and feeds (of the areas its title gave it before too, and their count on the
     # area index), and the day's week and month pages, list its title.
@@ -724,6 +726,7 @@ def test_every_page_loads_without_console_errors_and_every_internal_link_resolve
     assert {u for u in seen if u.split("/")[0] not in ARCHIVE} - {"status.html"} == {
         "index.html",
         "days.html",
+        "trends.html",  # and For you, whose link follow.js turns into the settings, which link it once opened
         f"{SAMPLE_DATE}/index.html",
         *(f"{SAMPLE_DATE}/{i}.html" for i in RANKED),
     }
