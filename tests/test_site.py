@@ -49,6 +49,7 @@ LISTED = 12  # papers Hugging Face listed on the sample day (4 picked)
 THUMBNAIL = re.compile(r'<img class="thumb" src="https://cdn-thumbnails\.huggingface\.co/[^"<>]*"[^<>]*>')
 OLDER_DAYS = [f"2025-03-{d}" for d in range(26, 32)] + ["2025-04-01", "2025-04-02"]  # cloned from the sample day
 SCRIPT = "<script>alert(1)</script>"
+OWN_SCRIPTS = ["../site.js", "../follow.js"]  # a page's scripts, the site's own
 IMG = '"><img src=x onerror=alert(1)>'
 
 
@@ -114,6 +115,7 @@ def test_publish_renders_an_index_a_page_per_date_and_per_paper(site, db_rows):
         if p.is_file() and p.relative_to(site).parts[0] not in (*ARCHIVE, "pagefind")
     ) == sorted(
         ["index.html", "days.html", "status.html", "style.css", "site.js", "search.html", "search.json"]
+        + ["follow.js", "follow-settings.js", "foryou.html", "foryou.json", "trends.html"]
         + ["feed.xml", "feed.zh.xml"]
         + [f"{SAMPLE_DATE}/index.html"]
         + [f"{SAMPLE_DATE}/{i}.html" for i in RANKED]
@@ -186,9 +188,9 @@ def test_a_paper_page_shows_both_languages_who_wrote_it_and_what_the_model_saw(s
     # The mind map is a nested list of the digest's shape: readable with no script at all.
     (root,) = paper.cssselect("[lang=en] > ul.mindmap > li")
     assert _shape_of_item(root) == _shape_of_node(english["mind_map"])
-    # The one script is the site's own (the language switch and search); the page does without it.
-    assert [p.name for p in site.glob("*.js")] == ["site.js"]
-    assert [e.get("src") for e in paper.iter("script")] == ["../site.js"]
+    # The scripts are the site's own (the language switch and search; follow and mute); the page does without them.
+    assert sorted(p.name for p in site.glob("*.js")) == ["follow-settings.js", "follow.js", "site.js"]
+    assert [e.get("src") for e in paper.iter("script")] == ["../site.js", "../follow.js"]
 
 
 def test_an_abstract_only_paper_links_to_the_abstract_page_and_says_why(site):
@@ -363,7 +365,7 @@ def test_markup_in_an_evidence_sentence_is_shown_as_text(project, tmp_path):
     paper = page(tmp_path / "site" / SAMPLE_DATE / f"{HTML_PAPER}.html")
     first = paper.cssselect("ol.results > li")[0]
     assert texts(first, "ul.evidence q")[0] == f"It {SCRIPT} and {IMG} ran."
-    assert [e.get("src") for e in paper.cssselect("script")] == ["../site.js"] and _not_thumbnails(paper) == []
+    assert [e.get("src") for e in paper.cssselect("script")] == OWN_SCRIPTS and _not_thumbnails(paper) == []
 
 
 def test_a_database_without_the_evidence_column_renders_as_before(project, tmp_path):
@@ -474,7 +476,7 @@ def test_markup_in_model_output_is_shown_as_text_and_the_feed_stays_well_formed(
     assert "&#34;&gt;&lt;img src=x onerror=alert(1)&gt;" in raw
     paper = page(tmp_path / "site" / SAMPLE_DATE / f"{HTML_PAPER}.html")
     assert texts(paper, "h1 [lang=en]") == [" ".join(shown.split())]
-    assert _not_thumbnails(paper) == [] and [e.get("src") for e in paper.cssselect("script")] == ["../site.js"]
+    assert _not_thumbnails(paper) == [] and [e.get("src") for e in paper.cssselect("script")] == OWN_SCRIPTS
 
     feed = ET.parse(tmp_path / "site" / "feed.xml").getroot()
     entry = next(e for e in feed.iter(f"{ATOM}entry") if e.findtext(f"{ATOM}id").endswith(HTML_PAPER))
@@ -589,6 +591,8 @@ def test_a_publish_writes_only_its_days_pages_the_index_and_the_feed(project, ar
         "index.html",
         "days.html",
         "feed.xml",  # the Chinese feed shows the translation's title, which a new English title leaves as it was
+        "foryou.json",  # the latest 30 days' papers, the retitled one among them
+        "trends.html",  # its areas, from its new title, in this week's counts
     }
     # The retitled paper's area pages and feeds (of the areas its title gave it before too, and their count on the
     # area index), and the day's week and month pages, list its title.
@@ -652,7 +656,8 @@ def test_a_paper_the_day_takes_over_leaves_the_earlier_days_pages(project, archi
     assert set(before) - set(after) == {f"{OLDER_DAYS[-1]}/{moved}.html"}
     assert set(after) - set(before) == {f"{SAMPLE_DATE}/{moved}.html"} and summary.removed == 1
     touched = {rel.split("/")[0] for rel in after if rel in before and after[rel] != before[rel]}
-    assert touched <= {SAMPLE_DATE, OLDER_DAYS[-1], "index.html", "days.html", "feed.xml", "feed.zh.xml", *ARCHIVE}
+    common = {"index.html", "days.html", "feed.xml", "feed.zh.xml", "foryou.json", "trends.html"}
+    assert touched <= {SAMPLE_DATE, OLDER_DAYS[-1], *common, *ARCHIVE}
     earlier = page(out / OLDER_DAYS[-1] / "index.html")
     assert f"{moved}.html" not in {a.get("href") for a in earlier.cssselect("ol.papers h2 a")}
     fresh = tmp_path / "fresh"
@@ -681,8 +686,9 @@ def test_papers_site_renders_every_day_one_day_at_a_time(archive, tmp_path, monk
     assert done.value.code == 0
     all_days = [SAMPLE_DATE, *reversed(OLDER_DAYS)]
     assert loaded == all_days  # each day read once, newest first
-    # index, days, status, style, site.js, search (page and months), the feeds; a page per day and paper
-    pages = 9 + len(all_days) * (1 + len(RANKED))
+    # index, days, status, style, the three scripts, search (page and months), the feeds, For you (page and data),
+    # trends; a page per day and paper
+    pages = 14 + len(all_days) * (1 + len(RANKED))
     pages += sum(1 for folder in ARCHIVE for _ in (out / folder).iterdir())  # areas (page, feed), weeks, months
     assert (
         f"9 day(s), 36 papers, 28 feed entries; {pages} files written, 0 unchanged, 1 removed"
@@ -724,6 +730,7 @@ def test_every_page_loads_without_console_errors_and_every_internal_link_resolve
     assert {u for u in seen if u.split("/")[0] not in ARCHIVE} - {"status.html"} == {
         "index.html",
         "days.html",
+        "trends.html",  # and For you, whose link follow.js turns into the settings, which link it once opened
         f"{SAMPLE_DATE}/index.html",
         *(f"{SAMPLE_DATE}/{i}.html" for i in RANKED),
     }
@@ -796,8 +803,8 @@ def test_hostile_model_text_is_visible_as_text_in_the_browser_and_runs_nothing(b
         with pytest.raises(NoAlertPresentException):
             browser.switch_to.alert  # noqa: B018 - reading it is the check: no dialog was opened
         # no image but Hugging Face's thumbnails, and no script but the site's own (site.js: the language switch and
-        # search)
-        scripts = "[...document.scripts].filter(s => !s.src.endsWith('/site.js')).length"
+        # search; follow.js and follow-settings.js: follow and mute)
+        scripts = "[...document.scripts].filter(s => !/\\/(site|follow|follow-settings)\\.js$/.test(s.src)).length"
         images = "[...document.images].filter(i => !i.src.startsWith('https://cdn-thumbnails.huggingface.co/')).length"
         assert browser.execute_script(f"return {images} + {scripts}") == 0
         body = browser.find_element(By.TAG_NAME, "body").text
@@ -829,9 +836,9 @@ def _poison(db: Path, arxiv_id: str, text: str) -> None:
 
 
 def _own_tags_out(raw: str) -> str:
-    """A page without the site's own script tag (site.js, in every page's head) and Hugging Face's thumbnails: any
-    other script or image is model text run."""
-    return THUMBNAIL.sub("", re.sub(r'<script src="(\.\./)?site\.js"></script>', "", raw, count=1))
+    """A page without the site's own script tags (site.js and follow.js, in every page's head) and Hugging Face's
+    thumbnails: any other script or image is model text run."""
+    return THUMBNAIL.sub("", re.sub(r'<script src="(\.\./)?(site|follow)\.js"( defer)?></script>', "", raw, count=2))
 
 
 def _shown(text: str) -> str:

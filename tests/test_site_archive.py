@@ -82,14 +82,18 @@ def publish(db: Path, out: Path, date: str, recorded: str) -> None:
     render_day(db, out, date)
 
 
-@pytest.fixture(scope="module")
-def archive(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """Six days published one by one, as `publish` does, into one database and site."""
-    folder = tmp_path_factory.mktemp("archive")
+def published(folder: Path) -> tuple[Path, Path]:
+    """The recorded days published one by one, as `publish` does, into one database and site in `folder`."""
     db, out = folder / "papers.db", folder / "site"
     for date, recorded in PUBLISHED.items():
         publish(db, out, date, recorded)
     return db, out
+
+
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Six days published one by one, as `publish` does, into one database and site."""
+    return published(tmp_path_factory.mktemp("archive"))
 
 
 def page(path: Path) -> lxml.html.HtmlElement:

@@ -1,4 +1,4 @@
-"""The read queries of the archive pages: papers by area, area counts, a period's top papers (SQL only)."""
+"""The read queries of the archive pages: papers by area, area counts, top papers, recent papers, areas by week."""
 
 from __future__ import annotations
 
@@ -10,14 +10,23 @@ import sqlite_utils
 
 # A paper's areas as a JSON array for json_each, whatever the column holds.
 _AREAS = "json_each(case when json_valid(p.areas) then p.areas else '[]' end) t"
-# Every paper the archive shows in its areas: those picked (`papers`, one row each), and those Hugging Face listed but
-# no day picked (`day_items`, the latest day that listed each), so an area page lists every paper of its area.
-_SHOWN = (
-    "(select arxiv_id, date, areas, upvotes from papers union all "
-    "select d.arxiv_id, d.date, d.areas, d.upvotes from day_items d "
-    "where not exists (select 1 from papers x where x.arxiv_id = d.arxiv_id) "
-    "and d.date = (select max(y.date) from day_items y where y.arxiv_id = d.arxiv_id))"
-)
+
+
+def _shown(columns: str = "areas, upvotes", between: bool = False) -> str:
+    """Every paper the archive shows in its areas, as a subquery: those picked (`papers`, one row each, `picked` 1),
+    and those Hugging Face listed but no day picked (`day_items`, the latest day that listed each, `picked` 0), so an
+    area page lists every paper of its area; with `between`, only those of the dates between two parameters, each
+    pair given twice (the bound keeps a query over recent weeks from reading the whole archive)."""
+    dates = "and {}date between ? and ? " if between else ""
+    return (
+        f"(select arxiv_id, date, 1 as picked, {columns} from papers p where 1 {dates.format('p.')}union all "
+        f"select d.arxiv_id, d.date, 0, {columns} from day_items d where 1 {dates.format('d.')}"
+        "and not exists (select 1 from papers x where x.arxiv_id = d.arxiv_id) "
+        "and d.date = (select max(y.date) from day_items y where y.arxiv_id = d.arxiv_id))"
+    )
+
+
+_SHOWN = _shown()
 
 
 def _listed(db: sqlite_utils.Database, table: str = "papers") -> str:
@@ -120,3 +129,41 @@ def top_papers(db_path: str | Path, start: str, end: str, limit: int) -> tuple[i
         [start, end, limit],
     )
     return days["n"], list(rows)
+
+
+def recent_papers(db_path: str | Path, start: str, end: str) -> list[dict[str, Any]]:
+    """Every paper the archive shows from `start` to `end` (inclusive), newest date first, then by upvotes and arXiv
+    id: its title (and the translation's title, when it has one), authors, Hugging Face's keywords and areas (JSON
+    text, as stored), and `picked` (1: it has a page of its own): what a reader's follows are matched against."""
+    db = _db(db_path)
+    if db is None:
+        return []
+    title_zh = "null"
+    if "digests" in db.table_names():
+        title_zh = (
+            "(select json_extract(g.digest, '$.title') from digests g "
+            "where g.arxiv_id = s.arxiv_id and g.lang = 'zh' and s.picked)"
+        )
+    shown = _shown("title, upvotes, authors, keywords, areas", between=True)
+    sql = (
+        f"select s.arxiv_id, s.date, s.picked, s.title, s.authors, s.keywords, s.areas, {title_zh} as title_zh "
+        f"from {shown} s order by s.date desc, coalesce(s.upvotes, 0) desc, s.arxiv_id"
+    )
+    return list(db.query(sql, [start, end, start, end]))
+
+
+def area_weeks(db_path: str | Path, start: str, end: str) -> list[dict[str, Any]]:
+    """Papers per area per ISO week (`week`: its Monday) from `start` to `end`, each paper the archive shows counted
+    once in each of its areas; and per week, with `area` null, its papers and the dates that had any (`days`). One
+    aggregate query over those dates only."""
+    db = _db(db_path)
+    if db is None:
+        return []
+    week = "date(p.date, 'weekday 0', '-6 days')"  # a date's Sunday, less six days: its ISO week's Monday
+    sql = (
+        f"with p as {_shown('areas', between=True)} "
+        f"select {week} as week, t.value as area, count(*) as papers, null as days from p, {_AREAS} "
+        "where t.type = 'text' group by week, area union all "
+        f"select {week}, null, count(*), count(distinct p.date) from p group by 1 order by week, area"
+    )
+    return list(db.query(sql, [start, end, start, end]))

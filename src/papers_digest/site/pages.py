@@ -1,4 +1,4 @@
-"""Rendering the archive pages: area pages and feeds, the area index, week and month pages, from SQL."""
+"""Rendering the archive pages from SQL: area pages and feeds, the area index, week and month pages, trends, For you."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from jinja2 import Environment
 from markupsafe import Markup
 
 from papers_digest.day.areas import all_areas
-from papers_digest.db.archive import area_counts, areas_on, papers_by_area, top_papers
+from papers_digest.db.archive import area_counts, area_weeks, areas_on, papers_by_area, recent_papers, top_papers
+from papers_digest.site import trends
 from papers_digest.site.archive import (
     AREA_FEED_ENTRIES,
     AREA_PAGE_PAPERS,
@@ -28,9 +29,11 @@ from papers_digest.site.archive import (
     periods_of,
 )
 from papers_digest.site.feed import Feed, FeedEntry, make_feed
+from papers_digest.site.foryou import FOR_YOU_DAYS, FOR_YOU_FILE, for_you_json, for_you_window
 from papers_digest.site.tex import tex_text
 
 AREAS_INDEX = f"{AREAS_FOLDER}/index.html"
+FOR_YOU_PAGE = "foryou.html"
 ARCHIVE_FOLDERS = (AREAS_FOLDER, "weeks", "months")
 # An area chip as the day pages write it (a topic chip, before areas): what a day's page linked to before this publish.
 _CHIP_RE = re.compile(r'<a class="(?:area|topic)" href="\.\./topics/([a-z0-9-]+)\.html"')
@@ -72,6 +75,33 @@ def archive_files(
         if days:
             page = PeriodPage(period=period, days=days, papers=tuple(listed_paper(r) for r in rows))
             yield period.path, period_page.render(page=page, nav=nav, root="../", path=period.path)
+
+
+def reader_files(env: Environment, db: Path, latest: str | None) -> Iterator[tuple[str, str]]:
+    """The trends page and the For you page with its data, of the latest weeks and days up to `latest` (the newest
+    published date; None: an empty site): two queries over those dates only, whatever the archive's size."""
+    if latest:
+        first, last = for_you_window(latest)
+        data = for_you_json(recent_papers(db, first, last), first, last)
+        shown = trends.build_trends(area_weeks(db, *trends.trends_window(latest)), latest)
+    else:
+        data, shown = for_you_json([], "", ""), None
+    yield FOR_YOU_FILE, data
+    yield FOR_YOU_PAGE, env.get_template("foryou.html").render(days=FOR_YOU_DAYS, root="", path=FOR_YOU_PAGE)
+    yield (
+        trends.TRENDS_FILE,
+        env.get_template("trends.html").render(
+            trends=shown,
+            weeks=trends.TREND_WEEKS,
+            recent_weeks=trends.RECENT_WEEKS,
+            before_weeks=trends.BEFORE_WEEKS,
+            min_papers=trends.RISING_MIN_PAPERS,
+            bar_width=trends.BAR_WIDTH,
+            bar_height=trends.BAR_HEIGHT,
+            root="",
+            path=trends.TRENDS_FILE,
+        ),
+    )
 
 
 def area_feed(page: AreaPage, base_url: str) -> Feed:

@@ -28,13 +28,13 @@ from papers_digest.site.feed import (
     make_feeds,
     normalise_base_url,
 )
-from papers_digest.site.pages import archive_files, remove_stale_archive, touched_by
+from papers_digest.site.pages import archive_files, reader_files, remove_stale_archive, touched_by
 from papers_digest.site.search import SearchIndexError, index_months, indexed_months
 from papers_digest.site.views import DATE_RE, SiteError
 
 STATUS_FILE = "status.html"  # one row per published date (day/status.py)
 DAYS_FILE = "days.html"  # the calendar: every published day, by month; index.html shows the latest day's papers
-STATIC_FILES = ("style.css", "site.js")  # copied from templates/ as they are
+STATIC_FILES = ("style.css", "site.js", "follow.js", "follow-settings.js")  # copied from templates/ as they are
 SEARCH_FILE = "search.json"  # the months indexed, for the search box of every page but search.html (site.js)
 
 
@@ -177,6 +177,7 @@ class _Site:
         search page and the feeds never point to a page or an index not written yet."""
         status = [day_status(row) for row in status_rows(db)]
         self._write_all(_common_files(self.env, index, feeds, status, indexed_months(self.out), front))
+        self._write_all(reader_files(self.env, db, index[0].date if index else None))
 
     def summary(self, index: list[DaySummary], feed: Feed, removed: int) -> SiteSummary:
         return SiteSummary(

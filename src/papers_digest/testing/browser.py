@@ -68,6 +68,26 @@ def console_errors(driver: Any) -> list[str]:
     ]
 
 
+def serious_axe_violations(driver: Any) -> list[str]:
+    """What axe-core finds serious or critical on the driver's page, one line each: its rule, what it asks, how many
+    elements and the first of them. axe-core comes with axe-selenium-python (the dev extra)."""
+    import axe_selenium_python
+
+    axe = Path(axe_selenium_python.__file__).parent / "node_modules" / "axe-core" / "axe.min.js"
+    driver.execute_script(axe.read_text(encoding="utf-8"))
+    found = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document, {resultTypes: ['violations']}).then(r => done(r.violations), e => done(String(e)));"
+    )
+    if not isinstance(found, list):
+        raise AssertionError(f"axe-core failed: {found}")
+    return [
+        f"axe {v['id']} ({v['impact']}): {v['help']}; {len(v['nodes'])} node(s), e.g. {v['nodes'][0]['target']}"
+        for v in found
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
 @contextlib.contextmanager
 def serve_folder(folder: Path, requested: list[str] | None = None) -> Iterator[str]:
     """A folder over HTTP on 127.0.0.1, as `python -m http.server -d data/site` serves it -> its URL (browsers

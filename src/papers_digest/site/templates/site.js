@@ -1,7 +1,9 @@
-/* papers-digest: the only script of the site, and every page works without it (both languages show, the
-   search box opens search.html, which says that searching needs JavaScript). It does two things:
+/* papers-digest: the site's script (follow.js, deferred, adds follow and mute), and every page works without it
+   (both languages show, the search box opens search.html, which says that searching needs JavaScript). It does
+   three things:
    - the EN / 中文 / both switch: the choice is kept in localStorage and set on <html data-show> (and its `lang`)
      before the page is drawn (this file is loaded in <head>, not deferred), so the page never flickers;
+   - a thumbnail that does not load is taken out, so its card reads as if it had none;
    - Pagefind's search over its indexes of each month of published days, one in English and one in Chinese,
      merged in the browser: on search.html, and from the box on every other page, whose results show on that
      page (docs/site.md, "Search").
@@ -36,6 +38,14 @@
   }
 
   show(stored(), false);
+
+  // A thumbnail that cannot load (Hugging Face's images offline, a CDN down) leaves no box: an image's error does
+  // not bubble, so it is caught on its way down, from the start (this file runs before the body is parsed);
+  // style.css blanks a broken one until then, and without script.
+  document.addEventListener("error", function (event) {
+    var image = event.target;
+    if (image.tagName === "IMG" && image.classList.contains("thumb")) image.remove();
+  }, true);
 
   document.addEventListener("DOMContentLoaded", function () {
     var box = document.querySelector(".lang-switch");
