@@ -12,6 +12,15 @@ from papers_digest.llm.client import LlmClient, LlmError
 from papers_digest.llm.prompting import Message
 
 CUT_OFF = Problem("length", "", "the answer was cut off at the token limit (finish_reason: length)")
+# From this round on, a part asked again is sampled (seeded by the round, so a rerun is the same): greedy
+# decoding asked the same question gives the same answer, and the checker picks among the tries.
+SAMPLED_FROM_ROUND = 3
+RESAMPLING = {"temperature": 0.7}
+
+
+def sampling(round_: int) -> dict[str, float | int] | None:
+    """The sampling settings of a round's requests: the stage's own (None) until SAMPLED_FROM_ROUND."""
+    return None if round_ < SAMPLED_FROM_ROUND else {**RESAMPLING, "seed": round_}
 
 
 class EndpointDown(PipelineError):

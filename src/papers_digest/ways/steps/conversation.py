@@ -17,7 +17,7 @@ from papers_digest.checker.problems import Problem
 from papers_digest.checker.substance import cut_back, label
 from papers_digest.core.models import CallRecord
 from papers_digest.llm.client import CallContext, ChatReply, LlmClient
-from papers_digest.llm.conversation import Task
+from papers_digest.llm.conversation import Task, sampling
 from papers_digest.llm.prompting import Message
 from papers_digest.ways.steps.parts import Part, assemble, one_line, part_of, written_from
 from papers_digest.ways.steps.questions import (
@@ -37,10 +37,6 @@ STEPS_RULES = (
     ("label", label),
 )
 REWRITTEN = frozenset({"copied", "cut_off", "repeated"})  # the rules a rewrite in other words mends
-# From this round on, a part asked again is sampled (seeded by the round, so a rerun is the same): greedy
-# decoding asked the same question gives the same answer, and the checker picks among the tries.
-SAMPLED_FROM_ROUND = 3
-RESAMPLING = {"temperature": 0.7}
 MAX_ROUNDS = 4  # the answers, then three rounds asking again for the parts that failed (each a few seconds)
 
 
@@ -69,8 +65,9 @@ class StepsConversation:
     async def ask(self, part: Part, messages: list[Message], attempt: int) -> None:
         round_ = attempt - self.first_attempt + 1
         context = CallContext(self.task.date, self.task.arxiv_id, self.task.stage, attempt, repair=round_ > 1)
-        sampling = None if round_ < SAMPLED_FROM_ROUND else {**RESAMPLING, "seed": round_}
-        reply = await self.client.chat(messages, context, self.calls, max_tokens=part.max_tokens, sampling=sampling)
+        reply = await self.client.chat(
+            messages, context, self.calls, max_tokens=part.max_tokens, sampling=sampling(round_)
+        )
         self.asked[part.key], self.replies[part.key] = messages, reply
 
     async def first(self, part: Part, attempt: int) -> None:
