@@ -133,10 +133,10 @@ def _archive_kinds() -> list[tuple[FulltextDoc, dict, dict, list, Paper | None]]
     about 70 papers, not 6: a word of one paper is on about 1 page in 70, as in an archive of distinct papers,
     which is what a search's time depends on (docs/site.md, "Search")."""
 
+    from papers_devtools.sim.answers import build_digest, translate
     from papers_digest.checker.english import check_digest_en
     from papers_digest.checker.paper import read_paper
     from papers_digest.llm.prompting import digest_messages
-    from papers_digest.sim.answers import build_digest, translate
     from papers_digest.sources.arxiv import abstract_doc
     from papers_digest.sources.hf import parse_items
 

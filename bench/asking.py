@@ -21,6 +21,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
+from papers_devtools.testing.harness import make_params, repo_root
 from papers_digest.cli.sample import SAMPLE_DATE, SAMPLE_LIMIT, offline_settings
 from papers_digest.core.models import FulltextDoc, GenerationResult
 from papers_digest.core.params import Params
@@ -30,7 +31,6 @@ from papers_digest.llm.prompting import load_prompt
 from papers_digest.pipeline.fulltexts import fetch_fulltexts
 from papers_digest.pipeline.generating import generate
 from papers_digest.pipeline.listing import list_day
-from papers_digest.testing.harness import make_params, repo_root
 
 ROOT = repo_root()
 WAYS = ("steps", "draft", "json")
@@ -86,7 +86,7 @@ def params_for(model: str, way: str) -> Params:
 
 def sample_docs(params: Params) -> list[FulltextDoc]:
     """The sample day's full texts as the pipeline makes them (recorded answers replayed on 127.0.0.1)."""
-    from papers_digest.testing.servers import sample_replay_server
+    from papers_devtools.testing.servers import sample_replay_server
 
     with sample_replay_server() as (_, url):
         params = params.model_copy(update={"limit": SAMPLE_LIMIT})

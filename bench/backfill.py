@@ -24,9 +24,9 @@ from pathlib import Path
 import sqlite_utils
 from common import ROOT
 
-from papers_digest.sim.routes import CHAT_PATH
-from papers_digest.testing.harness import copy_project, dvc_env, make_params, write_params
-from papers_digest.testing.servers import engine_server, replay_server
+from papers_devtools.sim.routes import CHAT_PATH
+from papers_devtools.testing.harness import copy_project, dvc_env, make_params, write_params
+from papers_devtools.testing.servers import engine_server, replay_server
 
 DAYS = 8
 PAPERS = 10

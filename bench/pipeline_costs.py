@@ -11,17 +11,17 @@ from pathlib import Path
 
 from common import COMPLETION_MEANS, DATE, PAGES, ROOT, peak_rss_mb, synthetic_day
 
+from papers_devtools.testing.harness import copy_project, run_dvc, write_params
 from papers_digest.sources.latexml import parse_latexml
-from papers_digest.testing.harness import copy_project, run_dvc, write_params
 
 # --- no-op dvc repro -----------------------------------------------------------------------------
 
 
 def noop_repro(runs: int = 5) -> None:
     """Run the sample day once in a project copy, then time `dvc repro` when nothing changed."""
-    from papers_digest.sim.replay import Replay
-    from papers_digest.sim.routes import EngineSim
-    from papers_digest.sim.serve import BackgroundServer
+    from papers_devtools.sim.replay import Replay
+    from papers_devtools.sim.routes import EngineSim
+    from papers_devtools.sim.serve import BackgroundServer
 
     work = Path(tempfile.mkdtemp(prefix="papers-bench-"))
     try:
@@ -76,10 +76,10 @@ def parser_speed(rounds: int = 5) -> None:
 
 def peak_memory(papers: int) -> None:
     """Peak RSS of the fulltext-to-publish stage processes for a day of `papers` papers."""
+    from papers_devtools.sim.routes import EngineSim
+    from papers_devtools.sim.serve import BackgroundServer
     from papers_digest.core.artefacts import write_json
     from papers_digest.core.models import DayList, Paper
-    from papers_digest.sim.routes import EngineSim
-    from papers_digest.sim.serve import BackgroundServer
 
     work = Path(tempfile.mkdtemp(prefix="papers-bench-mem-"))
     try:

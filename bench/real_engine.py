@@ -33,6 +33,9 @@ from pathlib import Path
 
 import httpx
 
+from papers_devtools.sim.serve import free_port
+from papers_devtools.testing.harness import make_params, repo_root
+from papers_devtools.testing.servers import sample_replay_server
 from papers_digest.cli.sample import (
     SAMPLE_CONTEXT_TOKENS,
     SAMPLE_DATE,
@@ -55,9 +58,6 @@ from papers_digest.llm.prompting import load_prompt
 from papers_digest.pipeline.fulltexts import fetch_fulltexts
 from papers_digest.pipeline.generating import generate, llm_client
 from papers_digest.pipeline.listing import list_day
-from papers_digest.sim.serve import free_port
-from papers_digest.testing.harness import make_params, repo_root
-from papers_digest.testing.servers import sample_replay_server
 
 ROOT = repo_root()
 CALLS_DIR = ROOT / "logs" / "bench" / "real_engine"  # c<N>/calls.jsonl, as report.tables.load_calls reads a day

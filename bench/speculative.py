@@ -22,6 +22,8 @@ import time
 
 import httpx
 
+from papers_devtools.sim.serve import free_port
+from papers_devtools.testing.harness import repo_root
 from papers_digest.checker.candidates import evidence_candidates
 from papers_digest.checker.schema import translation_schema
 from papers_digest.core.models import Digest
@@ -31,10 +33,8 @@ from papers_digest.llm.client import response_format
 from papers_digest.llm.drafting import draft_message
 from papers_digest.llm.prompting import load_prompt, translate_messages
 from papers_digest.llm.steps import QUESTIONS, read_step_prompts, step_message
-from papers_digest.sim.serve import free_port
 from papers_digest.sources.arxiv import abstract_doc
 from papers_digest.sources.hf import parse_items
-from papers_digest.testing.harness import repo_root
 
 ROOT = repo_root()
 MAIN, DRAFT = OFFLINE_MODELS["qwen2.5-coder-1.5b-instruct"], OFFLINE_MODELS["qwen2.5-coder-0.5b-instruct"]

@@ -13,14 +13,14 @@ from typing import Any
 import httpx
 from common import COMPLETION_MEANS, DATE, KV_CAPACITY, SEED_SLEEP_S, synthetic_day
 
+from papers_devtools.sim.batching import BatchingConfig, ideal_makespan
+from papers_devtools.sim.serve import free_port
 from papers_digest.core.models import FulltextDoc
 from papers_digest.core.params import Params, validate_params
 from papers_digest.llm.generation import digest_paper, translate_paper
 from papers_digest.llm.prompting import load_prompt
 from papers_digest.pipeline.generating import generate, llm_client
 from papers_digest.report.perfmodel import Gpu, ModelShape
-from papers_digest.sim.batching import BatchingConfig, ideal_makespan
-from papers_digest.sim.serve import free_port
 
 # --- throughput ----------------------------------------------------------------------------------
 

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
+from papers_devtools.testing.harness import repo_root
 from papers_digest.core.models import CallRecord
-from papers_digest.testing.harness import repo_root
 
 
 @pytest.fixture(scope="module")

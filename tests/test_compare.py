@@ -15,6 +15,11 @@ import pytest
 import sqlite_utils
 from conftest import ARXIV_DIR, HF_DIR, SAMPLE_DATE, copy_project, free_port, make_params, run_dvc, write_params
 
+from papers_devtools.sim.faults import Fault, paper_point
+from papers_devtools.sim.replay import ReplayFault
+from papers_devtools.testing.fake_engine import llama_server_script
+from papers_devtools.testing.harness import dvc_env
+from papers_devtools.testing.servers import engine_server, replay_server, sample_replay_server
 from papers_digest.cli import backfill, experiments
 from papers_digest.cli import compare as cli_compare
 from papers_digest.cli.main import main as papers_cli
@@ -23,11 +28,6 @@ from papers_digest.core.errors import ConfigError
 from papers_digest.core.models import CallRecord, DayList, GenerationResult, Paper, RunRecord
 from papers_digest.engines.localmodel import OFFLINE_MODELS
 from papers_digest.report import compare
-from papers_digest.sim.faults import Fault, paper_point
-from papers_digest.sim.replay import ReplayFault
-from papers_digest.testing.fake_engine import llama_server_script
-from papers_digest.testing.harness import dvc_env
-from papers_digest.testing.servers import engine_server, replay_server, sample_replay_server
 
 # --- candidates on the command line ---------------------------------------------------------------------
 

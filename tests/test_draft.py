@@ -10,6 +10,8 @@ import pytest
 from conftest import SAMPLE_DATE, make_params
 from test_checker import R1, doc
 
+from papers_devtools.sim.routes import EngineSim
+from papers_devtools.sim.serve import BackgroundServer
 from papers_digest.checker.candidates import evidence_candidates
 from papers_digest.checker.draft import (
     candidate_evidence,
@@ -25,8 +27,6 @@ from papers_digest.core.models import FulltextDoc
 from papers_digest.llm.drafting import draft_message
 from papers_digest.llm.prompting import load_prompt
 from papers_digest.pipeline.generating import generate
-from papers_digest.sim.routes import EngineSim
-from papers_digest.sim.serve import BackgroundServer
 
 VSI = "2504.00883"  # an abstract with one figure sentence and a code-link sentence
 

@@ -31,6 +31,7 @@ from conftest import (
     write_params,
 )
 
+from papers_devtools.testing.fake_engine import install_as_sglang
 from papers_digest.checker.chinese import check_digest_zh
 from papers_digest.core.models import Digest
 from papers_digest.core.params import EngineParams
@@ -62,7 +63,6 @@ from papers_digest.llm.endpoint import prefix_cache_delta, scrape_prefix_cache
 from papers_digest.llm.prompting import load_prompt
 from papers_digest.llm.repair import Repair, digest_repair, translation_repair
 from papers_digest.pipeline.generating import generate, llm_client
-from papers_digest.testing.fake_engine import install_as_sglang
 
 PY = sys.executable
 
@@ -386,7 +386,7 @@ def test_a_busy_port_is_refused_before_starting(tmp_path):
 
 
 def _papers_run_project(tmp_path: Path, replay_url: str) -> tuple[Path, dict[str, str]]:
-    """A project whose engine is SGLang's command line, run by the stand-in (papers_digest.testing.fake_engine)."""
+    """A project whose engine is SGLang's command line, run by the stand-in (papers_devtools.testing.fake_engine)."""
     project = copy_project(tmp_path / "project")
     params = make_params(
         source={"hf_url": replay_url, "arxiv_url": replay_url},

@@ -18,6 +18,10 @@ from conftest import (
     sample_papers,
 )
 
+from papers_devtools.sim.faults import Fault
+from papers_devtools.sim.replay import Replay, ReplayFault, no_html_page
+from papers_devtools.sim.routes import EngineSim
+from papers_devtools.sim.serve import BackgroundServer
 from papers_digest.core.models import FulltextDoc, GenerationResult
 from papers_digest.core.pacing import held
 from papers_digest.core.store import STORE_ENV, Store
@@ -26,10 +30,6 @@ from papers_digest.llm.prompting import load_prompt
 from papers_digest.pipeline.fulltexts import date_turn, fetch_fulltexts, prefetch_pages
 from papers_digest.pipeline.generating import generate
 from papers_digest.pipeline.listing import list_day
-from papers_digest.sim.faults import Fault
-from papers_digest.sim.replay import Replay, ReplayFault, no_html_page
-from papers_digest.sim.routes import EngineSim
-from papers_digest.sim.serve import BackgroundServer
 from papers_digest.sources.hf import HfError
 
 HTML_ID = "2503.20783"  # the sample paper with a recorded page

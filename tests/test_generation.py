@@ -7,14 +7,14 @@ import time
 import pytest
 from conftest import SAMPLE_DATE, abstract_docs, chat_calls, make_params, sample_papers
 
+from papers_devtools.sim.faults import Fault
+from papers_devtools.sim.routes import EngineSim
+from papers_devtools.sim.serve import BackgroundServer
 from papers_digest.core.models import Digest, GenerationResult
 from papers_digest.llm.budget import translation_max_tokens
 from papers_digest.llm.generation import EndpointDown, longest_first, paper_tokens
 from papers_digest.llm.prompting import load_prompt
 from papers_digest.pipeline.generating import generate
-from papers_digest.sim.faults import Fault
-from papers_digest.sim.routes import EngineSim
-from papers_digest.sim.serve import BackgroundServer
 
 DIGEST_PROMPT = load_prompt("prompts/digest_en.md")
 TRANSLATE_PROMPT = load_prompt("prompts/translate_zh.md")
@@ -83,10 +83,10 @@ def test_a_problem_of_the_whole_digest_is_retried_with_the_whole_conversation(en
 def test_a_figure_invented_in_a_finding_binds_the_repaired_result_to_its_sections_figures(engine):
     """The repair asks with a tighter schema: the 0.5B model repeats its first answer on a retry whatever the
     problems say, so the grammar must keep it from writing the invented figure again."""
+    from papers_devtools.sim.routes import schema_fingerprint
     from papers_digest.checker.paper import read_paper
     from papers_digest.checker.problems import Problem
     from papers_digest.checker.schema import digest_fields_schema, digest_schema, retry_digest_schema
-    from papers_digest.sim.routes import schema_fingerprint
 
     sim, base_url = engine
     sim.add_fault(Fault(kind="prose_number", match=FIRST.title, on="first", times=1))
@@ -106,10 +106,10 @@ def test_a_figure_invented_in_a_finding_binds_the_repaired_result_to_its_section
 def test_a_translation_that_failed_only_in_fields_is_retried_with_those_fields_alone(engine):
     """The repair (llm/repair.py): the retry of a translation whose problems are all some fields' prose asks
     for those fields alone, held to their schema, and the whole translation is checked with them put back."""
+    from papers_devtools.sim.routes import schema_fingerprint
     from papers_digest.checker.chinese import check_digest_zh
     from papers_digest.checker.english import prose_fields
     from papers_digest.checker.schema import fields_schema
-    from papers_digest.sim.routes import schema_fingerprint
 
     sim, base_url = engine
     [english] = run_digests(base_url, docs=[FIRST])

@@ -17,13 +17,13 @@ import sqlite_utils
 import yaml
 from conftest import HF_DIR, SAMPLE_DATE, SAMPLE_DIR, copy_project, dvc_env, make_params, write_params
 
+from papers_devtools.sim.faults import Fault
+from papers_devtools.sim.replay import ReplayFault
+from papers_devtools.testing.servers import webhook_server
 from papers_digest.cli.alerts import ALERT_WEBHOOK_ENV, send_alert, webhook_url
 from papers_digest.core.params import AlertParams, Price
 from papers_digest.day.status import ALL_DIGESTED_BEFORE, NOTHING_LISTED, DateRun, DayStatus, alert
 from papers_digest.llm.spending import TokenBudget
-from papers_digest.sim.faults import Fault
-from papers_digest.sim.replay import ReplayFault
-from papers_digest.testing.servers import webhook_server
 
 PAPERS = str(Path(sys.executable).parent / "papers")
 

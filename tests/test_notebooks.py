@@ -12,10 +12,10 @@ import pytest
 import sqlite_utils
 from conftest import ROOT, SAMPLE_DATE, copy_project, make_params, run_dvc, sample_papers, write_params
 
+from papers_devtools.sim.faults import Fault
 from papers_digest.checker.problems import RULES
 from papers_digest.day import metrics as day_metrics
 from papers_digest.report import tables
-from papers_digest.sim.faults import Fault
 
 pytestmark = pytest.mark.slow  # every test runs the pipeline with DVC (make test-fast leaves it out)
 

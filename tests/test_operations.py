@@ -18,8 +18,8 @@ import pytest
 import sqlite_utils
 from conftest import SAMPLE_DATE, chat_calls, copy_project, dvc_env, make_params, run_dvc, wait_until, write_params
 
+from papers_devtools.sim.replay import ReplayFault
 from papers_digest.cli.runs import DatePlan, plan_dates
-from papers_digest.sim.replay import ReplayFault
 
 PAPERS = str(Path(sys.executable).parent / "papers")
 

@@ -1,6 +1,6 @@
 """An engine or endpoint that stops answering is reported as such, never recorded as the day's result.
 
-Real processes and real HTTP on 127.0.0.1: a stand-in engine (papers_digest.testing.fake_engine) that
+Real processes and real HTTP on 127.0.0.1: a stand-in engine (papers_devtools.testing.fake_engine) that
 dies mid-run under `papers run`, and the engine simulator going away in the middle of a DVC stage.
 """
 
@@ -28,11 +28,11 @@ from conftest import (
     write_params,
 )
 
+from papers_devtools.sim.faults import Fault
+from papers_devtools.sim.routes import EngineSim
+from papers_devtools.sim.serve import BackgroundServer
+from papers_devtools.testing.fake_engine import install_as_sglang
 from papers_digest.engines.process import group_processes
-from papers_digest.sim.faults import Fault
-from papers_digest.sim.routes import EngineSim
-from papers_digest.sim.serve import BackgroundServer
-from papers_digest.testing.fake_engine import install_as_sglang
 
 pytestmark = pytest.mark.slow  # every test runs DVC or papers daily/run (make test-fast leaves it out)
 

@@ -14,9 +14,9 @@ import pytest
 import sqlite_utils
 from conftest import SAMPLE_DATE, SAMPLE_DIR, chat_calls, copy_project, make_params, run_dvc, write_params
 
-from papers_digest.sim.replay import Replay
-from papers_digest.sim.routes import EngineSim
-from papers_digest.sim.serve import BackgroundServer
+from papers_devtools.sim.replay import Replay
+from papers_devtools.sim.routes import EngineSim
+from papers_devtools.sim.serve import BackgroundServer
 
 pytestmark = pytest.mark.slow  # every test runs the pipeline with DVC or papers sample (not in make test-fast)
 

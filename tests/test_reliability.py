@@ -27,8 +27,8 @@ from conftest import (
     write_params,
 )
 
-from papers_digest.sim.faults import Fault
-from papers_digest.testing.servers import engine_server, recorded_dirs, sample_replay_server
+from papers_devtools.sim.faults import Fault
+from papers_devtools.testing.servers import engine_server, recorded_dirs, sample_replay_server
 
 DAY = SAMPLE_DATE
 SLOW_CALL_S = 0.3

@@ -18,6 +18,8 @@ import pytest
 import yaml
 from conftest import ROOT, SAMPLE_DATE, copy_project, make_params, run_dvc, write_params
 
+from papers_devtools.testing.browser import MISSING, chromium, console_errors, have_chromium, serve_folder
+from papers_devtools.testing.servers import engine_server, sample_replay_server
 from papers_digest.cli.main import main as papers_cli
 from papers_digest.core.models import GenerationResult
 from papers_digest.day.files import load_day
@@ -31,8 +33,6 @@ from papers_digest.site.render import load_day as load_day_view
 from papers_digest.site.render import render_day, render_site
 from papers_digest.site.tex import tex_markup
 from papers_digest.site.views import paper_view, section_url
-from papers_digest.testing.browser import MISSING, chromium, console_errors, have_chromium, serve_folder
-from papers_digest.testing.servers import engine_server, sample_replay_server
 
 # the sample day is built with DVC once for the module, and the browser tests drive Chromium
 pytestmark = [

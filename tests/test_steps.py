@@ -16,6 +16,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from test_checker import R1, doc
 
+from papers_devtools.sim.routes import EngineSim
+from papers_devtools.sim.serve import BackgroundServer
 from papers_digest.checker.candidates import evidence_candidates
 from papers_digest.checker.draft import draft_path, judge_draft, read_draft
 from papers_digest.checker.paper import read_paper
@@ -37,8 +39,6 @@ from papers_digest.llm.steps import (
 )
 from papers_digest.llm.stepwise import _Paper
 from papers_digest.pipeline.generating import generate, run_generation_stage
-from papers_digest.sim.routes import EngineSim
-from papers_digest.sim.serve import BackgroundServer
 
 STEPS_PROMPT = "prompts/digest_en_steps.md"
 MERGEVQ = "abs:2504.00999"

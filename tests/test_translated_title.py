@@ -10,13 +10,13 @@ import json
 from conftest import SAMPLE_DATE, make_params
 from test_checker import MERGEVQ, doc, en
 
+from papers_devtools.sim.routes import EngineSim
+from papers_devtools.sim.serve import BackgroundServer
 from papers_digest.checker.chinese import translated_title
 from papers_digest.checker.schema import translation_schema
 from papers_digest.core.models import Digest
 from papers_digest.llm.prompting import load_prompt
 from papers_digest.pipeline.generating import generate
-from papers_digest.sim.routes import EngineSim
-from papers_digest.sim.serve import BackgroundServer
 
 TITLE = "MergeVQ: A Unified Framework for Visual Generation and Representation"
 

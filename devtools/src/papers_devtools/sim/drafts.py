@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import re
 
+from papers_devtools.sim.answers import RequestKind, answer, build_digest
+from papers_devtools.sim.faults import BAD_NUMBER, FaultKind
+from papers_devtools.sim.wording import keywords, listed
 from papers_digest.checker.draft import PARTS, draft_parts
 from papers_digest.checker.numbers import prose_numbers
 from papers_digest.checker.results import is_packaging, is_sentence
 from papers_digest.llm.prompting import TAGS_PREFIX, TITLE_PREFIX
 from papers_digest.llm.steps import rewritten_text, step_of_request
-from papers_digest.sim.answers import RequestKind, answer, build_digest
-from papers_digest.sim.faults import BAD_NUMBER, FaultKind
-from papers_digest.sim.wording import keywords, listed
 
 _CANDIDATE_RE = re.compile(r"^\[(\d+)\] (.+)$", re.MULTILINE)
 _FINDING_LINE_RE = re.compile(r"^\s*\[(\d+)\]\s*(.+)$")

@@ -18,12 +18,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from papers_digest.sim.answers import RequestKind, classify, conversation_stage
-from papers_digest.sim.batching import BatchingConfig, ContinuousBatcher
-from papers_digest.sim.cache import PrefixCache, approx_tokens, cut_off, modelled_length, prompt_tokens
-from papers_digest.sim.drafts import reply
-from papers_digest.sim.faults import FAULTS, Fault, FaultKind, ServerKind, context_error_body, openai_error, refusal
-from papers_digest.sim.serve import DroppedResponse
+from papers_devtools.sim.answers import RequestKind, classify, conversation_stage
+from papers_devtools.sim.batching import BatchingConfig, ContinuousBatcher
+from papers_devtools.sim.cache import PrefixCache, approx_tokens, cut_off, modelled_length, prompt_tokens
+from papers_devtools.sim.drafts import reply
+from papers_devtools.sim.faults import FAULTS, Fault, FaultKind, ServerKind, context_error_body, openai_error, refusal
+from papers_devtools.sim.serve import DroppedResponse
 
 
 class RequestFacts(BaseModel):

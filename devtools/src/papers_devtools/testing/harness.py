@@ -39,7 +39,7 @@ def repo_root() -> Path:
     for folder in [*here.parents, Path.cwd(), *Path.cwd().parents]:
         if (folder / "dvc.yaml").is_file() and (folder / "src" / "papers_digest").is_dir():
             return folder
-    raise RuntimeError("papers_digest.testing needs the repository (an editable install or a run from inside it)")
+    raise RuntimeError("papers_devtools.testing needs the repository (an editable install or a run from inside it)")
 
 
 def make_params(**sections: Any) -> Params:
