@@ -20,13 +20,14 @@ from papers_devtools.sim.replay import ReplayFault
 from papers_devtools.testing.fake_engine import llama_server_script
 from papers_devtools.testing.harness import dvc_env
 from papers_devtools.testing.servers import engine_server, replay_server, sample_replay_server
-from papers_digest.cli import backfill, experiments
+from papers_digest.cli import backfill
 from papers_digest.cli import compare as cli_compare
 from papers_digest.cli.main import main as papers_cli
 from papers_digest.cli.sample import SAMPLE_INPUT_TOKENS
 from papers_digest.core.errors import ConfigError
 from papers_digest.core.models import CallRecord, DayList, GenerationResult, Paper, RunRecord
 from papers_digest.engines.localmodel import OFFLINE_MODELS
+from papers_digest.pipeline import experiments
 from papers_digest.report import compare
 
 # --- candidates on the command line ---------------------------------------------------------------------

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from papers_digest.core.params import Params, validate_params
+from papers_digest.pipeline import experiments
 
 SAMPLE_DATE = "2025-04-03"
 # What a runnable copy of the pipeline needs from the repository.
@@ -84,14 +85,8 @@ def copy_project(dest: Path) -> Path:
 
 
 def dvc_env(**extra: str) -> dict[str, str]:
-    """The environment the pipeline runs in: this interpreter's bin folder first on PATH."""
-    bin_dir = Path(sys.executable).parent
-    return {
-        **os.environ,
-        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
-        "DVC_NO_ANALYTICS": "1",
-        **extra,
-    }
+    """The environment the pipeline runs in (this interpreter's bin folder first on PATH), with `extra` set."""
+    return {**experiments.dvc_env(), **extra}
 
 
 def dvc_command(*args: str) -> list[str]:
