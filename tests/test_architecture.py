@@ -119,6 +119,15 @@ def test_no_stage_depends_on_the_development_tools():
     assert listed == []
 
 
+@pytest.mark.parametrize("path", [*CODE, *sorted((ROOT / "bench").glob("*.py"))], ids=_code_id)
+def test_no_function_is_over_sixty_lines(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    lengths = {f.name: f.end_lineno - f.lineno + 1 for f in functions}
+    long = sorted(f"{name} ({lines} lines)" for name, lines in lengths.items() if lines > MAX_FUNCTION_LINES)
+    assert not long, f"{_code_id(path)}: split {sorted(long)} (at most {MAX_FUNCTION_LINES} lines a function)"
+
+
 @pytest.mark.parametrize("path", CODE, ids=_code_id)
 def test_every_module_says_what_it_is_for_and_stays_small(path):
     tree = ast.parse(path.read_text(encoding="utf-8"))
