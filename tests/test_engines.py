@@ -588,22 +588,6 @@ def test_the_embedded_llama_server_takes_the_flags_the_managed_engine_writes():
     assert params.model_alias == {MODEL_ALIAS} and params.endpoint_metrics and params.cpuparams.n_threads == 2
 
 
-def test_the_embedded_llama_server_takes_llama_servers_speculative_decoding_flags():
-    """bench/speculative.py: a draft model (`--model-draft`, on the server's threads) or the prompt's n-grams
-    (`--spec-type ngram-simple`); without either, none."""
-    xllamacpp = pytest.importorskip("xllamacpp", reason="make engine installs the embedded llama-server")
-    kinds = xllamacpp.common_speculative_type
-    drafted = server_params(parser().parse_args(["--model", "m.gguf", "--model-draft", "d.gguf", "--threads", "2",
-                                                 "--draft-max", "8"]), xllamacpp)  # fmt: skip
-    assert drafted.speculative.types == [kinds.COMMON_SPECULATIVE_TYPE_DRAFT_SIMPLE]
-    assert drafted.speculative.draft.mparams.path == "d.gguf" and drafted.speculative.draft.n_max == 8
-    assert drafted.speculative.draft.cpuparams.n_threads == 2
-    ngrams = server_params(parser().parse_args(["--model", "m.gguf", "--spec-type", "ngram-simple"]), xllamacpp)
-    assert ngrams.speculative.types == [kinds.COMMON_SPECULATIVE_TYPE_NGRAM_SIMPLE]
-    plain = server_params(parser().parse_args(["--model", "m.gguf"]), xllamacpp)
-    assert plain.speculative.types == [kinds.COMMON_SPECULATIVE_TYPE_NONE]
-
-
 def test_the_embedded_llama_server_refuses_a_flag_it_does_not_know():
     done = subprocess.run(
         [sys.executable, "-m", EMBEDDED_LAUNCHER, "--model", "m.gguf", "-ngl", "99"],
