@@ -22,7 +22,7 @@ from papers_digest.engines.process import free_port
 SAMPLE_DATE = "2025-04-03"
 SAMPLE_LIMIT = 4
 SIM_MODEL = "sim-digest"
-# The sample day on the offline model, on 2 CPU cores. Its one full paper is 13,000 tokens: about 4 minutes
+# The sample day on an offline model, on 2 CPU cores. Its one full paper is 13,000 tokens: about 4 minutes
 # of prefill, and decoding next to it runs at a third of the speed (attention over the long context;
 # docs/performance.md). So the sample trims it to SAMPLE_INPUT_TOKENS (appendices first, then the longest
 # sections; what was dropped is recorded and shown), the way a small context would. Each slot holds that,
