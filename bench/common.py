@@ -1,21 +1,17 @@
 """What the benchmarks share: the repository, the recorded pages, the day they use, peak RSS of a process, the
-stages' command lines and prompts as dvc.yaml gives them."""
+stages' command lines and prompts as dvc.yaml gives them (from the test harness)."""
 
 from __future__ import annotations
 
-import re
-import shlex
 import subprocess
 import sys
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-import yaml
-
+from papers_devtools.testing.harness import chinese_prompt, english_prompt, stage_command
 from papers_digest.core.models import FulltextDoc
-from papers_digest.llm.prompting import load_prompt
 from papers_digest.sources.latexml import parse_latexml
+
+__all__ = ["chinese_prompt", "english_prompt", "stage_command"]  # the pipeline's own, as the tests take them
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [
@@ -28,31 +24,6 @@ KV_CAPACITY = 58_327
 # Completion lengths like the seed's (12,444 completion tokens per paper over its calls).
 COMPLETION_MEANS = {"digest": 6_200, "translate": 6_200}
 SEED_SLEEP_S = 3.0  # the seed slept 3 s between papers (simulated seconds here)
-TEMPLATED = re.compile(r"\$\{([\w.]+)\}")
-
-
-def stage_command(stage: str, values: Mapping[str, Any], root: Path = ROOT) -> list[str]:
-    """A stage's command line as dvc.yaml writes it, each `${key}` filled from `values` (`date`, `llm.asking`, ...)
-    and `python` this interpreter: the paths and prompts a bench gives a stage are the pipeline's own."""
-    cmd = yaml.safe_load((root / "dvc.yaml").read_text(encoding="utf-8"))["stages"][stage]["cmd"]
-    words = shlex.split(TEMPLATED.sub(lambda m: str(values[m.group(1)]), cmd))
-    return [sys.executable if words[0] == "python" else words[0], *words[1:]]
-
-
-def english_prompt(asking: str, root: Path = ROOT) -> tuple[str, str]:
-    """The English digest's prompt (text, version) for a way of asking, the file dvc.yaml's digest_en stage passes
-    for it (`--<way>-prompt`, else `--prompt`): a bench asks as the pipeline does, whatever the way."""
-    words = stage_command("digest_en", {"date": DATE, "llm.asking": asking}, root)
-    flag = f"--{asking}-prompt" if f"--{asking}-prompt" in words else "--prompt"
-    return load_prompt(root / words[words.index(flag) + 1])
-
-
-def chinese_prompt(root: Path = ROOT) -> tuple[str, str]:
-    """The translation's prompt, the file dvc.yaml's translate_zh stage passes."""
-    words = stage_command("translate_zh", {"date": DATE}, root)
-    return load_prompt(root / words[words.index("--prompt") + 1])
-
-
 # Linux carries a process's resident high-water mark through fork and exec into its child's ru_maxrss, so
 # a command this process started would never measure below this process's own size (121 MB once the
 # archive is built in it). A bare interpreter forks the command instead, reports its exit code, wall time

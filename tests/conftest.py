@@ -60,6 +60,7 @@ __all__ = [
     "make_params",
     "run_dvc",
     "sample_papers",
+    "sent_calls",
     "wait_until",
     "write_params",
 ]
@@ -144,6 +145,15 @@ def check_zh(reply: str, english: Digest) -> tuple[Digest | None, list[str]]:
 def chat_calls(sim: EngineSim) -> int:
     """Completions the simulator served (the stages' endpoint checks on /v1/models are not calls)."""
     return sim.stats.by_path.get("/v1/chat/completions", 0)
+
+
+def sent_calls(project: Path, stage: str, papers: set[str] | None = None, date: str = SAMPLE_DATE) -> int:
+    """How many calls a day's results of `stage` (of `papers`, default all) record as sent to the engine, not
+    served from the store: what a run asked, whatever the way of asking makes of a paper."""
+    folder = project / "data" / date / stage
+    paths = [p for p in folder.glob("*.json") if p.name != "_stage.json" and (papers is None or p.stem in papers)]
+    calls = [c for p in paths for c in json.loads(p.read_text(encoding="utf-8"))["calls"]]
+    return sum(1 for c in calls if not c.get("from_store"))
 
 
 @pytest.fixture(scope="module")

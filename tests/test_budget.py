@@ -141,7 +141,7 @@ def test_a_context_error_is_retried_once_with_a_tighter_budget(engine):
     full = estimate_tokens(paper_message(doc))
     sim = EngineSim(context_tokens=full // 2, context_engine=engine)
     with BackgroundServer(sim.app) as server:
-        params = make_params(llm={"base_url": f"{server.url}/v1", "model": "sim-digest"})
+        params = make_params(llm={"asking": "json", "base_url": f"{server.url}/v1", "model": "sim-digest"})
         (result,) = asyncio.run(
             generate("digest_en", params, SAMPLE_DATE, [doc], load_prompt("prompts/digest_en.md"), lambda r: None)
         )
@@ -162,7 +162,7 @@ def _structured_run(sim: EngineSim, docs: list[FulltextDoc], **params) -> list:
         engine = params.pop("engine", {})
         if engine:  # a managed engine is the endpoint: point it at the simulator
             engine["port"] = server.port
-        llm = {"base_url": f"{server.url}/v1", "model": "sim-digest", "structured_output": True}
+        llm = {"asking": "json", "base_url": f"{server.url}/v1", "model": "sim-digest", "structured_output": True}
         run_params = make_params(llm=llm, engine=engine)
         return asyncio.run(
             generate("digest_en", run_params, SAMPLE_DATE, docs, load_prompt("prompts/digest_en.md"), lambda r: None)

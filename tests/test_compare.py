@@ -335,11 +335,12 @@ def test_two_candidates_on_the_sample_day_rank_as_set_and_count_what_their_exper
         good.reset_stats()
         price = "llm.price={input: 1, output: 2}"  # USD per million tokens; a value with a comma
 
+        one_answer = "llm.asking=json"  # the poor engine's faults are the JSON answer's: both candidates ask so
         done = _compared(
             project,
             *("--date", SAMPLE_DATE),
-            *("--candidate", f"good:llm.base_url={good_url}"),
-            *("--candidate", f"poor:llm.model=sim-poor,llm.base_url={poor_url},llm.concurrency=2,{price}"),
+            *("--candidate", f"good:llm.base_url={good_url},{one_answer}"),
+            *("--candidate", f"poor:llm.model=sim-poor,llm.base_url={poor_url},llm.concurrency=2,{price},{one_answer}"),
         )
         # the generation calls and nothing else: not one request to Hugging Face or arXiv, no list or fulltext
         # stage run, and the main workspace's database and site as they were (nothing published there)
@@ -553,11 +554,8 @@ def test_dates_generated_in_parallel_each_reach_the_database_a_failed_one_is_rep
     db = sqlite_utils.Database(project / "data" / "papers.db")
     runs = {r["date"]: r for r in db.query("select * from runs")}
     assert sorted(runs) == ok_dates
-    assert (
-        sum(r["llm_calls"] for r in runs.values())
-        == len(first_run)
-        == db.execute("select count(*) from llm_calls").fetchone()[0]
-    )
+    day_calls = [(project / "data" / date / "calls.jsonl").read_text().splitlines() for date in ok_dates]
+    assert sum(r["llm_calls"] for r in runs.values()) == len(first_run) == sum(len(calls) for calls in day_calls)
     for date in ok_dates:
         assert f"papers daily: {date}: ok ({runs[date]['papers_done']} papers done, 0 failed)" in done.stdout
         assert runs[date]["papers_done"] > 0
@@ -574,5 +572,5 @@ def test_dates_generated_in_parallel_each_reach_the_database_a_failed_one_is_rep
     ahead = re.search(r"arXiv pages fetched ahead of the experiments: (\d+) request", done.stdout)
     assert ahead and 0 < int(ahead.group(1)) <= len(arxiv)
     answers = list((project / "data" / "store" / "llm").rglob("*.json.gz"))
-    assert len(answers) == sum(r["papers_done"] for r in runs.values()) * 2  # each done paper's two answers
+    assert 0 < len(answers) <= len(first_run)  # the accepted answers, in the main workspace's store
     assert "daily-" not in run_dvc(project, "exp", "list", "--all-commits").stdout  # experiments removed

@@ -177,7 +177,8 @@ def _generate(
 ) -> dict[str, GenerationResult]:
     with BackgroundServer(sim.app) as server:
         params = make_params(
-            llm={"base_url": f"{server.url}/v1", "model": "sim-digest", "timeout_s": 0.5, **llm}, retry=retry or {}
+            llm={"asking": "json", "base_url": f"{server.url}/v1", "model": "sim-digest", "timeout_s": 0.5, **llm},
+            retry=retry or {},
         )
         english = asyncio.run(
             generate("digest_en", params, SAMPLE_DATE, DOCS, load_prompt("prompts/digest_en.md"), on_result)

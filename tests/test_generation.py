@@ -24,7 +24,7 @@ LONGEST = max(DOCS, key=paper_tokens)  # the paper the scheduler starts first
 
 
 def run_digests(base_url: str, docs=DOCS, **llm) -> list[GenerationResult]:
-    params = make_params(llm={"base_url": base_url, "model": "sim-digest", **llm})
+    params = make_params(llm={"asking": "json", "base_url": base_url, "model": "sim-digest", **llm})
     return asyncio.run(generate("digest_en", params, SAMPLE_DATE, docs, DIGEST_PROMPT, lambda r: None))
 
 
@@ -40,7 +40,7 @@ def test_every_paper_gets_a_checked_digest_and_translation(engine):
     call = english[0].calls[0]
     assert call.status == "ok" and call.attempt == 1 and call.prompt_tokens > 0 and call.completion_tokens > 0
     assert call.latency_s >= 0 and call.ended_at >= call.started_at
-    params = make_params(llm={"base_url": base_url, "model": "sim-digest"})
+    params = make_params(llm={"asking": "json", "base_url": base_url, "model": "sim-digest"})
     chinese = asyncio.run(generate("translate_zh", params, SAMPLE_DATE, english, TRANSLATE_PROMPT, lambda r: None))
     assert all(r.status == "done" for r in chinese)
     assert sim.stats.requests == 2 * len(DOCS)
@@ -53,7 +53,7 @@ def test_a_rejected_answer_is_repaired_in_its_conversation_asking_only_for_the_r
     [clean] = run_digests(base_url, docs=[FIRST])
     sim.reset_stats()
     sim.add_fault(Fault(kind="wrong_numbers", match=FIRST.title, on="first", times=1))
-    params = make_params(llm={"base_url": base_url, "model": "sim-digest", "reuse": False})
+    params = make_params(llm={"asking": "json", "base_url": base_url, "model": "sim-digest", "reuse": False})
     [result] = asyncio.run(generate("digest_en", params, SAMPLE_DATE, [FIRST], DIGEST_PROMPT, lambda r: None))
     assert result.status == "done"
     assert [(c.attempt, c.status, c.repair) for c in result.calls] == [(1, "rejected", False), (2, "ok", True)]
@@ -116,7 +116,7 @@ def test_a_translation_that_failed_only_in_fields_is_retried_with_those_fields_a
     source = Digest.model_validate(english.digest)
     sim.reset_stats()
     sim.add_fault(Fault(kind="wrong_language", request="translate", on="first", times=1))
-    params = make_params(llm={"base_url": base_url, "model": "sim-digest", "structured_output": True})
+    params = make_params(llm={"asking": "json", "base_url": base_url, "model": "sim-digest", "structured_output": True})
     [chinese] = asyncio.run(generate("translate_zh", params, SAMPLE_DATE, [english], TRANSLATE_PROMPT, lambda r: None))
     assert chinese.status == "done"
     assert [(c.attempt, c.status, c.repair) for c in chinese.calls] == [(1, "rejected", False), (2, "ok", True)]
@@ -230,7 +230,7 @@ def test_a_translation_may_run_past_llm_max_tokens_as_far_as_its_english_digest_
     sim, base_url = engine
     english = run_digests(base_url, max_tokens=2000)
     assert all(r.status == "done" for r in english)
-    params = make_params(llm={"base_url": base_url, "model": "sim-digest", "max_tokens": 500})
+    params = make_params(llm={"asking": "json", "base_url": base_url, "model": "sim-digest", "max_tokens": 500})
     chinese = asyncio.run(generate("translate_zh", params, SAMPLE_DATE, english, TRANSLATE_PROMPT, lambda r: None))
     assert [r.status for r in chinese] == ["done"] * len(english), [r.error for r in chinese]
     translations = [r for r in sim.stats.records if r.kind == "translate"]
@@ -269,7 +269,7 @@ def test_papers_of_the_same_size_keep_their_list_order():
 
 def test_translations_start_with_the_longest_english_digest(engine):
     sim, base_url = engine
-    params = make_params(llm={"base_url": base_url, "model": "sim-digest", "concurrency": 1})
+    params = make_params(llm={"asking": "json", "base_url": base_url, "model": "sim-digest", "concurrency": 1})
     english = run_digests(base_url)
     asyncio.run(generate("translate_zh", params, SAMPLE_DATE, english, TRANSLATE_PROMPT, lambda r: None))
     prompts = [r.prompt_tokens for r in chats_in_started_order(sim) if r.kind == "translate"]

@@ -33,7 +33,8 @@ def test_the_report_stage_renders_a_code_free_report_whose_numbers_are_the_datab
     project = copy_project(tmp_path)
     params = make_params(
         source={"hf_url": replay_url, "arxiv_url": replay_url, "arxiv_interval_s": 0},
-        llm={"base_url": llm_url, "model": "sim-digest", "concurrency": 3},
+        # the faults above are the JSON answer's: its wrong numbers and sections, rejected and retried
+        llm={"asking": "json", "base_url": llm_url, "model": "sim-digest", "concurrency": 3},
     )
     write_params(project, params)
     repro = run_dvc(project, "repro")

@@ -199,7 +199,8 @@ DOCS = [TARGET, ABSTRACTS["2504.00883"]]
 
 def run_digests(sim: EngineSim) -> dict:
     with BackgroundServer(sim.app) as server:
-        params = make_params(llm={"base_url": f"{server.url}/v1", "model": "sim-digest", "timeout_s": 5})
+        llm = {"asking": "json", "base_url": f"{server.url}/v1", "model": "sim-digest", "timeout_s": 5}
+        params = make_params(llm=llm)
         results = asyncio.run(
             generate("digest_en", params, SAMPLE_DATE, DOCS, load_prompt("prompts/digest_en.md"), lambda _r: None)
         )
