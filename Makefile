@@ -6,10 +6,12 @@ BIN := $(VENV)/bin
 
 .PHONY: setup engine engine-build model sample sample-sim test test-fast lint bench bench-backfill bench-engine docs docs-install docs-build
 
-$(BIN)/papers: pyproject.toml
+# papers-digest and its development tools (devtools/: the engine simulator, the HF/arXiv replay, the tests' helpers),
+# both editable; `pip install .` alone installs only what runs.
+$(BIN)/papers: pyproject.toml devtools/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,lab]'
+	$(BIN)/pip install --quiet -e '.[dev,lab]' -e ./devtools
 	touch $@
 
 setup: $(BIN)/papers

@@ -29,50 +29,15 @@ def archive_publish(days: int, papers: int = 20, date: str = DATE) -> None:
     (2026-01-01, the default) the cheapest, and the month's archive pays the same as the year's."""
     import datetime as dt
 
-    from papers_digest.day.metrics import run_record
-    from papers_digest.db.writer import write_day
-
     work = Path(tempfile.mkdtemp(prefix="papers-bench-archive-"))
     try:
-        kinds = _archive_kinds()
         last = dt.date.fromisoformat(date)
         dates = [(last - dt.timedelta(days=days - 1 - n)).isoformat() for n in range(days)]  # `date` is the last
         year, month = work / "year", work / "month"
         started = time.perf_counter()
-        for folder in (year, month):
-            folder.mkdir()
-        for n, earlier in enumerate(dates[:-1]):
-            files = _archive_day(earlier, n, papers, kinds)
-            write_day(year / "papers.db", files, run_record(files))
-            if earlier[:7] == date[:7]:
-                write_day(month / "papers.db", files, run_record(files))
+        build_archives(work, year, month, dates, papers)
         build_s = time.perf_counter() - started
-        _archive_day(date, days - 1, papers, kinds, folder=work / date)
-        papers_bin = str(Path(sys.executable).parent / "papers")
-
-        def site(archive: Path, out: Path) -> list[str]:  # `papers site` of an archive's database
-            return [papers_bin, "site", "--db", str(archive / "papers.db"), "--out", str(out)]
-
-        before = {archive: _served(archive, site(archive, archive / "site"), work, date) for archive in (year, month)}
-
-        def empty_folder() -> None:
-            shutil.rmtree(work / "new", ignore_errors=True)
-
-        month_db, year_db = _publish_command(work, month, date), _publish_command(work, year, date)
-        small = f"its month, {sum(d[:7] == date[:7] for d in dates)} days"
-        runs = [
-            ("publish a new day", small, _timed(month_db, work, before[month])),
-            ("publish a new day", f"{days} days", _timed(year_db, work, before[year])),
-            ("publish it again, nothing changed", small, _timed(month_db, work)),
-            ("publish it again, nothing changed", f"{days} days", _timed(year_db, work)),
-            # once each: a rebuild of the whole site runs Pagefind on every month (minutes), and is no publish
-            (
-                "`papers site` into an empty folder",
-                f"{days} days",
-                _timed(site(year, work / "new"), work, empty_folder, 1),
-            ),
-            ("`papers site`, nothing changed", f"{days} days", _timed(site(year, year / "site"), work, repeats=1)),
-        ]
+        runs = _archive_runs(work, year, month, dates)
         size_mb = (year / "papers.db").stat().st_size / 1e6
         pages = sum(1 for _ in (year / "site").rglob("*.html"))
         index_mb = sum(f.stat().st_size for f in (year / "site" / "pagefind").rglob("*") if f.is_file()) / 1e6
@@ -90,10 +55,54 @@ def archive_publish(days: int, papers: int = 20, date: str = DATE) -> None:
     (again_month, _), (again_year, _) = runs[2][2], runs[3][2]
     peak = max(mb for label, _, (_, mb) in runs if label.startswith("publish"))
     print(
-        f"\nPublish into {days} days vs {small}: {new_year / new_month:.2f}x (new day), "
+        f"\nPublish into {days} days vs {runs[0][1]}: {new_year / new_month:.2f}x (new day), "
         f"{again_year / again_month:.2f}x (nothing changed); target <= 1.5x. Peak RSS of a publish: {peak:.0f} MB; "
         f"target < 400 MB. `papers site` of the {days} days: {runs[4][2][0]:.0f} s; target <= 180 s."
     )
+
+
+def build_archives(work: Path, year: Path, month: Path, dates: list[str], papers: int) -> None:
+    """The databases of every day before the last (`year`) and of its month's (`month`), and the last day's files
+    in `work/<date>`."""
+    from papers_digest.day.metrics import run_record
+    from papers_digest.db.writer import write_day
+
+    kinds = _archive_kinds()
+    date = dates[-1]
+    for folder in (year, month):
+        folder.mkdir()
+    for n, earlier in enumerate(dates[:-1]):
+        files = _archive_day(earlier, n, papers, kinds)
+        write_day(year / "papers.db", files, run_record(files))
+        if earlier[:7] == date[:7]:
+            write_day(month / "papers.db", files, run_record(files))
+    _archive_day(date, len(dates) - 1, papers, kinds, folder=work / date)
+
+
+def _archive_runs(work: Path, year: Path, month: Path, dates: list[str]) -> list[tuple[str, str, tuple[float, float]]]:
+    """Each measured run: (what, into which archive, (median wall s, peak RSS MB))."""
+    date, days = dates[-1], len(dates)
+    papers_bin = str(Path(sys.executable).parent / "papers")
+
+    def site(archive: Path, out: Path) -> list[str]:  # `papers site` of an archive's database
+        return [papers_bin, "site", "--db", str(archive / "papers.db"), "--out", str(out)]
+
+    before = {archive: _served(archive, site(archive, archive / "site"), work, date) for archive in (year, month)}
+
+    def empty_folder() -> None:
+        shutil.rmtree(work / "new", ignore_errors=True)
+
+    month_db, year_db = _publish_command(work, month, date), _publish_command(work, year, date)
+    small = f"its month, {sum(d[:7] == date[:7] for d in dates)} days"
+    return [
+        ("publish a new day", small, _timed(month_db, work, before[month])),
+        ("publish a new day", f"{days} days", _timed(year_db, work, before[year])),
+        ("publish it again, nothing changed", small, _timed(month_db, work)),
+        ("publish it again, nothing changed", f"{days} days", _timed(year_db, work)),
+        # once each: a rebuild of the whole site runs Pagefind on every month (minutes), and is no publish
+        ("`papers site` into an empty folder", f"{days} days", _timed(site(year, work / "new"), work, empty_folder, 1)),
+        ("`papers site`, nothing changed", f"{days} days", _timed(site(year, year / "site"), work, repeats=1)),
+    ]
 
 
 def _served(archive: Path, site: list[str], work: Path, date: str) -> Any:
@@ -133,10 +142,10 @@ def _archive_kinds() -> list[tuple[FulltextDoc, dict, dict, list, Paper | None]]
     about 70 papers, not 6: a word of one paper is on about 1 page in 70, as in an archive of distinct papers,
     which is what a search's time depends on (docs/site.md, "Search")."""
 
+    from papers_devtools.sim.answers import build_digest, translate
     from papers_digest.checker.english import check_digest_en
     from papers_digest.checker.paper import read_paper
     from papers_digest.llm.prompting import digest_messages
-    from papers_digest.sim.answers import build_digest, translate
     from papers_digest.sources.arxiv import abstract_doc
     from papers_digest.sources.hf import parse_items
 

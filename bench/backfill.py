@@ -7,6 +7,7 @@ requests came (target: never under the interval), and whether the database and t
 
     .venv/bin/python bench/backfill.py                  # about 10 minutes on 2 cores
     .venv/bin/python bench/backfill.py --latency-s 30   # calls as long as a busy GPU endpoint's, about 20 minutes
+    .venv/bin/python bench/backfill.py --smoke          # 2 dates of 1 paper, --jobs 2 against --jobs 1 (a minute)
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ from pathlib import Path
 import sqlite_utils
 from common import ROOT
 
-from papers_digest.sim.routes import CHAT_PATH
-from papers_digest.testing.harness import copy_project, dvc_env, make_params, write_params
-from papers_digest.testing.servers import engine_server, replay_server
+from papers_devtools.sim.routes import CHAT_PATH
+from papers_devtools.testing.harness import copy_project, dvc_env, make_params, write_params
+from papers_devtools.testing.servers import engine_server, replay_server
 
 DAYS = 8
 PAPERS = 10
@@ -36,12 +37,12 @@ RECORDED = ["2024-05-27", "2025-03-10", "2025-09-15", "2026-01-13"]  # HF days w
 FIRST = dt.date(2025, 6, 1)
 
 
-def recorded_days(folder: Path) -> list[str]:
+def recorded_days(folder: Path, days: int = DAYS) -> list[str]:
     """DAYS dates in a row, each a recorded HF day's papers (the first PAPERS by upvotes are picked). There are
     fewer recorded days than dates: a day's second use has its papers under other arXiv ids, titles and
     abstracts, so both modes digest PAPERS new papers every date and no answer of its first use serves it."""
     folder.mkdir(parents=True, exist_ok=True)
-    dates = [(FIRST + dt.timedelta(days=n)).isoformat() for n in range(DAYS)]
+    dates = [(FIRST + dt.timedelta(days=n)).isoformat() for n in range(days)]
     for n, date in enumerate(dates):
         source = ROOT / "tests" / "data" / "hf" / f"{RECORDED[n % len(RECORDED)]}.json"
         items = json.loads(source.read_text(encoding="utf-8"))
@@ -55,16 +56,16 @@ def recorded_days(folder: Path) -> list[str]:
     return dates
 
 
-def run_mode(jobs: int, hf: Path, dates: list[str], work: Path, latency_s: float) -> dict:
+def run_mode(jobs: int, hf: Path, dates: list[str], work: Path, latency_s: float, papers: int = PAPERS) -> dict:
     with (
         replay_server(hf, ROOT / "tests" / "data" / "arxiv") as (replay, replay_url),
         engine_server(latency_s=latency_s) as (sim, llm_url),
     ):
         project = copy_project(work / f"jobs{jobs}")
         params = make_params(
-            limit=PAPERS,
+            limit=papers,
             source={"hf_url": replay_url, "arxiv_url": replay_url, "arxiv_interval_s": ARXIV_INTERVAL_S},
-            llm={"base_url": llm_url, "model": "sim-digest", "concurrency": 4 * PAPERS},
+            llm={"base_url": llm_url, "model": "sim-digest", "concurrency": 4 * papers},
         )
         write_params(project, params)
         for args in (["add", "-A"], ["commit", "-qm", "bench"]):
@@ -89,7 +90,7 @@ def run_mode(jobs: int, hf: Path, dates: list[str], work: Path, latency_s: float
         "closest_s": min(gaps) if gaps else None,
         "every_date": published == set(dates) == pages,
         "peak_in_flight": sim.stats.max_in_flight,
-        "llm_calls": sim.stats.by_path.get(CHAT_PATH, 0),  # 2 per paper: none answered from the store
+        "llm_calls": sim.stats.by_path.get(CHAT_PATH, 0),  # the same in both modes: none answered from the store
         # --jobs N: how long the lists and the queueing took, and when each date was restored (cli/runs.py)
         "phases": [line for line in done.stdout.splitlines() if " s in)" in line or "lists made" in line],
     }
@@ -103,12 +104,15 @@ def _git_env() -> dict[str, str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency-s", type=float, default=LATENCY_S, help="seconds the simulator takes per call")
-    latency_s = parser.parse_args().latency_s
+    parser.add_argument("--smoke", action="store_true", help="2 dates of 1 paper, --jobs 2 against --jobs 1")
+    args = parser.parse_args()
+    days, papers, modes = (2, 1, (1, 2)) if args.smoke else (DAYS, PAPERS, (1, 4))
+    latency_s = 0.0 if args.smoke else args.latency_s
     with tempfile.TemporaryDirectory(prefix="bench-backfill-") as tmp:
         work = Path(tmp)
-        dates = recorded_days(work / "hf")
-        rows = [run_mode(jobs, work / "hf", dates, work, latency_s) for jobs in (1, 4)]
-    print(f"\n### Parallel backfill: {DAYS} dates x {PAPERS} papers, {latency_s:g} s per call, simulator\n")
+        dates = recorded_days(work / "hf", days)
+        rows = [run_mode(jobs, work / "hf", dates, work, latency_s, papers) for jobs in modes]
+    print(f"\n### Parallel backfill: {days} dates x {papers} papers, {latency_s:g} s per call, simulator\n")
     print(
         "| --jobs | exit | wall (s) | arXiv requests | closest two (s) | interval (s) | all published | LLM calls "
         "| peak calls |"
@@ -122,7 +126,7 @@ def main() -> None:
         )
     for line in rows[1]["phases"]:
         print(f"    {line}")
-    print(f"\nspeed-up --jobs 4 / --jobs 1: {rows[0]['wall_s'] / rows[1]['wall_s']:.2f}x (target >= 2.5x)")
+    print(f"\nspeed-up --jobs {modes[1]} / --jobs 1: {rows[0]['wall_s'] / rows[1]['wall_s']:.2f}x (target >= 2.5x)")
 
 
 if __name__ == "__main__":

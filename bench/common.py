@@ -1,4 +1,5 @@
-"""What the benchmarks share: the repository, the recorded pages, the day they use, peak RSS of a process."""
+"""What the benchmarks share: the repository, the recorded pages, the day they use, peak RSS of a process, the
+stages' command lines and prompts as dvc.yaml gives them (from the test harness)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from papers_devtools.testing.harness import chinese_prompt, english_prompt, stage_command
 from papers_digest.core.models import FulltextDoc
 from papers_digest.sources.latexml import parse_latexml
+
+__all__ = ["chinese_prompt", "english_prompt", "stage_command"]  # the pipeline's own, as the tests take them
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [
@@ -20,8 +24,6 @@ KV_CAPACITY = 58_327
 # Completion lengths like the seed's (12,444 completion tokens per paper over its calls).
 COMPLETION_MEANS = {"digest": 6_200, "translate": 6_200}
 SEED_SLEEP_S = 3.0  # the seed slept 3 s between papers (simulated seconds here)
-
-
 # Linux carries a process's resident high-water mark through fork and exec into its child's ru_maxrss, so
 # a command this process started would never measure below this process's own size (121 MB once the
 # archive is built in it). A bare interpreter forks the command instead, reports its exit code, wall time

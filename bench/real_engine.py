@@ -16,6 +16,10 @@ Run `make bench-engine` (`TQDM_DISABLE=1 .venv/bin/python bench/real_engine.py`)
    (the full paper's), decoding as many tokens as the day's answers of that class, at 1, 2 and 4 sequences.
    From them, the engine limit of each row is the time the engine itself needs for that row's calls
    (`engine_limit_s`), and the ratio is that time over the wall time.
+
+`--smoke` runs, in seconds, the sample day and the decode-heavy requests through this bench's own code at
+concurrency 1 and 2 on the engine simulator in the engine's place (no llama.cpp counters, no batched-bench):
+what the bench sends and keeps, so that a change that breaks it fails the suite (tests/test_benches.py).
 """
 
 from __future__ import annotations
@@ -26,13 +30,18 @@ import os
 import re
 import statistics
 import subprocess
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
+from common import chinese_prompt, english_prompt
 
+from papers_devtools.testing.harness import make_params, repo_root
+from papers_devtools.testing.servers import engine_server, sample_replay_server
 from papers_digest.cli.sample import (
     SAMPLE_CONTEXT_TOKENS,
     SAMPLE_DATE,
@@ -48,18 +57,14 @@ from papers_digest.day.metrics import calls_frame, seconds_in_flight
 from papers_digest.engines.commands import LLAMA_BATCH_TOKENS, LLAMA_UBATCH_TOKENS
 from papers_digest.engines.llama_server import built_binary
 from papers_digest.engines.localmodel import DEFAULT_MODEL_PATH, MODEL_ALIAS
-from papers_digest.engines.process import ManagedEngine, machine_cores
+from papers_digest.engines.process import ManagedEngine, free_port, machine_cores
 from papers_digest.llm.client import CallContext
 from papers_digest.llm.endpoint import parse_prefix_cache
-from papers_digest.llm.prompting import load_prompt
 from papers_digest.pipeline.digesting import generate_digests
 from papers_digest.pipeline.fulltexts import fetch_fulltexts
 from papers_digest.pipeline.generating import llm_client
 from papers_digest.pipeline.listing import list_day
 from papers_digest.pipeline.translating import generate_translations
-from papers_digest.sim.serve import free_port
-from papers_digest.testing.harness import make_params, repo_root
-from papers_digest.testing.servers import sample_replay_server
 
 ROOT = repo_root()
 CALLS_DIR = ROOT / "logs" / "bench" / "real_engine"  # c<N>/calls.jsonl, as report.tables.load_calls reads a day
@@ -92,8 +97,12 @@ def main() -> None:
     parser.add_argument("--model", default=str(ROOT / DEFAULT_MODEL_PATH))
     parser.add_argument("--repeats", type=int, default=REPEATS, help="decode-heavy runs per concurrency")
     parser.add_argument("--decode-heavy-only", action="store_true", help="skip the sample day (most of the time)")
+    parser.add_argument("--smoke", action="store_true", help="seconds: this bench's runs on the engine simulator")
     args = parser.parse_args()
     os.chdir(ROOT)
+    if args.smoke:
+        smoke()
+        return
     docs = [] if args.decode_heavy_only else sample_docs(args.model)
     if docs:
         tokens = sum(d.tokens or 0 for d in docs)
@@ -113,12 +122,26 @@ def main() -> None:
         lengths = anchor_lengths([c for r in day for c in r.calls])
         # -pps: one prompt shared by the sequences, so a long prompt is computed once per row, not per sequence
         limits_day = {
-            name: batched_bench(args.model, npp, ntg, args.concurrency, options=("-pps",))
+            name: batched_bench(batched_bench_command(args.model, npp, ntg, args.concurrency, options=("-pps",)))
             for name, (npp, ntg) in lengths.items()
         }
         report_day(day, limits_day, lengths)
-    limits_synthetic = [batched_bench(args.model, 32, SYNTHETIC_TOKENS, args.concurrency) for _ in range(args.repeats)]
+    command = batched_bench_command(args.model, 32, SYNTHETIC_TOKENS, args.concurrency)
+    limits_synthetic = [batched_bench(command) for _ in range(args.repeats)]
     report_decode_heavy(synthetic, limits_synthetic)
+
+
+def smoke(levels: tuple[int, ...] = (1, 2)) -> None:
+    """The sample day and the decode-heavy requests at each of `levels`, on the engine simulator: one line each."""
+    print("| concurrency | sample day: papers done | calls | wall s | decode-heavy calls |\n|---:|---:|---:|---:|---:|")
+    with engine_server() as (sim, url), tempfile.TemporaryDirectory(prefix="bench-smoke-") as kept:
+        root = url.removesuffix("/v1")
+        for concurrency in levels:
+            params = make_params(llm={**bench_llm(concurrency), "base_url": url, "model": sim.model})
+            run = sample_day(params, fetch_docs(params), root)
+            keep_calls(run, Path(kept))
+            heavy = decode_heavy(params, root)
+            print(f"| {concurrency} | {run.done} | {len(run.calls)} | {run.wall_s:.1f} | {len(heavy.calls)} |")
 
 
 def keep_calls(run: Run, folder: Path) -> Path:
@@ -130,19 +153,24 @@ def keep_calls(run: Run, folder: Path) -> Path:
     return path.parent
 
 
+def bench_llm(concurrency: int) -> dict[str, Any]:
+    """The sample's `llm` settings (papers sample --engine llama-cpp), reuse off, `concurrency` calls at once."""
+    return {
+        "model": MODEL_ALIAS,
+        "concurrency": concurrency,
+        "timeout_s": 1800,
+        "max_tokens": SAMPLE_MAX_TOKENS,
+        "max_input_tokens": SAMPLE_INPUT_TOKENS,
+        "structured_output": True,
+        "temperature": SAMPLE_TEMPERATURE,
+        "reuse": False,
+    }
+
+
 def bench_params(model: str, concurrency: int) -> Params:
     """The sample's settings (papers sample --engine llama-cpp), reuse off, `concurrency` slots."""
     return make_params(
-        llm={
-            "model": MODEL_ALIAS,
-            "concurrency": concurrency,
-            "timeout_s": 1800,
-            "max_tokens": SAMPLE_MAX_TOKENS,
-            "max_input_tokens": SAMPLE_INPUT_TOKENS,
-            "structured_output": True,
-            "temperature": SAMPLE_TEMPERATURE,
-            "reuse": False,
-        },
+        llm=bench_llm(concurrency),
         engine={
             "kind": "llama-cpp",
             "model": model,
@@ -158,7 +186,13 @@ def bench_params(model: str, concurrency: int) -> Params:
 def sample_docs(model: str) -> list[FulltextDoc]:
     """The sample day's full texts as the pipeline makes them, counted by the engine's tokenizer."""
     params = bench_params(model, 1)
-    with sample_replay_server() as (_, url), ManagedEngine.from_params(params, log_dir=ROOT / "logs" / "bench"):
+    with ManagedEngine.from_params(params, log_dir=ROOT / "logs" / "bench"):
+        return fetch_docs(params)
+
+
+def fetch_docs(params: Params) -> list[FulltextDoc]:
+    """The sample day's full texts from the recorded answers, as `papers sample` trims them for params' endpoint."""
+    with sample_replay_server() as (_, url):
         params = params.model_copy(update={"limit": SAMPLE_LIMIT})
         params.source.hf_url = params.source.arxiv_url = url
         day = asyncio.run(list_day(params, SAMPLE_DATE, {}, ()))
@@ -167,12 +201,11 @@ def sample_docs(model: str) -> list[FulltextDoc]:
 
 def sample_day(params: Params, docs: list[FulltextDoc], url: str) -> Run:
     run = Run(params.llm.concurrency)
-    english_prompt = load_prompt(ROOT / "prompts" / "digest_en_json.md")
-    chinese_prompt = load_prompt(ROOT / "prompts" / "translate_zh.md")
+    asked, translated = english_prompt(params.llm.asking), chinese_prompt()
     with Metrics(url) as metrics:
         started = time.monotonic()
-        english = asyncio.run(generate_digests(params, SAMPLE_DATE, docs, english_prompt, lambda _r: None))
-        chinese = asyncio.run(generate_translations(params, SAMPLE_DATE, english, chinese_prompt, lambda _r: None))
+        english = asyncio.run(generate_digests(params, SAMPLE_DATE, docs, asked, lambda _r: None))
+        chinese = asyncio.run(generate_translations(params, SAMPLE_DATE, english, translated, lambda _r: None))
         run.wall_s = time.monotonic() - started
     run.calls = [c for r in [*english, *chinese] for c in r.calls]
     run.prompt_computed, run.generated, run.busy_max = metrics.computed, metrics.generated, metrics.busy_max
@@ -253,25 +286,9 @@ class Metrics:
             self.busy_max = max(self.busy_max, int(busy))
 
 
-def batched_bench(
-    model: str,
-    npp: int,
-    ntg: int,
-    levels: list[int],
-    *,
-    batch: int = LLAMA_BATCH_TOKENS,
-    ubatch: int = LLAMA_UBATCH_TOKENS,
-    options: tuple[str, ...] = (),
-) -> dict[int, dict[str, float]]:
-    """llama-batched-bench for `npp` prompt and `ntg` generated tokens at each parallel level: S_PP, S_TG,
-    S (all tokens per second), with the server's batch settings and threads unless told otherwise."""
-    command = [
-        str(built_binary("llama-batched-bench")),
-        "-m", model, "-c", str(max(levels) * (npp + ntg) + 64),
-        "-b", str(batch), "-ub", str(ubatch),
-        "-npp", str(npp), "-ntg", str(ntg), "-npl", ",".join(map(str, levels)), "-t", str(machine_cores()),
-        *options,
-    ]  # fmt: skip
+def batched_bench(command: list[str]) -> dict[int, dict[str, float]]:
+    """llama-batched-bench run (`batched_bench_command`), its rows by parallel level: S_PP, S_TG, S (all tokens
+    per second) and T (seconds)."""
     out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     rows: dict[int, dict[str, float]] = {}
     for line in out.splitlines():
@@ -280,6 +297,28 @@ def batched_bench(
             _pp, _tg, b, _kv, _t_pp, s_pp, _t_tg, s_tg, t, s = (float(c) for c in cells)
             rows[int(b)] = {"s_pp": s_pp, "s_tg": s_tg, "s": s, "t": t}
     return rows
+
+
+def batched_bench_command(
+    model: str,
+    npp: int,
+    ntg: int,
+    levels: list[int],
+    *,
+    batch: int = LLAMA_BATCH_TOKENS,
+    ubatch: int = LLAMA_UBATCH_TOKENS,
+    options: tuple[str, ...] = (),
+    program: str | None = None,
+) -> list[str]:
+    """llama-batched-bench's command line for `npp` prompt and `ntg` generated tokens at each parallel level, with
+    the server's batch settings and threads unless told otherwise (`program`: the built one unless given)."""
+    return [
+        program or str(built_binary("llama-batched-bench")),
+        "-m", model, "-c", str(max(levels) * (npp + ntg) + 64),
+        "-b", str(batch), "-ub", str(ubatch),
+        "-npp", str(npp), "-ntg", str(ntg), "-npl", ",".join(map(str, levels)), "-t", str(machine_cores()),
+        *options,
+    ]  # fmt: skip
 
 
 def anchor_lengths(calls: list[CallRecord]) -> dict[str, tuple[int, int]]:

@@ -1,7 +1,8 @@
 """Benchmarks: generation throughput against the batching simulator, no-op reruns, parser, memory, the archive.
 
 Run `make bench` (`TQDM_DISABLE=1 .venv/bin/python bench/run.py`) from the repository root. Everything runs on
-127.0.0.1; numbers are measured side by side in one run and printed as Markdown tables.
+127.0.0.1; numbers are measured side by side in one run and printed as Markdown tables. `--smoke` runs every part
+at its smallest (seconds; tests/test_benches.py runs it), `--profile` adds where the client's time goes.
 """
 
 from __future__ import annotations
@@ -24,18 +25,23 @@ def main() -> None:
     parser.add_argument("--archive-days", type=int, default=365)
     parser.add_argument("--archive-date", default=DATE, help="the day published into the archive (its last)")
     parser.add_argument("--skip", nargs="*", default=[], choices=["throughput", "noop", "parser", "memory", "archive"])
+    parser.add_argument("--profile", action="store_true", help="the client's time by function (needs pyinstrument)")
+    parser.add_argument("--smoke", action="store_true", help="every part at its smallest, in seconds")
     args = parser.parse_args()
     os.chdir(ROOT)
+    if args.smoke:
+        args.papers, args.concurrency, args.memory_papers, args.archive_days = 2, [1, 2], 2, 3
+    repeats = 1 if args.smoke else 5
     if "throughput" not in args.skip:
-        throughput(args.papers, args.time_scale, args.concurrency)
+        throughput(args.papers, args.time_scale, args.concurrency, profile=args.profile)
     if "noop" not in args.skip:
-        noop_repro()
+        noop_repro(repeats)
     if "parser" not in args.skip:
-        parser_speed()
+        parser_speed(repeats)
     if "memory" not in args.skip:
         peak_memory(args.memory_papers)
     if "archive" not in args.skip:
-        archive_publish(args.archive_days, date=args.archive_date)
+        archive_publish(args.archive_days, papers=2 if args.smoke else 20, date=args.archive_date)
 
 
 if __name__ == "__main__":

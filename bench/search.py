@@ -1,6 +1,7 @@
 """Search in the browser: how long a first and a next search take on a built site, and what they download.
 
     python bench/search.py data/site router 路由器
+    python bench/search.py --smoke        # seconds: one search on a 3-day archive it builds
 
 Serves the folder over HTTP on 127.0.0.1 to Debian's headless Chromium, its cache off (a reader's first visit),
 and for each term, on fresh pages:
@@ -28,11 +29,13 @@ import functools
 import http.server
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 KEY_INTERVAL_S = 0.15  # about 80 words a minute
@@ -93,31 +96,40 @@ def _kb(served: list[tuple[str, int]]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("site", type=Path, help="the built site folder")
-    parser.add_argument("terms", nargs="+", help="words to search for, one search each")
+    parser.add_argument("site", type=Path, nargs="?", help="the built site folder")
+    parser.add_argument("terms", nargs="*", help="words to search for, one search each")
+    parser.add_argument("--smoke", action="store_true", help="seconds: one search on a 3-day archive built here")
     args = parser.parse_args()
+    if args.smoke:
+        with tempfile.TemporaryDirectory(prefix="bench-search-") as work:
+            measure(smoke_site(Path(work)), ["model"])
+        return
+    if args.site is None or not args.terms:
+        parser.error("give the site folder and at least one term (or --smoke)")
+    measure(args.site, args.terms)
 
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
 
-    handler = functools.partial(_Counting, directory=str(args.site))
+def smoke_site(work: Path) -> Path:
+    """The site of a 3-day archive of 2 papers a day (bench/archive.py's days), built by `papers site`."""
+    from archive import build_archives
+
+    dates = ["2025-12-30", "2025-12-31", "2026-01-01"]
+    year, month = work / "year", work / "month"
+    build_archives(work, year, month, dates, 2)
+    papers = str(Path(sys.executable).parent / "papers")
+    subprocess.run([papers, "site", "--db", str(year / "papers.db"), "--out", str(work / "site")], check=True)
+    return work / "site"
+
+
+def measure(site: Path, terms: list[str]) -> None:
+    """Serve `site` on 127.0.0.1 and print one row per term (the module's docstring says what each cell is)."""
+    handler = functools.partial(_Counting, directory=str(site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}/"
-
-    def browser():  # a new browser, with a new profile: a cold cache, as on a reader's first visit
-        options = webdriver.ChromeOptions()
-        options.binary_location = CHROMIUM
-        profile = tempfile.mkdtemp(prefix="chromium-bench-")
-        for flag in ("--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}"):
-            options.add_argument(flag)
-        return webdriver.Chrome(options=options, service=Service(CHROMEDRIVER)), profile
-
-    months = [p.name for p in (args.site / "pagefind").glob("20??-??") if (p / "en" / "pagefind-entry.json").is_file()]
-    day = max(p.relative_to(args.site).as_posix() for p in args.site.glob("20??-??-??/index.html"))
-    print(
-        f"\n### Search in Chromium: {args.site}, {len(months)} months' indexes merged, per language; the box on {day}\n"
-    )
+    months = [p.name for p in (site / "pagefind").glob("20??-??") if (p / "en" / "pagefind-entry.json").is_file()]
+    day = max(p.relative_to(site).as_posix() for p in site.glob("20??-??-??/index.html"))
+    print(f"\n### Search in Chromium: {site}, {len(months)} months' indexes merged, per language; the box on {day}\n")
     print(
         "| term | results | search.html opened: loaded ms | its download kB (requests) | search typed after: ms "
         "| its download kB | search.html?q=: first search ms (loading included) | its download kB (requests) "
@@ -126,56 +138,70 @@ def main() -> None:
     )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     try:
-        for term in args.terms:
-            driver, profile = browser()
-            try:
-                _Counting.served.clear()
-                driver.get(base + "search.html")
-                loaded = _results_ms(driver, attribute="loadedMs")
-                loading = list(_Counting.served)
-                _Counting.served.clear()
-                typed = _search(driver, term)
-                typed_served = list(_Counting.served)
-                found = driver.execute_script("return document.querySelectorAll('#search-results li').length")
-            finally:
-                driver.quit()
-                shutil.rmtree(profile, ignore_errors=True)
-            driver, profile = browser()
-            try:
-                _Counting.served.clear()
-                driver.get(base + "search.html?q=" + term)
-                first = _results_ms(driver)
-                first_served = list(_Counting.served)
-                following = _search(driver, term[:-1] if len(term) > 3 else term + " ")
-            finally:
-                driver.quit()
-                shutil.rmtree(profile, ignore_errors=True)
-            driver, profile = browser()
-            try:
-                driver.get(base + "search.html")
-                _results_ms(driver, attribute="loadedMs")
-                _Counting.served.clear()
-                keyed = _typed(driver, term)
-                keyed_served = list(_Counting.served)
-            finally:
-                driver.quit()
-                shutil.rmtree(profile, ignore_errors=True)
-            driver, profile = browser()
-            try:
-                _Counting.served.clear()
-                driver.get(base + day)
-                boxed = _typed(driver, term, "site-search")
-                boxed_served = list(_Counting.served)
-            finally:
-                driver.quit()
-                shutil.rmtree(profile, ignore_errors=True)
-            print(
-                f"| {term} | {found} | {loaded} | {_kb(loading)} | {typed} | {_kb(typed_served)} "
-                f"| {first} | {_kb(first_served)} | {following} | {keyed} | {_kb(keyed_served)} "
-                f"| {boxed} | {_kb(boxed_served)} |"
-            )
+        for term in terms:
+            print("| " + " | ".join(str(cell) for cell in _row(base, day, term)) + " |")
     finally:
         server.shutdown()
+
+
+def _row(base: str, day: str, term: str) -> list[object]:
+    """One term's cells: four fresh browsers, one per way a reader searches."""
+
+    def opened(driver) -> tuple[int, list, int, list, int]:
+        driver.get(base + "search.html")
+        loaded = _results_ms(driver, attribute="loadedMs")
+        loading = _taken()
+        typed = _search(driver, term)
+        found = driver.execute_script("return document.querySelectorAll('#search-results li').length")
+        return loaded, loading, typed, _taken(), found
+
+    def asked(driver) -> tuple[int, list, int]:
+        driver.get(base + "search.html?q=" + term)
+        first = _results_ms(driver)
+        served = _taken()
+        return first, served, _search(driver, term[:-1] if len(term) > 3 else term + " ")
+
+    def keyed(driver) -> tuple[int, list]:
+        driver.get(base + "search.html")
+        _results_ms(driver, attribute="loadedMs")
+        _taken()
+        return _typed(driver, term), _taken()
+
+    def boxed(driver) -> tuple[int, list]:
+        driver.get(base + day)
+        return _typed(driver, term, "site-search"), _taken()
+
+    loaded, loading, typed, typed_served, found = _in_browser(opened)
+    first, first_served, following = _in_browser(asked)
+    (key_ms, key_served), (box_ms, box_served) = _in_browser(keyed), _in_browser(boxed)
+    return [term, found, loaded, _kb(loading), typed, _kb(typed_served), first, _kb(first_served), following,
+            key_ms, _kb(key_served), box_ms, _kb(box_served)]  # fmt: skip
+
+
+def _taken() -> list[tuple[str, int]]:
+    """What the server sent since the last call."""
+    served = list(_Counting.served)
+    _Counting.served.clear()
+    return served
+
+
+def _in_browser(steps: Any) -> Any:
+    """`steps(driver)` in a new browser with a new profile: a cold cache, as on a reader's first visit."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    profile = tempfile.mkdtemp(prefix="chromium-bench-")
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    _Counting.served.clear()
+    try:
+        return steps(driver)
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
 
 
 if __name__ == "__main__":

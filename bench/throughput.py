@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import statistics
+import contextlib
 import subprocess
 import sys
 import time
@@ -11,20 +11,21 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from common import COMPLETION_MEANS, DATE, KV_CAPACITY, SEED_SLEEP_S, synthetic_day
+from common import COMPLETION_MEANS, DATE, KV_CAPACITY, SEED_SLEEP_S, chinese_prompt, english_prompt, synthetic_day
 
+from papers_devtools.sim.batching import BatchingConfig, ideal_makespan
+from papers_devtools.sim.serve import free_port
 from papers_digest.core.models import FulltextDoc
 from papers_digest.core.params import Params, validate_params
 from papers_digest.llm.generation import digest_paper, translate_paper
-from papers_digest.llm.prompting import load_prompt
 from papers_digest.pipeline.digesting import generate_digests
 from papers_digest.pipeline.generating import llm_client
 from papers_digest.pipeline.translating import generate_translations
 from papers_digest.report.perfmodel import Gpu, ModelShape
-from papers_digest.sim.batching import BatchingConfig, ideal_makespan
-from papers_digest.sim.serve import free_port
 
 # --- throughput ----------------------------------------------------------------------------------
+
+PROFILE_LINES = 30  # of pyinstrument's flat listing: the functions the client spends the most own time in
 
 
 class Sim:
@@ -83,49 +84,82 @@ def _params(base_url: str, concurrency: int) -> Params:
 
 
 async def pipeline_day(params: Params, docs: list[FulltextDoc]) -> None:
-    """What digest_en then translate_zh do, without the stage processes around them."""
-    english = await generate_digests(params, DATE, docs, load_prompt("prompts/digest_en_json.md"), lambda r: None)
-    await generate_translations(params, DATE, english, load_prompt("prompts/translate_zh.md"), lambda r: None)
+    """What digest_en then translate_zh do, without the stage processes around them, asked the params' way."""
+    english_asked = english_prompt(params.llm.asking)
+    english = await generate_digests(params, DATE, docs, english_asked, lambda r: None)
+    await generate_translations(params, DATE, english, chinese_prompt(), lambda r: None)
 
 
 async def seed_day(params: Params, docs: list[FulltextDoc], time_scale: float) -> None:
     """The seed's client: one paper at a time, digest then translation, 3 s between papers."""
-    digest_prompt, translate_prompt = load_prompt("prompts/digest_en_json.md"), load_prompt("prompts/translate_zh.md")
+    digest_prompt, translate_prompt = english_prompt(params.llm.asking), chinese_prompt()
     async with llm_client(params) as client:
         for i, doc in enumerate(docs):
             if i:
                 await asyncio.sleep(SEED_SLEEP_S * time_scale)
-            english = await digest_paper(client, doc, *digest_prompt, DATE)
+            english = await digest_paper(client, doc, *digest_prompt, DATE, way=params.llm.asking)
             if english.status == "done":
                 await translate_paper(client, english, *translate_prompt, DATE)
 
 
-def throughput(papers: int, time_scale: float, levels: list[int]) -> None:
+def throughput(papers: int, time_scale: float, levels: list[int], profile: bool = False) -> list[dict[str, Any]]:
+    """The pipeline at each concurrency in `levels` and the seed-style serial client, on one simulator, asking
+    the English digest the default way (params' llm.asking): one row each, printed as a table. `profile`: the
+    client's time at the highest concurrency, by function (pyinstrument), printed after it."""
     docs = synthetic_day(papers)
     sim = Sim(time_scale)
     rows = []
+    profiler = _profiler() if profile else None
     try:
         for label, concurrency in [("seed-style serial (3 s between papers)", 1), *[("pipeline", c) for c in levels]]:
             sim.reset()
             params = _params(sim.url, concurrency)
+            watched = profiler is not None and label == "pipeline" and concurrency == max(levels)
             started = time.perf_counter()
-            if label == "pipeline":
-                asyncio.run(pipeline_day(params, docs))
-            else:
-                asyncio.run(seed_day(params, docs, time_scale))
+            with profiler if watched else contextlib.nullcontext():
+                asyncio.run(pipeline_day(params, docs) if label == "pipeline" else seed_day(params, docs, time_scale))
             wall = time.perf_counter() - started
             rows.append(_throughput_row(label, concurrency, wall, sim.stats(), sim.config))
     finally:
         sim.close()
+    _print_rows(rows, papers, time_scale, params.llm.asking)
+    if profiler is not None:
+        _print_profile(profiler, rows[-1])
+    return rows
+
+
+def _profiler() -> Any:
+    try:
+        from pyinstrument import Profiler
+    except ModuleNotFoundError:
+        raise SystemExit("--profile needs pyinstrument: .venv/bin/pip install pyinstrument") from None
+    return Profiler(interval=0.001, async_mode="disabled")
+
+
+def _print_profile(profiler: Any, row: dict[str, Any]) -> None:
+    """The client's CPU per call at the profiled concurrency, and the functions it spends its own time in."""
+    session = profiler.last_session
+    calls = len(row["records"])
+    per_call_ms, ideal_ms = 1000 * session.cpu_time / calls, 1000 * row["wall"] * row["ratio"] / calls
+    print(
+        f"\n#### The client at concurrency {row['concurrency']}: {session.cpu_time:.2f} s of CPU in "
+        f"{row['wall']:.2f} s of wall time, {per_call_ms:.1f} ms per call ({calls} calls); the simulated engine's "
+        f"ideal is {ideal_ms:.1f} ms of wall time per call at this time scale\n"
+    )
+    flat = profiler.output_text(unicode=False, color=False, flat=True, show_all=False)
+    print("```\n" + "\n".join(flat.splitlines()[:PROFILE_LINES]) + "\n```")
+
+
+def _print_rows(rows: list[dict[str, Any]], papers: int, time_scale: float, asking: str) -> None:
     records = rows[1]["records"]
     print(
         f"\n### Generation: {papers} papers, simulated Llama-3.1-8B shape, 1 TB/s, KV {KV_CAPACITY:,} tokens, "
         f"time scale {time_scale:g}\n"
     )
     print(
-        f"Per paper: {statistics.mean(r['prompt'] for r in records) * 2:,.0f} prompt and "
-        f"{statistics.mean(r['completion'] for r in records) * 2:,.0f} completion tokens on average "
-        "(digest + translation); simulated seconds and tok/s are engine time (wall / time scale).\n"
+        f"Per paper: {len(records) / papers:.1f} calls, {sum(r['prompt'] for r in records) / papers:,.0f} prompt and "
+        f"{sum(r['completion'] for r in records) / papers:,.0f} completion tokens on average (English digest asked "
+        f"{asking}, and translation); simulated seconds and tok/s are engine time (wall / time scale).\n"
     )
     columns = (
         "client | concurrency | wall s | simulated s | generated tok/s | ideal tok/s | ratio | peak batch | preempted"
@@ -157,9 +191,9 @@ def _throughput_row(label: str, concurrency: int, wall: float, stats: dict, conf
         for r in calls
     ]
     generated = sum(r["completion"] for r in records)
-    phases = [
-        [(r["prompt"], r["completion"], r["cached"]) for r in records if r["kind"] == kind]
-        for kind in ("digest", "translate")
+    phases = [  # the English digest's calls (asked in steps or as a draft: "draft"), then the translations'
+        [(r["prompt"], r["completion"], r["cached"]) for r in records if (r["kind"] == "translate") == translating]
+        for translating in (False, True)
     ]
     ideal_s = ideal_makespan(phases, concurrency, config)
     if label != "pipeline":  # the serial client's ideal is one call at a time, papers interleaved

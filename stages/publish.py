@@ -2,8 +2,9 @@
 
 from pathlib import Path
 
+from papers_digest.pipeline.experiments import in_temporary_workspace
 from papers_digest.pipeline.publishing import PublishFiles, already_published, day_fingerprint, publish_day
-from papers_digest.pipeline.runner import in_temporary_experiment, run_stage, stage_parser
+from papers_digest.pipeline.runner import run_stage, stage_parser
 
 
 def main() -> None:
@@ -27,7 +28,7 @@ def main() -> None:
 
     def body() -> None:
         site = Path(args.site) if args.site else None
-        if site and in_temporary_experiment():
+        if site and in_temporary_workspace():
             # a parallel backfill's or a comparison's experiment: what counts is run.json and calls.jsonl; the
             # main workspace renders the day when it restores it (docs/experiments.md)
             print(f"publish: {args.date}: in a temporary DVC experiment workspace, thrown away after it: no site")

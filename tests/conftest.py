@@ -1,4 +1,4 @@
-"""Fixtures over the shared harness (papers_digest.testing): recorded data, local servers, project copies."""
+"""Fixtures over the shared harness (papers_devtools.testing): recorded data, local servers, project copies."""
 
 from __future__ import annotations
 
@@ -10,17 +10,10 @@ from typing import Any
 
 import pytest
 
-from papers_digest.checker.chinese import check_digest_zh
-from papers_digest.checker.english import check_digest_en
-from papers_digest.checker.paper import read_paper
-from papers_digest.checker.problems import problem_texts
-from papers_digest.core.models import Digest, FulltextDoc, Paper
-from papers_digest.sim.replay import Replay
-from papers_digest.sim.routes import EngineSim
-from papers_digest.sim.serve import free_port
-from papers_digest.sources.arxiv import abstract_doc
-from papers_digest.sources.hf import parse_items
-from papers_digest.testing.harness import (
+from papers_devtools.sim.replay import Replay
+from papers_devtools.sim.routes import EngineSim
+from papers_devtools.sim.serve import free_port
+from papers_devtools.testing.harness import (
     SAMPLE_DATE,
     copy_project,
     dvc_command,
@@ -32,7 +25,14 @@ from papers_digest.testing.harness import (
     wait_until,
     write_params,
 )
-from papers_digest.testing.servers import engine_server, recorded_dirs, replay_server, sample_replay_server
+from papers_devtools.testing.servers import engine_server, recorded_dirs, replay_server, sample_replay_server
+from papers_digest.checker.chinese import check_digest_zh
+from papers_digest.checker.english import check_digest_en
+from papers_digest.checker.paper import read_paper
+from papers_digest.checker.problems import problem_texts
+from papers_digest.core.models import Digest, FulltextDoc, Paper
+from papers_digest.sources.arxiv import abstract_doc
+from papers_digest.sources.hf import parse_items
 
 ROOT = repo_root()
 DATA = ROOT / "tests" / "data"
@@ -60,6 +60,7 @@ __all__ = [
     "make_params",
     "run_dvc",
     "sample_papers",
+    "sent_calls",
     "wait_until",
     "write_params",
 ]
@@ -146,10 +147,19 @@ def chat_calls(sim: EngineSim) -> int:
     return sim.stats.by_path.get("/v1/chat/completions", 0)
 
 
+def sent_calls(project: Path, stage: str, papers: set[str] | None = None, date: str = SAMPLE_DATE) -> int:
+    """How many calls a day's results of `stage` (of `papers`, default all) record as sent to the engine, not
+    served from the store: what a run asked, whatever the way of asking makes of a paper."""
+    folder = project / "data" / date / stage
+    paths = [p for p in folder.glob("*.json") if p.name != "_stage.json" and (papers is None or p.stem in papers)]
+    calls = [c for p in paths for c in json.loads(p.read_text(encoding="utf-8"))["calls"]]
+    return sum(1 for c in calls if not c.get("from_store"))
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """Debian's headless Chromium for a module's browser tests (papers_digest.testing.browser), skipped without it."""
-    from papers_digest.testing.browser import MISSING, chromium, have_chromium
+    """Debian's headless Chromium for a module's browser tests (papers_devtools.testing.browser), skipped without it."""
+    from papers_devtools.testing.browser import MISSING, chromium, have_chromium
 
     if not have_chromium():
         pytest.skip(MISSING)

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import ast
+import tomllib
+from pathlib import Path
 
 import pytest
 import yaml
 from conftest import ROOT
+from packaging.requirements import Requirement
 
-from papers_digest.testing.imports import (
+from papers_devtools.testing.imports import (
+    DEVTOOLS,
     LAYERS,
+    devtools_imports,
     import_cycles,
+    imports_of,
     is_substantive,
     package_deps,
     stage_closure,
@@ -19,9 +25,18 @@ from papers_digest.testing.imports import (
 
 SRC = ROOT / "src"
 PACKAGE = SRC / "papers_digest"
+DEVTOOLS_PACKAGE = ROOT / "devtools" / "src" / DEVTOOLS
 STAGES = yaml.safe_load((ROOT / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
 PARAMS = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
 MAX_MODULE_LINES = 400
+MAX_FUNCTION_LINES = 60
+# The development tools' servers: what `pip install .` of the package must not pull.
+DEV_SERVERS = ("starlette", "uvicorn")
+CODE = sorted([*PACKAGE.rglob("*.py"), *DEVTOOLS_PACKAGE.rglob("*.py")])
+
+
+def _code_id(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
 
 
 def _entries(stage: dict) -> list[str]:
@@ -33,7 +48,7 @@ def _entries(stage: dict) -> list[str]:
 def test_each_stage_lists_the_package_folders_its_code_imports_from(name):
     """A stage depends on each package folder its code imports from, whole, and on its own modules of
     `pipeline/` by name: a change to any of them reruns it, a change elsewhere does not. No folder it does not
-    import from is listed. `python -m papers_digest.testing.imports` prints what each stage must list."""
+    import from is listed. `python -m papers_devtools.testing.imports` prints what each stage must list."""
     stage = STAGES[name]
     entries = _entries(stage)
     assert entries, f"dvc.yaml stage {name} lists no script or notebook of its own"
@@ -70,11 +85,52 @@ def test_there_are_no_import_cycles():
 
 def test_no_module_imports_from_a_layer_above_its_own():
     folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
-    assert folders == set(LAYERS), "every package folder has a layer in papers_digest.testing.imports.LAYERS"
+    assert folders == set(LAYERS), "every package folder has a layer in papers_devtools.testing.imports.LAYERS"
     assert upward_imports(SRC) == []
 
 
-@pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: p.relative_to(PACKAGE).as_posix())
+def test_the_package_imports_the_development_tools_only_through_the_seam_and_only_when_a_command_runs():
+    """papers_devtools is imported by cli/devtools.py alone, inside a function: `papers` without it installed
+    still starts, and its commands but `papers sample` and `papers dev` run."""
+    assert devtools_imports(SRC) == []
+
+
+def test_the_package_imports_no_development_server():
+    found = [
+        f"{_code_id(path)}:{line} {name}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for line, name, _ in imports_of(path, DEV_SERVERS)
+    ]
+    assert found == [], "starlette and uvicorn are the development tools' (devtools/pyproject.toml)"
+
+
+def test_installing_the_package_pulls_no_development_server():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    names = {Requirement(dep).name.lower() for dep in project["dependencies"]}
+    assert names.isdisjoint(DEV_SERVERS)
+
+
+def test_the_development_tools_bring_the_servers_they_run_on():
+    project = tomllib.loads((ROOT / "devtools" / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    names = {Requirement(dep).name.lower() for dep in project["dependencies"]}
+    assert names >= {"papers-digest", *DEV_SERVERS}
+
+
+def test_no_stage_depends_on_the_development_tools():
+    listed = [(name, dep) for name, stage in STAGES.items() for dep in stage["deps"] if dep.startswith("devtools")]
+    assert listed == []
+
+
+@pytest.mark.parametrize("path", [*CODE, *sorted((ROOT / "bench").glob("*.py"))], ids=_code_id)
+def test_no_function_is_over_sixty_lines(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    lengths = {f.name: f.end_lineno - f.lineno + 1 for f in functions}
+    long = sorted(f"{name} ({lines} lines)" for name, lines in lengths.items() if lines > MAX_FUNCTION_LINES)
+    assert not long, f"{_code_id(path)}: split {sorted(long)} (at most {MAX_FUNCTION_LINES} lines a function)"
+
+
+@pytest.mark.parametrize("path", CODE, ids=_code_id)
 def test_every_module_says_what_it_is_for_and_stays_small(path):
     tree = ast.parse(path.read_text(encoding="utf-8"))
     doc = ast.get_docstring(tree)
@@ -85,5 +141,5 @@ def test_every_module_says_what_it_is_for_and_stays_small(path):
 
 
 def test_package_inits_only_describe_the_package():
-    inits = [p for p in PACKAGE.rglob("__init__.py") if p.parent != PACKAGE]
+    inits = [p for p in CODE if p.name == "__init__.py" and p.parent != PACKAGE]
     assert inits and not any(is_substantive(p) for p in inits)

@@ -7,13 +7,15 @@ import sys
 
 import pytest
 
+from papers_devtools.testing.harness import repo_root
 from papers_digest.core.models import CallRecord
-from papers_digest.testing.harness import repo_root
 
 
 @pytest.fixture(scope="module")
 def real_engine():
     path = repo_root() / "bench" / "real_engine.py"
+    if str(path.parent) not in sys.path:  # as the script runs: its neighbours (bench/common.py) importable
+        sys.path.insert(0, str(path.parent))
     spec = importlib.util.spec_from_file_location("real_engine", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules["real_engine"] = module

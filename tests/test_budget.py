@@ -8,14 +8,14 @@ import httpx
 import pytest
 from conftest import ROOT, SAMPLE_DATE, make_params
 
+from papers_devtools.sim.routes import EngineSim
+from papers_devtools.sim.serve import BackgroundServer
 from papers_digest.core.markup import blocks_of
 from papers_digest.core.models import FulltextDoc, Paper
 from papers_digest.llm.budget import count_estimated, estimate_tokens, fit_to_budget
 from papers_digest.llm.endpoint import EngineTokenizer
 from papers_digest.llm.prompting import load_prompt, paper_message
 from papers_digest.pipeline.digesting import generate_digests
-from papers_digest.sim.routes import EngineSim
-from papers_digest.sim.serve import BackgroundServer
 from papers_digest.sources.arxiv import doc_from_page
 from papers_digest.sources.latexml import parse_latexml
 
@@ -141,7 +141,7 @@ def test_a_context_error_is_retried_once_with_a_tighter_budget(engine):
     full = estimate_tokens(paper_message(doc))
     sim = EngineSim(context_tokens=full // 2, context_engine=engine)
     with BackgroundServer(sim.app) as server:
-        params = make_params(llm={"base_url": f"{server.url}/v1", "model": "sim-digest"})
+        params = make_params(llm={"asking": "json", "base_url": f"{server.url}/v1", "model": "sim-digest"})
         (result,) = asyncio.run(
             generate_digests(params, SAMPLE_DATE, [doc], load_prompt("prompts/digest_en_json.md"), lambda r: None)
         )
@@ -162,7 +162,7 @@ def _structured_run(sim: EngineSim, docs: list[FulltextDoc], **params) -> list:
         engine = params.pop("engine", {})
         if engine:  # a managed engine is the endpoint: point it at the simulator
             engine["port"] = server.port
-        llm = {"base_url": f"{server.url}/v1", "model": "sim-digest", "structured_output": True}
+        llm = {"asking": "json", "base_url": f"{server.url}/v1", "model": "sim-digest", "structured_output": True}
         run_params = make_params(llm=llm, engine=engine)
         return asyncio.run(
             generate_digests(run_params, SAMPLE_DATE, docs, load_prompt("prompts/digest_en_json.md"), lambda r: None)
@@ -222,10 +222,10 @@ def test_the_digest_schema_offers_each_section_with_its_own_figures(arxiv_id):
 
     import jsonschema
 
+    from papers_devtools.sim.answers import build_digest
     from papers_digest.checker.paper import read_paper
     from papers_digest.checker.schema import digest_schema
     from papers_digest.llm.prompting import digest_messages
-    from papers_digest.sim.answers import build_digest
 
     doc = real_doc(arxiv_id)
     facts = read_paper(doc)
@@ -260,10 +260,10 @@ def test_the_translation_schema_takes_the_english_shape():
     import jsonschema
     from conftest import abstract_docs, sample_papers
 
+    from papers_devtools.sim.answers import build_digest, translate
     from papers_digest.checker.schema import translation_schema
     from papers_digest.core.models import Digest
     from papers_digest.llm.prompting import digest_messages
-    from papers_digest.sim.answers import build_digest, translate
 
     doc = abstract_docs(sample_papers())[1]  # prose without TeX backslashes (the pattern sees raw JSON)
     english = Digest.model_validate(build_digest(digest_messages("system", doc)[1]["content"]))
@@ -401,11 +401,11 @@ def test_a_translated_field_is_held_to_its_english_figures_in_order():
     model dropped "7B" from a method and added "12.1%" to fields that had none."""
     import jsonschema
 
+    from papers_devtools.sim.answers import build_digest, translate
     from papers_digest.checker.chinese import carried_figures
     from papers_digest.checker.schema import translation_schema
     from papers_digest.core.models import Digest
     from papers_digest.llm.prompting import digest_messages
-    from papers_digest.sim.answers import build_digest, translate
 
     doc = real_doc("2503.20783")
     english = Digest.model_validate(build_digest(digest_messages("system", doc)[1]["content"]))
@@ -436,10 +436,10 @@ def test_a_translated_field_writes_no_number_its_english_field_lacks():
     7, 8, 9, 1, 2, …" and then "2000, 2000, …" until the token limit."""
     import jsonschema
 
+    from papers_devtools.sim.answers import build_digest
     from papers_digest.checker.schema import translation_schema
     from papers_digest.core.models import Digest
     from papers_digest.llm.prompting import digest_messages
-    from papers_digest.sim.answers import build_digest
 
     english = Digest.model_validate(build_digest(digest_messages("system", real_doc("2503.20783"))[1]["content"]))
     english = english.model_copy(update={"limitations": ["Only tested in 3 stages on AIME 2024, with Qwen2.5."]})

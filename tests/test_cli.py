@@ -12,8 +12,9 @@ import click
 import pytest
 from conftest import ROOT
 
+from papers_devtools.sim import serve
 from papers_digest import __version__
-from papers_digest.cli import data, runs, sample, servers
+from papers_digest.cli import data, runs, sample
 from papers_digest.cli.main import SECTIONS, cli, main
 from papers_digest.cli.runs import DatePlan
 from papers_digest.core.errors import ConfigError
@@ -111,7 +112,7 @@ def test_the_dev_servers_have_a_group_and_their_old_names_still_run_unlisted(cap
     code, out, _ = papers(capsys, "dev")
     assert code == 0 and "\n  sim " in out and "\n  replay " in out
     served: list[int] = []
-    monkeypatch.setattr(servers, "serve_forever", lambda app, port: served.append(port))
+    monkeypatch.setattr(serve, "serve_forever", lambda app, port: served.append(port))
     assert papers(capsys, "dev", "replay", "--port", "1")[0] == 0
     code, _, err = papers(capsys, "replay", "--port", "2")
     assert code == 0 and served == [1, 2] and err == "papers replay is now `papers dev replay`; the old name will go\n"
@@ -202,9 +203,23 @@ def test_a_subcommands_error_names_it_in_full(capsys, monkeypatch):
     def fail(app, port):
         raise ConfigError("port busy")
 
-    monkeypatch.setattr(servers, "serve_forever", fail)
+    monkeypatch.setattr(serve, "serve_forever", fail)
     code, _, err = papers(capsys, "dev", "replay")
     assert (code, err) == (2, "papers dev replay: port busy\n")
+
+
+def _without_devtools(monkeypatch) -> None:
+    """As if papers-digest were installed alone (`pip install .`): the development tools cannot be imported."""
+    for name in [n for n in sys.modules if n.split(".")[0] == "papers_devtools"]:
+        monkeypatch.setitem(sys.modules, name, None)
+    monkeypatch.setitem(sys.modules, "papers_devtools", None)
+
+
+@pytest.mark.parametrize("argv", [["sample", "--engine", "sim"], ["dev", "sim"], ["dev", "replay"]])
+def test_without_the_development_tools_a_command_that_needs_them_says_how_to_install_them(capsys, monkeypatch, argv):
+    _without_devtools(monkeypatch)
+    code, out, err = papers(capsys, *argv)
+    assert (code, out, err.count("\n"), "pip install -e ./devtools" in err) == (2, "", 1, True)
 
 
 def test_the_makefile_still_runs_the_sample_with_its_engine():

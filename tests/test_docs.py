@@ -18,7 +18,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-SCANNED = ["src", "stages", "bench", "tests", "notebooks", "sample", "docs"]
+SCANNED = ["src", "devtools", "stages", "bench", "tests", "notebooks", "sample", "docs"]
 SCANNED_FILES = ["Makefile", "params.yaml", "dvc.yaml", "README.md", "pyproject.toml", "mkdocs.yml", ".ci/run"]
 SUFFIXES = {".py", ".md", ".ipynb", ".yaml", ".yml", ".toml", ".txt", ""}
 README_MAX_LINES = 200
@@ -183,7 +183,7 @@ def test_every_param_is_documented():
 
 def test_architecture_names_every_module():
     text = (DOCS / "architecture.md").read_text(encoding="utf-8")
-    package = ROOT / "src" / "papers_digest"
-    modules = [p for p in sorted(package.glob("*/*.py")) if p.name != "__init__.py"]
-    missing = [str(p.relative_to(package)) for p in modules if f"`{p.name}`" not in text]
+    packages = [ROOT / "src" / "papers_digest", ROOT / "devtools" / "src" / "papers_devtools"]
+    modules = [p for package in packages for p in sorted(package.glob("*/*.py")) if p.name != "__init__.py"]
+    missing = [str(p.relative_to(ROOT)) for p in modules if f"`{p.name}`" not in text]
     assert not missing, f"docs/architecture.md, 'Where each concern lives', does not name {missing}"

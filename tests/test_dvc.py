@@ -1,23 +1,26 @@
-"""DVC as papers relies on it, against the installed DVC: its experiments and queue (cli/experiments.py), and
-the hints `dvc repro` ends with, which papers leaves out (cli/project.py). A DVC upgrade that moves or
-changes one of them fails here, not in a parallel backfill, a comparison or a sample.
+"""DVC as papers relies on it, against the installed DVC: its experiments, queue and workspaces
+(pipeline/experiments.py), and the hints `dvc repro` ends with, which papers leaves out (cli/project.py). A DVC
+upgrade that moves or changes one of them fails here, not in a parallel backfill, a comparison or a sample.
 
 A small project of its own (one stage writing a param to a file), real git, real DVC, a real queue worker.
 """
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import tomllib
 from importlib import metadata
 from pathlib import Path
 
 import pytest
+import yaml
 from conftest import ROOT, wait_until
 from packaging.requirements import Requirement
 
-from papers_digest.cli import experiments
-from papers_digest.cli.project import HINT_HEADINGS, PUSH_HINT, dvc_env, dvc_executable, git_output, without_hints
+from papers_digest.cli.project import HINT_HEADINGS, PUSH_HINT, without_hints
+from papers_digest.pipeline import experiments
+from papers_digest.pipeline.experiments import dvc_env, dvc_executable, git_output
 
 DVC_YAML = """\
 stages:
@@ -25,6 +28,9 @@ stages:
     cmd: python -c "import yaml; print(yaml.safe_load(open('params.yaml'))['x'])" > out.txt
     params: [x]
     outs: [out.txt]
+  where:
+    cmd: python -c "from papers_digest.pipeline.experiments import in_temporary_workspace as t; print(t())" > where.txt
+    outs: [where.txt]
 """
 
 
@@ -97,6 +103,50 @@ def test_a_temporary_experiment_runs_in_the_foreground_and_its_files_are_read_ba
     assert experiments.committed(baseline, "t1")
     assert list(experiments.read_files(baseline, "t1", ["out.txt"])) == [("out.txt", b"5\n")]
     assert not Path("out.txt").exists()  # it ran in a temporary workspace, not here
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("dvc-exp")
+def test_a_stage_knows_it_runs_in_a_temporary_experiment_workspace(project):
+    """From the environment DVC documents (DVC_EXP_NAME, DVC_ROOT): the publish stage renders no site there."""
+    baseline = git_output("rev-parse", "HEAD")
+    assert baseline is not None
+    assert experiments.run_temporary("w1", ["where"]) == 0
+    assert list(experiments.read_files(baseline, "w1", ["where.txt"])) == [("where.txt", b"True\n")]
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("dvc-exp")
+def test_a_stage_of_an_experiment_in_the_workspace_knows_it_is_not_in_a_temporary_one(project):
+    subprocess.run([dvc_executable(), "exp", "run", "-q", "where"], env=dvc_env(), check=True)
+    assert Path("where.txt").read_text(encoding="utf-8") == "False\n"
+
+
+def test_outside_dvc_a_process_is_not_in_a_temporary_workspace():
+    assert not experiments.in_temporary_workspace({})
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("dvc-exp")
+def test_outputs_are_recorded_in_dvc_lock_for_the_experiments_run_meanwhile(project):
+    """`papers compare` records the day's list and full texts (made with its date) before each experiment."""
+    subprocess.run([dvc_executable(), "repro", "-q", "echo"], env=dvc_env(), check=True)
+    Path("params.yaml").write_text("x: 7\n", encoding="utf-8")
+    Path("out.txt").write_text("7\n", encoding="utf-8")
+    with experiments.outputs_in_lock(["echo"], contextlib.nullcontext):
+        recorded = yaml.safe_load(Path("dvc.lock").read_text(encoding="utf-8"))["stages"]["echo"]["params"]
+    assert recorded == {"params.yaml": {"x": 7}}
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("dvc-exp")
+def test_dvc_lock_is_put_back_as_it_was_after_the_experiments(project):
+    subprocess.run([dvc_executable(), "repro", "-q", "echo"], env=dvc_env(), check=True)
+    before = Path("dvc.lock").read_bytes()
+    Path("params.yaml").write_text("x: 7\n", encoding="utf-8")
+    with experiments.outputs_in_lock(["echo"], contextlib.nullcontext):
+        pass
+    assert Path("dvc.lock").read_bytes() == before
 
 
 @pytest.mark.slow

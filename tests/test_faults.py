@@ -18,6 +18,10 @@ from conftest import (
     sample_papers,
 )
 
+from papers_devtools.sim.faults import Fault
+from papers_devtools.sim.replay import Replay, ReplayFault, no_html_page
+from papers_devtools.sim.routes import EngineSim
+from papers_devtools.sim.serve import BackgroundServer
 from papers_digest.core.models import FulltextDoc, GenerationResult
 from papers_digest.core.pacing import held
 from papers_digest.core.store import STORE_ENV, Store
@@ -27,10 +31,6 @@ from papers_digest.pipeline.digesting import generate_digests
 from papers_digest.pipeline.fulltexts import date_turn, fetch_fulltexts, prefetch_pages
 from papers_digest.pipeline.listing import list_day
 from papers_digest.pipeline.translating import generate_translations
-from papers_digest.sim.faults import Fault
-from papers_digest.sim.replay import Replay, ReplayFault, no_html_page
-from papers_digest.sim.routes import EngineSim
-from papers_digest.sim.serve import BackgroundServer
 from papers_digest.sources.hf import HfError
 
 HTML_ID = "2503.20783"  # the sample paper with a recorded page
@@ -178,7 +178,8 @@ def _generate(
 ) -> dict[str, GenerationResult]:
     with BackgroundServer(sim.app) as server:
         params = make_params(
-            llm={"base_url": f"{server.url}/v1", "model": "sim-digest", "timeout_s": 0.5, **llm}, retry=retry or {}
+            llm={"asking": "json", "base_url": f"{server.url}/v1", "model": "sim-digest", "timeout_s": 0.5, **llm},
+            retry=retry or {},
         )
         english = asyncio.run(
             generate_digests(params, SAMPLE_DATE, DOCS, load_prompt("prompts/digest_en_json.md"), on_result)

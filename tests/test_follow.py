@@ -14,6 +14,7 @@ import pytest
 from conftest import day_papers, wait_until
 from test_site_archive import PUBLISHED, RECORDED, day_files, page, published, rows
 
+from papers_devtools.testing.browser import console_errors, serious_axe_violations, serve_folder
 from papers_digest.core.models import DayList
 from papers_digest.day.areas import area_of
 from papers_digest.day.files import DayFiles
@@ -22,7 +23,6 @@ from papers_digest.db.writer import write_day
 from papers_digest.site.foryou import FOR_YOU_DAYS
 from papers_digest.site.render import render_site
 from papers_digest.site.trends import RECENT_WEEKS, RISING_MIN_PAPERS
-from papers_digest.testing.browser import console_errors, serious_axe_violations, serve_folder
 
 pytestmark = pytest.mark.xdist_group("test_follow")
 

@@ -7,15 +7,15 @@ import time
 import pytest
 from conftest import SAMPLE_DATE, abstract_docs, chat_calls, make_params, sample_papers
 
+from papers_devtools.sim.faults import Fault
+from papers_devtools.sim.routes import EngineSim
+from papers_devtools.sim.serve import BackgroundServer
 from papers_digest.core.models import Digest, GenerationResult
 from papers_digest.llm.budget import translation_max_tokens
 from papers_digest.llm.generation import EndpointDown, longest_first, paper_tokens
 from papers_digest.llm.prompting import load_prompt
 from papers_digest.pipeline.digesting import generate_digests
 from papers_digest.pipeline.translating import generate_translations
-from papers_digest.sim.faults import Fault
-from papers_digest.sim.routes import EngineSim
-from papers_digest.sim.serve import BackgroundServer
 
 DIGEST_PROMPT = load_prompt("prompts/digest_en_json.md")
 TRANSLATE_PROMPT = load_prompt("prompts/translate_zh.md")
@@ -25,7 +25,7 @@ LONGEST = max(DOCS, key=paper_tokens)  # the paper the scheduler starts first
 
 
 def run_digests(base_url: str, docs=DOCS, **llm) -> list[GenerationResult]:
-    params = make_params(llm={"base_url": base_url, "model": "sim-digest", **llm})
+    params = make_params(llm={"asking": "json", "base_url": base_url, "model": "sim-digest", **llm})
     return asyncio.run(generate_digests(params, SAMPLE_DATE, docs, DIGEST_PROMPT, lambda r: None))
 
 
@@ -41,7 +41,7 @@ def test_every_paper_gets_a_checked_digest_and_translation(engine):
     call = english[0].calls[0]
     assert call.status == "ok" and call.attempt == 1 and call.prompt_tokens > 0 and call.completion_tokens > 0
     assert call.latency_s >= 0 and call.ended_at >= call.started_at
-    params = make_params(llm={"base_url": base_url, "model": "sim-digest"})
+    params = make_params(llm={"asking": "json", "base_url": base_url, "model": "sim-digest"})
     chinese = asyncio.run(generate_translations(params, SAMPLE_DATE, english, TRANSLATE_PROMPT, lambda r: None))
     assert all(r.status == "done" for r in chinese)
     assert sim.stats.requests == 2 * len(DOCS)
@@ -54,7 +54,7 @@ def test_a_rejected_answer_is_repaired_in_its_conversation_asking_only_for_the_r
     [clean] = run_digests(base_url, docs=[FIRST])
     sim.reset_stats()
     sim.add_fault(Fault(kind="wrong_numbers", match=FIRST.title, on="first", times=1))
-    params = make_params(llm={"base_url": base_url, "model": "sim-digest", "reuse": False})
+    params = make_params(llm={"asking": "json", "base_url": base_url, "model": "sim-digest", "reuse": False})
     [result] = asyncio.run(generate_digests(params, SAMPLE_DATE, [FIRST], DIGEST_PROMPT, lambda r: None))
     assert result.status == "done"
     assert [(c.attempt, c.status, c.repair) for c in result.calls] == [(1, "rejected", False), (2, "ok", True)]
@@ -84,10 +84,10 @@ def test_a_problem_of_the_whole_digest_is_retried_with_the_whole_conversation(en
 def test_a_figure_invented_in_a_finding_binds_the_repaired_result_to_its_sections_figures(engine):
     """The repair asks with a tighter schema: the 0.5B model repeats its first answer on a retry whatever the
     problems say, so the grammar must keep it from writing the invented figure again."""
+    from papers_devtools.sim.routes import schema_fingerprint
     from papers_digest.checker.paper import read_paper
     from papers_digest.checker.problems import Problem
     from papers_digest.checker.schema import digest_fields_schema, digest_schema, retry_digest_schema
-    from papers_digest.sim.routes import schema_fingerprint
 
     sim, base_url = engine
     sim.add_fault(Fault(kind="prose_number", match=FIRST.title, on="first", times=1))
@@ -107,17 +107,17 @@ def test_a_figure_invented_in_a_finding_binds_the_repaired_result_to_its_section
 def test_a_translation_that_failed_only_in_fields_is_retried_with_those_fields_alone(engine):
     """The repair (llm/repair.py): the retry of a translation whose problems are all some fields' prose asks
     for those fields alone, held to their schema, and the whole translation is checked with them put back."""
+    from papers_devtools.sim.routes import schema_fingerprint
     from papers_digest.checker.chinese import check_digest_zh
     from papers_digest.checker.english import prose_fields
     from papers_digest.checker.schema import fields_schema
-    from papers_digest.sim.routes import schema_fingerprint
 
     sim, base_url = engine
     [english] = run_digests(base_url, docs=[FIRST])
     source = Digest.model_validate(english.digest)
     sim.reset_stats()
     sim.add_fault(Fault(kind="wrong_language", request="translate", on="first", times=1))
-    params = make_params(llm={"base_url": base_url, "model": "sim-digest", "structured_output": True})
+    params = make_params(llm={"asking": "json", "base_url": base_url, "model": "sim-digest", "structured_output": True})
     [chinese] = asyncio.run(generate_translations(params, SAMPLE_DATE, [english], TRANSLATE_PROMPT, lambda r: None))
     assert chinese.status == "done"
     assert [(c.attempt, c.status, c.repair) for c in chinese.calls] == [(1, "rejected", False), (2, "ok", True)]
@@ -231,7 +231,7 @@ def test_a_translation_may_run_past_llm_max_tokens_as_far_as_its_english_digest_
     sim, base_url = engine
     english = run_digests(base_url, max_tokens=2000)
     assert all(r.status == "done" for r in english)
-    params = make_params(llm={"base_url": base_url, "model": "sim-digest", "max_tokens": 500})
+    params = make_params(llm={"asking": "json", "base_url": base_url, "model": "sim-digest", "max_tokens": 500})
     chinese = asyncio.run(generate_translations(params, SAMPLE_DATE, english, TRANSLATE_PROMPT, lambda r: None))
     assert [r.status for r in chinese] == ["done"] * len(english), [r.error for r in chinese]
     translations = [r for r in sim.stats.records if r.kind == "translate"]
@@ -270,7 +270,7 @@ def test_papers_of_the_same_size_keep_their_list_order():
 
 def test_translations_start_with_the_longest_english_digest(engine):
     sim, base_url = engine
-    params = make_params(llm={"base_url": base_url, "model": "sim-digest", "concurrency": 1})
+    params = make_params(llm={"asking": "json", "base_url": base_url, "model": "sim-digest", "concurrency": 1})
     english = run_digests(base_url)
     asyncio.run(generate_translations(params, SAMPLE_DATE, english, TRANSLATE_PROMPT, lambda r: None))
     prompts = [r.prompt_tokens for r in chats_in_started_order(sim) if r.kind == "translate"]

@@ -6,10 +6,10 @@ import json
 import pytest
 from conftest import HF_DIR, SAMPLE_DATE, SAMPLE_DIR, day_papers, hf_day, sample_papers
 
+from papers_devtools.sim.replay import Replay
+from papers_devtools.sim.serve import BackgroundServer
 from papers_digest.core.http import RetryPolicy, make_client
 from papers_digest.core.models import Paper
-from papers_digest.sim.replay import Replay
-from papers_digest.sim.serve import BackgroundServer
 from papers_digest.sources.hf import PAGE_SIZE, HfError, fetch_day, merge_pages, parse_items, pick_top
 
 RECORDED_DAYS = sorted(p.stem for p in HF_DIR.glob("*.json"))

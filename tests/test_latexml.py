@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGE_FILES = {
     **{p.stem: p for p in (ROOT / "tests" / "data" / "arxiv").glob("*.html")},
     "2503.20783v2": ROOT / "sample" / "arxiv" / "2503.20783v2.html",
-    "no_html_2601.17668": ROOT / "src" / "papers_digest" / "sim" / "data" / "no_html.html",
+    "no_html_2601.17668": ROOT / "devtools" / "src" / "papers_devtools" / "sim" / "data" / "no_html.html",
 }
 PAGES = ["2601.19139v2", "2512.14946v1", "2508.10395v1", "2503.20783v2"]
 MARKER_RE = re.compile(r"^\[§(.+)\]$")

@@ -12,10 +12,10 @@ import pytest
 import sqlite_utils
 from conftest import ROOT, SAMPLE_DATE, copy_project, make_params, run_dvc, sample_papers, write_params
 
+from papers_devtools.sim.faults import Fault
 from papers_digest.checker.problems import RULES
 from papers_digest.day import metrics as day_metrics
 from papers_digest.report import tables
-from papers_digest.sim.faults import Fault
 
 pytestmark = pytest.mark.slow  # every test runs the pipeline with DVC (make test-fast leaves it out)
 
@@ -33,7 +33,8 @@ def test_the_report_stage_renders_a_code_free_report_whose_numbers_are_the_datab
     project = copy_project(tmp_path)
     params = make_params(
         source={"hf_url": replay_url, "arxiv_url": replay_url, "arxiv_interval_s": 0},
-        llm={"base_url": llm_url, "model": "sim-digest", "concurrency": 3},
+        # the faults above are the JSON answer's: its wrong numbers and sections, rejected and retried
+        llm={"asking": "json", "base_url": llm_url, "model": "sim-digest", "concurrency": 3},
     )
     write_params(project, params)
     repro = run_dvc(project, "repro")

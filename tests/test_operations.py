@@ -16,10 +16,20 @@ from pathlib import Path
 
 import pytest
 import sqlite_utils
-from conftest import SAMPLE_DATE, chat_calls, copy_project, dvc_env, make_params, run_dvc, wait_until, write_params
+from conftest import (
+    SAMPLE_DATE,
+    chat_calls,
+    copy_project,
+    dvc_env,
+    make_params,
+    run_dvc,
+    sent_calls,
+    wait_until,
+    write_params,
+)
 
+from papers_devtools.sim.replay import ReplayFault
 from papers_digest.cli.runs import DatePlan, plan_dates
-from papers_digest.sim.replay import ReplayFault
 
 PAPERS = str(Path(sys.executable).parent / "papers")
 
@@ -103,7 +113,9 @@ def test_a_range_runs_each_date_and_one_dates_failure_does_not_stop_the_others(t
     assert lines[2] == "papers daily: 2025-07-07: ok (1 papers done, 0 failed)", done.stdout + done.stderr
     assert "papers daily: 2 of 3 dates ok" in done.stdout
     assert _runs(project) == {"2025-07-05": 0, "2025-07-07": 1}
-    assert chat_calls(sim) == 2  # the one paper of 2025-07-07: digest and translation
+    # every call made was for the one paper of 2025-07-07, its digest and its translation
+    day = "2025-07-07"
+    assert chat_calls(sim) == sent_calls(project, "digest_en", date=day) + sent_calls(project, "translate_zh", date=day)
 
 
 # --- restored days reach the database and the site -------------------------------------------------------
@@ -243,5 +255,7 @@ def test_an_interrupt_mid_stage_is_one_line_per_process_keeps_the_finished_paper
     asked = chat_calls(sim)
     rerun = _papers(project, "run")
     assert rerun.returncode == 0, rerun.stdout + rerun.stderr
-    assert chat_calls(sim) - asked == (4 - len(kept)) + 4  # the digests missing and the 4 translations
+    # the rerun asks only the digests missing and the 4 translations: what their records say was sent
+    missing = set(_digests(project)) - set(kept)
+    assert chat_calls(sim) - asked == sent_calls(project, "digest_en", missing) + sent_calls(project, "translate_zh")
     assert set(_digests(project).values()) == {"done"} and len(_digests(project)) == 4

@@ -1,6 +1,6 @@
 """An engine or endpoint that stops answering is reported as such, never recorded as the day's result.
 
-Real processes and real HTTP on 127.0.0.1: a stand-in engine (papers_digest.testing.fake_engine) that
+Real processes and real HTTP on 127.0.0.1: a stand-in engine (papers_devtools.testing.fake_engine) that
 dies mid-run under `papers run`, and the engine simulator going away in the middle of a DVC stage.
 """
 
@@ -24,15 +24,16 @@ from conftest import (
     free_port,
     make_params,
     run_dvc,
+    sent_calls,
     wait_until,
     write_params,
 )
 
+from papers_devtools.sim.faults import Fault
+from papers_devtools.sim.routes import EngineSim
+from papers_devtools.sim.serve import BackgroundServer
+from papers_devtools.testing.fake_engine import install_as_sglang
 from papers_digest.engines.process import group_processes
-from papers_digest.sim.faults import Fault
-from papers_digest.sim.routes import EngineSim
-from papers_digest.sim.serve import BackgroundServer
-from papers_digest.testing.fake_engine import install_as_sglang
 
 pytestmark = pytest.mark.slow  # every test runs DVC or papers daily/run (make test-fast leaves it out)
 
@@ -140,12 +141,13 @@ def test_an_outage_mid_stage_is_not_the_days_result_and_a_plain_rerun_makes_only
     second = EngineSim()
     with BackgroundServer(second.app, port):
         run_dvc(project, "repro")
-    assert chat_calls(second) == (4 - finished) + 4  # the missing digests and the 4 translations, nothing twice
+    # the missing digests and the 4 translations, nothing twice: what their records say was sent
+    assert chat_calls(second) == sent_calls(project, "digest_en") + sent_calls(project, "translate_zh")
     assert set(_generated(project, "digest_en").values()) == {"done"}
     db = sqlite_utils.Database(project / "data" / "papers.db")
     assert dict(db.execute("select status, count(*) from papers group by 1").fetchall()) == {"done": 4}
-    reused = [r for r in db.query("select arxiv_id from llm_calls where stage = 'digest_en' and from_store = 1")]
-    assert len(reused) == finished
+    reused = db.query("select distinct arxiv_id from llm_calls where stage = 'digest_en' and from_store = 1")
+    assert len(list(reused)) == finished  # the papers done before the outage: every answer from the store
 
 
 def test_retry_failed_asks_again_only_for_a_past_days_failed_papers(tmp_path, sample_replay):
@@ -159,13 +161,18 @@ def test_retry_failed_asks_again_only_for_a_past_days_failed_papers(tmp_path, sa
                 llm={"base_url": f"{server.url}/v1", "model": "sim-digest"},
             ),
         )
-        sim.add_fault(Fault(kind="wrong_numbers", request="digest", match="MergeVQ", times=2))
+        # the engine refuses MergeVQ's English digest (a 400: that paper fails alone), then serves it again
+        sim.add_fault(Fault(kind="http_error", status=400, request="digest", match="MergeVQ", times=-1))
         first = _papers(project, "daily", "--date", SAMPLE_DATE)
         assert first.returncode == 0, first.stdout + first.stderr
         assert len(_failed_in_db(project)) == 1
+        sim.clear_faults()
         calls_before = chat_calls(sim)
         again = _papers(project, "daily", "--date", SAMPLE_DATE, "--retry-failed")
         assert again.returncode == 0, again.stdout + again.stderr
-        assert chat_calls(sim) - calls_before == 2  # the failed paper's digest and its translation, nothing else
+        # the failed paper's digest and its translation, nothing else: what their records say was sent
+        mergevq = {"2504.00999"}
+        asked = sent_calls(project, "digest_en", mergevq) + sent_calls(project, "translate_zh", mergevq)
+        assert chat_calls(sim) - calls_before == asked
     assert _failed_in_db(project) == []
     assert os.path.exists(project / "data" / SAMPLE_DATE / "report.html")

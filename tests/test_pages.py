@@ -10,13 +10,13 @@ import lxml.html
 import pytest
 from readers_archive import DATES, KEYWORDS, LISTED, PICKED, TITLE_ZH, arxiv_id, day_files, write_archive
 
+from papers_devtools.testing.browser import console_errors, serve_folder
 from papers_digest.cli.main import main as papers_cli
 from papers_digest.day.areas import MAX_AREAS, area_of
 from papers_digest.day.metrics import run_record
 from papers_digest.db.writer import write_day
 from papers_digest.site.mail import day_mail
 from papers_digest.site.render import load_day, render_day, render_site
-from papers_digest.testing.browser import console_errors, serve_folder
 
 pytestmark = pytest.mark.xdist_group("test_pages")  # the module's archive and Chromium, once
 

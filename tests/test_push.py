@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from readers_archive import DATES, TITLE_ZH, arxiv_id, write_archive
 
+from papers_devtools.testing.servers import Inbox, smtp_server, webhook_server
 from papers_digest.cli import runs
 from papers_digest.cli.alerts import ALERT_WEBHOOK_ENV, send_alert
 from papers_digest.cli.mail import push_days
@@ -21,7 +22,6 @@ from papers_digest.core.params import AlertParams, validate_params
 from papers_digest.day.status import DateRun, DayStatus, alert
 from papers_digest.site.push import day_push
 from papers_digest.site.render import load_day
-from papers_digest.testing.servers import Inbox, smtp_server, webhook_server
 
 DAY = DATES[-1]
 TOKEN = "secret-token"  # the path segment webhook_server's URL carries, as a chat's token

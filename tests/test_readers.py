@@ -29,15 +29,15 @@ from readers_archive import (
     write_archive,
 )
 
+from papers_devtools.testing.browser import console_errors, serious_axe_violations, serve_folder
+from papers_devtools.testing.harness import wait_until
+from papers_devtools.testing.servers import Inbox, smtp_server
 from papers_digest.cli.mail import send_day, send_days
 from papers_digest.cli.main import main as papers_cli
 from papers_digest.core.params import EmailParams, ParamsError, validate_params
 from papers_digest.site.render import render_day, render_site
 from papers_digest.site.search import indexed_months, spaced
 from papers_digest.site.trust import report_link, trust_view
-from papers_digest.testing.browser import console_errors, serious_axe_violations, serve_folder
-from papers_digest.testing.harness import wait_until
-from papers_digest.testing.servers import Inbox, smtp_server
 
 # On one worker of `make test`, so the module's archive and Chromium are made once.
 pytestmark = pytest.mark.xdist_group("test_readers")

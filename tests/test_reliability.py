@@ -27,8 +27,8 @@ from conftest import (
     write_params,
 )
 
-from papers_digest.sim.faults import Fault
-from papers_digest.testing.servers import engine_server, recorded_dirs, sample_replay_server
+from papers_devtools.sim.faults import Fault
+from papers_devtools.testing.servers import engine_server, recorded_dirs, sample_replay_server
 
 DAY = SAMPLE_DATE
 SLOW_CALL_S = 0.3
@@ -173,13 +173,14 @@ def test_a_failed_paper_is_retried_on_a_later_day_and_marked_backfilled(tmp_path
     (hf / "2025-04-04.json").write_bytes((HF_DIR / "2025-07-07.json").read_bytes())  # a real one-paper day
     _, replay_url = start_replay(hf, SAMPLE_DIR / "arxiv")
     sim, llm_url = start_engine()
-    failing = "AnimeGamer"  # 2504.01014: its answers are wrong twice on the first day
-    sim.add_fault(Fault(kind="wrong_numbers", match=failing, times=2))
+    failing = "AnimeGamer"  # 2504.01014: the engine refuses its English digest on the first day (a 400)
+    sim.add_fault(Fault(kind="http_error", status=400, request="digest", match=failing, times=-1))
     project = copy_project(tmp_path / "project")
     write_params(project, _params(replay_url, llm_url, source={"arxiv_interval_s": 0}))
     run_dvc(project, "repro", "publish")
     db = sqlite_utils.Database(project / "data" / "papers.db")
     assert db["papers"].get("2504.01014")["status"] == "failed"
+    sim.clear_faults()
     write_params(project, _params(replay_url, llm_url, date="2025-04-04", source={"arxiv_interval_s": 0}))
     run_dvc(project, "repro")
     later = json.loads((project / "data" / "2025-04-04" / "list.json").read_text())

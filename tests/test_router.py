@@ -19,9 +19,9 @@ import sqlite_utils
 import yaml
 from conftest import SAMPLE_DATE, copy_project, make_params, wait_until, write_params
 
-from papers_digest.sim.serve import free_port
-from papers_digest.testing.harness import dvc_env
-from papers_digest.testing.servers import SIM_MODEL, engine_server, sample_replay_server
+from papers_devtools.sim.serve import free_port
+from papers_devtools.testing.harness import dvc_env
+from papers_devtools.testing.servers import SIM_MODEL, engine_server, sample_replay_server
 
 LITELLM = os.environ.get("PAPERS_LITELLM") or shutil.which("litellm", path=str(Path(sys.executable).parent))
 pytestmark = [

@@ -6,11 +6,11 @@ import httpx
 import pytest
 from conftest import abstract_docs, sample_papers
 
+from papers_devtools.sim.batching import BatchingConfig, ContinuousBatcher, ideal_makespan, steps_time, steps_within
+from papers_devtools.sim.routes import EngineSim
+from papers_devtools.sim.serve import BackgroundServer
 from papers_digest.llm.prompting import digest_messages, load_prompt
 from papers_digest.report.perfmodel import Gpu, ModelShape, decode_ceiling_tok_s, prefill_s
-from papers_digest.sim.batching import BatchingConfig, ContinuousBatcher, ideal_makespan, steps_time, steps_within
-from papers_digest.sim.routes import EngineSim
-from papers_digest.sim.serve import BackgroundServer
 
 SEED = BatchingConfig(model=ModelShape(), gpu=Gpu(), time_scale=0.0005)
 SEED_CEILINGS = {1: 55, 2: 100, 3: 137}  # the seed's write-up, Llama-3.1-8B shape, 1 TB/s, 15,000 tokens

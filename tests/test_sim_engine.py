@@ -12,14 +12,14 @@ import httpx
 import pytest
 from conftest import check_en, check_zh
 
+from papers_devtools.sim.cache import CACHE_BLOCK, MESSAGE_OVERHEAD, REPLY_PRIMING, approx_tokens
+from papers_devtools.sim.faults import BAD_NUMBER, BAD_SECTION, Fault
+from papers_devtools.sim.routes import EngineSim
+from papers_devtools.sim.serve import BackgroundServer
 from papers_digest.checker.chinese import cjk_share
 from papers_digest.checker.problems import Problem, retry_message
 from papers_digest.core.models import Digest, FulltextDoc, Section
 from papers_digest.llm.prompting import digest_messages, load_prompt, translate_messages
-from papers_digest.sim.cache import CACHE_BLOCK, MESSAGE_OVERHEAD, REPLY_PRIMING, approx_tokens
-from papers_digest.sim.faults import BAD_NUMBER, BAD_SECTION, Fault
-from papers_digest.sim.routes import EngineSim
-from papers_digest.sim.serve import BackgroundServer
 
 ROOT = Path(__file__).resolve().parents[1]
 SYSTEM_EN, _ = load_prompt(ROOT / "prompts" / "digest_en_json.md")

@@ -11,13 +11,13 @@ import pytest
 from conftest import SAMPLE_DATE, make_params
 from test_checker import R1, doc
 
+from papers_devtools.sim.routes import EngineSim
+from papers_devtools.sim.serve import BackgroundServer
 from papers_digest.checker.problems import Problem
 from papers_digest.core.markup import ABSTRACT
 from papers_digest.core.models import FulltextDoc, Section
 from papers_digest.llm.prompting import load_prompt
 from papers_digest.pipeline.digesting import generate_digests
-from papers_digest.sim.routes import EngineSim
-from papers_digest.sim.serve import BackgroundServer
 from papers_digest.ways.steps.conversation import renumbered, to_mend
 from papers_digest.ways.steps.outline import outline
 from papers_digest.ways.steps.parts import assemble, one_line, plan_parts, result_of

@@ -12,6 +12,10 @@ import pytest
 from conftest import DATA, SAMPLE_DATE, abstract_docs, make_params, sample_papers
 from test_checker import CHINESE, HAND, MERGEVQ, PAGES, R1, VSI, auto_digest, doc, en, facts, judge_en
 
+from papers_devtools.sim.answers import build_digest, translate
+from papers_devtools.sim.faults import Fault
+from papers_devtools.sim.routes import EngineSim
+from papers_devtools.sim.serve import BackgroundServer
 from papers_digest.checker.chinese import ZH_RATIO, ZH_RULES, check_digest_zh, must_be_chinese, zh_ratio
 from papers_digest.checker.english import ENGLISH_RULES, check_digest_en, prose_fields
 from papers_digest.checker.paper import read_paper
@@ -23,10 +27,6 @@ from papers_digest.core.models import Digest
 from papers_digest.llm.prompting import digest_messages, load_prompt
 from papers_digest.llm.repair import digest_repair
 from papers_digest.pipeline.digesting import generate_digests
-from papers_digest.sim.answers import build_digest, translate
-from papers_digest.sim.faults import Fault
-from papers_digest.sim.routes import EngineSim
-from papers_digest.sim.serve import BackgroundServer
 
 SHAPES = json.loads((DATA / "checker" / "sample_bad_digests.json").read_text(encoding="utf-8"))
 RECORDED = json.loads((DATA / "llm" / "2504.01014-translation.json").read_text(encoding="utf-8"))
@@ -200,7 +200,8 @@ DOCS = [TARGET, ABSTRACTS["2504.00883"]]
 
 def run_digests(sim: EngineSim) -> dict:
     with BackgroundServer(sim.app) as server:
-        params = make_params(llm={"base_url": f"{server.url}/v1", "model": "sim-digest", "timeout_s": 5})
+        llm = {"asking": "json", "base_url": f"{server.url}/v1", "model": "sim-digest", "timeout_s": 5}
+        params = make_params(llm=llm)
         results = asyncio.run(
             generate_digests(params, SAMPLE_DATE, DOCS, load_prompt("prompts/digest_en_json.md"), lambda _r: None)
         )

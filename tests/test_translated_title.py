@@ -10,14 +10,14 @@ import json
 from conftest import SAMPLE_DATE, make_params
 from test_checker import MERGEVQ, doc, en
 
+from papers_devtools.sim.routes import EngineSim
+from papers_devtools.sim.serve import BackgroundServer
+from papers_devtools.testing.harness import chinese_prompt, english_prompt
 from papers_digest.checker.chinese import translated_title
 from papers_digest.checker.schema import translation_schema
 from papers_digest.core.models import Digest
-from papers_digest.llm.prompting import load_prompt
 from papers_digest.pipeline.digesting import generate_digests
 from papers_digest.pipeline.translating import generate_translations
-from papers_digest.sim.routes import EngineSim
-from papers_digest.sim.serve import BackgroundServer
 
 TITLE = "MergeVQ: A Unified Framework for Visual Generation and Representation"
 
@@ -45,12 +45,9 @@ def test_a_day_through_both_stages_gives_the_translation_a_chinese_title():
     params = make_params(llm={"model": "sim", "reuse": False, "structured_output": True})
     with BackgroundServer(EngineSim(model="sim").app) as server:
         run = params.model_copy(update={"llm": params.llm.model_copy(update={"base_url": f"{server.url}/v1"})})
-        english_prompt, chinese_prompt = (
-            load_prompt("prompts/digest_en_json.md"),
-            load_prompt("prompts/translate_zh.md"),
-        )
-        (english,) = asyncio.run(generate_digests(run, SAMPLE_DATE, [mergevq], english_prompt, lambda r: None))
-        (chinese,) = asyncio.run(generate_translations(run, SAMPLE_DATE, [english], chinese_prompt, lambda r: None))
+        asked, translated = english_prompt(run.llm.asking), chinese_prompt()  # asked the way production asks
+        (english,) = asyncio.run(generate_digests(run, SAMPLE_DATE, [mergevq], asked, lambda r: None))
+        (chinese,) = asyncio.run(generate_translations(run, SAMPLE_DATE, [english], translated, lambda r: None))
     assert english.status == "done" and english.title == mergevq.title
     assert chinese.status == "done", chinese.problems
     assert any("\u4e00" <= ch <= "\u9fff" for ch in chinese.digest["title"])

@@ -1,8 +1,8 @@
 """An answer that repeats the instructions it was given instead of the paper (checker rule `echo`).
 
-Measured on the real engine: asked to correct `results[1].finding`, the 0.5B model wrote the checker's
-problem message as the digest's `problem` ("Results[1].finding: '27' is not in the cited sections 2 (it
-appears in 1): cite the section it comes from"), and every other rule passed. A digest field that shares a
+A small model asked to correct one field can write the checker's problem message back as another field (a
+`problem` reading "Results[1].finding: '27' is not in the cited sections 2 (it appears in 1): cite the section
+it comes from"), and such a digest passes every other rule. A digest field that shares a
 run of ECHO_WORDS words with the system prompt or a retry's problem list is rejected; the paper's (or the
 English digest's) own words, which those messages quote, do not count.
 """

@@ -29,15 +29,15 @@ STOP = frozenset(
      "or", "our", "that", "the", "their", "this", "to", "we", "with", "via", "using", "paper"}
 )  # fmt: skip
 # A listed number the finding does not write belongs to it when the sentence it stands in (its evidence)
-# holds one of the finding's figures or at least this share of the finding's words. Measured on the sample
-# day: the 0.5B model listed the abstract's "120" (from "With just 120 GPU hours, our vsGRPO-2B model …")
-# under "our vsGRPO-7B model … achieves performance comparable to … LLaVA-NeXT-Video-72B", which shares a
-# third of its words with that sentence (the model's name and "fine-tuned from Qwen2-VL"); a finding that
-# restates its sentence shares most of them.
+# holds one of the finding's figures or at least this share of the finding's words. A model lists a figure of
+# a neighbouring sentence ("120", from "With just 120 GPU hours, our vsGRPO-2B model …", under "our vsGRPO-7B
+# model … achieves performance comparable to … LLaVA-NeXT-Video-72B"), and such a sentence shares about a third
+# of the finding's words (the model's name, "fine-tuned from Qwen2-VL"); a finding that restates its own
+# sentence shares most of them.
 RELATED_SHARE = 0.5
 # What a finding about the paper's packaging says, not what the paper found: code, weights or data being
 # available (a web address), or what the paper leaves out ("The paper does not provide any specific details
-# about …", measured on the sample day, twice in one digest).
+# about …", which a small model writes as a finding when it has none to give).
 _PACKAGING_RE = re.compile(
     r"https?://|www\.|github\.com"
     r"|\b(?:codes?|checkpoints?|weights|models?|data(?:sets?)?|demos?|project page|implementation)\b[^.;]{0,60}?"

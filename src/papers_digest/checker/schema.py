@@ -27,8 +27,8 @@ def digest_schema(facts: PaperFacts, bound: frozenset[str] = frozenset(), *, sen
     Each result is one of the paper's sections with the figures that section holds: `sections` is that
     section's tag and `numbers` draws from its figures (at least one when it has any, unless the model saw
     only the abstract), then the finding. Lists, strings and the mind map are capped (see
-    `_base_schema`). `one_sentence` comes after the results: asked first, the 0.5B model restated the
-    title; asked once it has written the findings, it summed them up (measured on the sample day).
+    `_base_schema`). `one_sentence` comes after the results: asked first, a small model restates the
+    title; asked once it has written the findings, it sums them up.
 
     `bound` names the fields (top-level keys; "results" for the findings) whose prose may write only the
     paper's figures (`_prose`), and with `sentences` every finding is a sentence of words (`_sentence`): the
@@ -57,7 +57,7 @@ _FIGURE_RULES = frozenset({"prose_number", "finding_number"})
 def retry_digest_schema(facts: PaperFacts, problems: list[Problem]) -> dict[str, Any]:
     """The retry's schema: the first one, with the prose of every field where a figure broke a number rule
     bound to the paper's figures (a finding: to its section's), and after a finding that was no sentence,
-    findings of words. The 0.5B model repeats its first answer on the retry whatever the problems say;
+    findings of words. A small model repeats its first answer on the retry whatever the problems say;
     bound, it cannot write that figure or that heading again."""
     fields = {top_level(p.field) for p in problems if p.rule in _FIGURE_RULES}
     sentences = any(p.rule == "finding_sentence" for p in problems)
@@ -67,9 +67,9 @@ def retry_digest_schema(facts: PaperFacts, problems: list[Problem]) -> dict[str,
 
 def _shortened(schema: dict[str, Any]) -> dict[str, Any]:
     """The digest's schema with fewer results, list items and mind-map children: the retry after an answer
-    that ran into llm.max_tokens. Measured on the sample day: the 0.5B model's cut answers repeat list items
-    and mind-map nodes up to the caps (six identical limitations, a child "Gradients" five times); held to
-    the same caps, the retry repeats them again."""
+    that ran into llm.max_tokens. A small model's cut answer repeats list items and mind-map nodes up to the
+    caps (six identical limitations, a child "Gradients" five times), and a retry held to the same caps
+    repeats them again."""
     props = schema["properties"]
     props["results"]["maxItems"] = min(SHORT_RESULTS, props["results"]["maxItems"])
     for key in ("limitations", "takeaways"):
@@ -234,11 +234,11 @@ def _json_char(excluded: str = "") -> str:
 _NO_DIGIT = _json_char("0-9")
 # Digits the checker does not read as a figure: glued to a word ("GPT-4", "W16A16", "Qwen2.5", "RTX4090"), or
 # a lone digit before a word ("3 stages"). Bounded: the model's tokenizer writes one token per digit, so an
-# unbounded run of digits is the one way left to run a capped string on until llm.max_tokens (measured: a
-# translated finding cut off unterminated at 1,500 tokens, on the first answer and the retry alike).
+# unbounded run of digits is the one way left to run a capped string on until llm.max_tokens (a finding cut
+# off unterminated there, on the first answer and the retry alike).
 _NAME_DIGITS = r"[A-Za-z]-?[0-9]{1,4}(\.[0-9]{1,2})?"
-# A year, which the checker does not read as a figure either ("Hendrycks et al., 2021"): measured, without
-# it the bound model wrote a listed figure in its place ("Hendrycks et al., 20.0").
+# A year, which the checker does not read as a figure either ("Hendrycks et al., 2021"): without it a bound
+# model writes a listed figure in the year's place ("Hendrycks et al., 20.0").
 _YEAR = r"(19[0-9][0-9]|20[0-3][0-9])"
 # A lone digit that is a word of its own ("3 stages", "level 3."), never the start of a longer number.
 _LONE_DIGIT = r"[0-9][ .,;:)]"
@@ -246,8 +246,8 @@ _LONE_DIGIT = r"[0-9][ .,;:)]"
 
 def _prose(kind: str, figures: list[str] | None) -> dict[str, Any]:
     """A capped string; with `figures`, one whose digits are only those figures (or digits that are no figure),
-    so the grammar keeps a small model from writing a figure the paper does not print there (measured on
-    llama-server: the 0.5B model invented "12" and cited "100%" from another section)."""
+    so the grammar keeps a small model from writing a figure the paper does not print there (an invented "12",
+    a "100%" of another section)."""
     if figures is None:
         return _capped(kind)
     figure = f"({_figures_or_names(figures)}|{_LONE_DIGIT})"
@@ -258,8 +258,8 @@ def _prose(kind: str, figures: list[str] | None) -> dict[str, Any]:
 
 
 def _sentence(figures: list[str] | None) -> dict[str, Any]:
-    """A retry's finding: a capital letter, then at least FINDING_MIN_WORDS words (the 0.5B model wrote a
-    heading, "Domain-Specific Pretraining Improves RL Ceiling", twice); with `figures`, digits only as those
+    """A retry's finding: a capital letter, then at least FINDING_MIN_WORDS words (a small model writes a
+    heading as its finding: "Domain-Specific Pretraining Improves RL Ceiling"); with `figures`, digits only as those
     figures, as names' digits or as a lone digit that is a word of its own ("3 stages")."""
     piece = _json_char(" ") if figures is None else f"{_json_char('0-9 ')}|{_figures_or_names(figures)}"
     lone = "" if figures is None else "|[0-9][.,;:)]?"  # bound: a digit alone is a word of its own
@@ -290,16 +290,16 @@ def _chinese(kind: str, english: str) -> dict[str, Any]:
     """A translated field: it starts with a Chinese character (a small model held to that writes Chinese
     instead of copying the English) and writes the English field's figures, each once and in order, its lone
     digits and years at most once each, in order, and no other number; digits glued to a name (`Qwen2.5`)
-    stay writable. Measured on the sample day without it: the 0.5B model dropped "7B" from a method, added
-    "12.1%" to fields that had none and, allowed any lone digit, ran on into "1, 2, 3, …" until
-    llm.max_tokens. The text is capped at CHINESE_SHARE of the English cap (a translation that ran to the
-    English caps ran into llm.max_tokens); llama.cpp applies the pattern to the raw JSON string, so an escape
-    must be a valid one (a TeX backslash comes out as \\)."""
+    stay writable. Without it a small model drops a figure ("7B" from a method), adds one to fields that had
+    none and, allowed any lone digit, runs on into "1, 2, 3, …" until llm.max_tokens. The text is capped
+    at CHINESE_SHARE of the English cap (a translation that ran to the English caps ran into llm.max_tokens);
+    llama.cpp applies the pattern to the raw JSON string, so an escape must be a valid one (a TeX backslash
+    comes out as \\)."""
     carried = carried_numbers(english)
     cap = CHINESE_SHARE * STRING_CAPS[kind] // 100 // (2 if carried else 1)
     between = rf"({_NO_DIGIT}|{_NAME_DIGITS}({_NO_DIGIT})){{0,{cap}}}"
     # a number stands between characters that are no Latin letter, digit or dot, as the checker reads a
-    # number: "perform12.1%" (measured: the 0.5B model wrote it) and "120GPU" hold none, "2760%" is not 27;
+    # number: "perform12.1%" (a small model writes it) and "120GPU" hold none, "2760%" is not 27;
     # the Chinese character that opens the field or the one after the previous number may be the one before
     before = f"({between}{_BEFORE_FIGURE})?"
     numbers = "".join(

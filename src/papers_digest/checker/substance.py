@@ -1,8 +1,8 @@
 """Rules for a digest that says something, one function each: its fields end as sentences end, are its own
 words, differ from each other and from the title, and its results come from different sections.
 
-Measured on the sample day (real 0.5B model, structured output): digests passed every rule of the numbers
-and sections and still said nothing: one_sentence, problem and all six findings the abstract's first sentence
+A small model's digests, held to their schema, can pass every rule of the numbers and sections and still say
+nothing: one_sentence, problem and all six findings the abstract's first sentence
 cut off mid-word ("… struggle to address the t"); six findings that were three sentences written twice,
 one "Codes and checkpoints are available at …"; the title as the problem; findings that were paragraphs of the
 paper cut at 400 characters.
@@ -46,12 +46,12 @@ RESULTS_FULL_TEXT, RESULTS_ABSTRACT = (3, 6), (1, 3)
 CUT_SHARE = 0.5
 # A field is a near-copy of another when this share of the shorter one's word trigrams is in the other.
 # Measured: between the fields of the checker suite's faithful digests at most 0.23 (one_sentence summing up a
-# finding); the sample day's repeated findings 1.0, and a copy cut at another length stays near 1.
+# finding); a repeated finding 1.0, and a copy cut at another length stays near 1.
 REPEAT_SHARE = 0.5
 # A summary (one_sentence, problem, method, limitations, takeaways) is the model's words: no run of
 # COPY_WORDS consecutive words of the paper, and no run of SHORT_COPY_WORDS making up COPY_SHARE of it. The
 # suite's faithful summaries copy at most 8 words in a row (a name with its phrase, "continuous batching and
-# content-based prefix caching"); the 0.5B model's copied ones 9 to 16 ("large language models (LLMs) to
+# content-based prefix caching"); a small model's copied ones 9 to 16 ("large language models (LLMs) to
 # translate multi-turn text dialogues into language instructions for image generation"), and 9 of 9 in a
 # problem ("Transforming characters from anime films into interactive, playable entities").
 # A finding may quote the one sentence it reports (the evidence the site shows under it is that sentence,
@@ -90,7 +90,7 @@ def _cut(path: str, text: str, facts: PaperFacts) -> bool:
 def cut_back(digest: Digest) -> Digest:
     """The digest with every field that does not end as a sentence ends cut back to its last full sentence,
     where it has one: a field the grammar closed at its cap, or any other unfinished tail after a full
-    sentence (the sample day's "… and image generation. Howeve", shorter than any cap)."""
+    sentence ("… and image generation. Howeve", shorter than any cap)."""
     data = digest.model_dump()
     for path, text in _sentence_fields(digest):
         ends = [] if ends_as_sentence(text) else _inner_ends(text)

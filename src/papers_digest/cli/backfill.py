@@ -2,7 +2,7 @@
 arXiv pages of each date fetched ahead of its experiment.
 
 `papers daily --jobs N` (cli/runs.py) makes each date one experiment, queued with the date set and run to the
-report in its own temporary workspace by the queue's workers (cli/experiments.py, every use of DVC's queue).
+report in its own temporary workspace by the queue's workers (pipeline/experiments.py, every use of DVC's queue).
 The workers are started with the main workspace's store in their environment (core/store.py, STORE_ENV), so
 every worker's stages read and write that store and keep its one arXiv pace. Meanwhile `PagesAhead` fetches
 each listed date's pages into it, one date after the other, so arXiv is asked from the first list on and a
@@ -19,14 +19,16 @@ import queue
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from papers_digest.cli import experiments
+from papers_digest.cli.project import EngineDied, Watch, dvc_repro, set_params
 from papers_digest.core.artefacts import read_model
 from papers_digest.core.models import DayList
 from papers_digest.core.params import Params
 from papers_digest.core.store import STORE_ENV, Store
+from papers_digest.pipeline import experiments
 from papers_digest.pipeline.fulltexts import prefetch_pages
 
 State = Literal["pending", "done", "failed"]
@@ -53,6 +55,77 @@ def queue_date(date: str, share: int) -> bool:
     if refused is not None:
         print(f"dvc exp run --queue: {date}: {refused}", flush=True)
     return refused is None
+
+
+@dataclass(frozen=True)
+class ParallelRun:
+    """One `papers daily --jobs N` run in the main workspace: each date's list made here and the date queued, then,
+    as each experiment ends, the date restored and published here (or run here)."""
+
+    command: str
+    params_path: Path
+    watch: Watch | None
+    started: float  # time.monotonic() at the start, for the progress lines
+
+    def list_and_queue(
+        self, dates: list[str], workers: int, share: int, pages: PagesAhead, starts: experiments.WorkerStarts
+    ) -> tuple[dict[str, int], set[str]]:
+        """Each date's list made here, one date after the other (Hugging Face, against this database), its pages
+        handed to `pages`, and the date queued, a worker started for each of the first `workers`: (each date's
+        list exit code, the dates queued)."""
+        names = [experiment_name(date) for date in dates]
+        listed: dict[str, int] = {}
+        queued: set[str] = set()
+        parallel = True
+        for date in dates:
+            set_params(self.params_path, {"date": date})
+            print(f"{self.command}: {date}: list, then queued", flush=True)
+            listed[date] = dvc_repro("list", watch=self.watch)
+            if listed[date] == 0:
+                pages.add(date)
+            if listed[date] != 0 or not parallel or not queue_date(date, share):
+                continue
+            queued.add(date)
+            if len(queued) <= workers:  # one more worker, for this date: one that found none would stop after 10 s
+                parallel = workers_started(self.command, starts.start(len(queued)), names, queued)
+        if parallel and queued:  # again, for a worker that ended early; then every start must have worked
+            workers_started(self.command, starts.start(workers) and starts.wait(), names, queued)
+        return listed, queued
+
+    def restore_or_run(self, date: str, listed: int, queued: bool, baseline: str, alive: Callable[[], bool]) -> int:
+        """One date once its experiment ended: restored from the run-cache and published here, or run here when
+        its experiment failed or it was never queued (`dvc repro`'s exit code); a failed list's code as it is."""
+        if listed != 0:
+            return listed
+        state = wait_for(baseline, experiment_name(date), raise_on(self.watch), alive=alive) if queued else "failed"
+        set_params(self.params_path, {"date": date})
+        doing = {"done": "restore and publish", "failed": "its experiment failed: run here"}[state]
+        doing = doing if queued else "run here"
+        print(f"{self.command}: {date}: {doing} ({time.monotonic() - self.started:.0f} s in)", flush=True)
+        return dvc_repro(watch=self.watch)
+
+
+def workers_started(command: str, started: bool, names: list[str], queued: set[str]) -> bool:
+    """When `dvc queue start` failed, the queued dates are taken off the queue (they then run here)."""
+    if started:
+        return True
+    print(f"{command}: dvc queue start failed: the dates run here, one after the other", flush=True)
+    experiments.stop(names)
+    queued.clear()
+    return False
+
+
+def raise_on(watch: Watch | None) -> Callable[[], None] | None:
+    """A poll that raises EngineDied when `watch` reports the engine's death."""
+    if watch is None:
+        return None
+
+    def check() -> None:
+        reason = watch()
+        if reason is not None:
+            raise EngineDied(reason)
+
+    return check
 
 
 def store_env(store: Path = Path("data/store")) -> dict[str, str]:

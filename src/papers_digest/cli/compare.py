@@ -17,7 +17,6 @@ import asyncio
 import contextlib
 import re
 import shutil
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,9 +24,8 @@ from typing import Any
 import click
 import yaml
 
-from papers_digest.cli import experiments
 from papers_digest.cli.commands import Command, examples
-from papers_digest.cli.project import git_output, project_lock, run_dvc_command, set_dotted, temporary_params
+from papers_digest.cli.project import project_lock, set_dotted, temporary_params
 from papers_digest.cli.runs import endpoint_for_the_batch
 from papers_digest.cli.sample import SAMPLE_DATE, endpoint_overrides, local_model, offline_settings
 from papers_digest.core.artefacts import write_json
@@ -36,6 +34,8 @@ from papers_digest.core.params import Params, ParamsError, load_params, validate
 from papers_digest.engines.localmodel import DEFAULT_MODEL
 from papers_digest.engines.process import ManagedEngine
 from papers_digest.llm.endpoint import check_llm_endpoint
+from papers_digest.pipeline import experiments
+from papers_digest.pipeline.experiments import LOCK
 from papers_digest.report.compare import candidate_dir, compare, load_candidate_day
 from papers_digest.report.notebook import execute_and_render
 from papers_digest.ways.registry import way_named
@@ -50,7 +50,6 @@ NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.]*$")
 # Settings are split at a comma followed by the next KEY=, so a value may hold commas: llm.price={input: 1, output: 2}
 SETTING_SPLIT = re.compile(r",(?=\s*[A-Za-z_][\w.]*\s*=)")
 NOTEBOOK = Path("notebooks/compare.ipynb")
-LOCK = "dvc.lock"
 FROZEN = ("list", "fulltext")  # the stages whose outputs an experiment is given, as the day's own run left them
 
 
@@ -182,7 +181,7 @@ def exp_run_args(candidate: Candidate, date: str) -> list[str]:
     return [
         *("-f", "-s"),
         *settings,
-        *("-S", "llm.reuse=false", "-S", f"date={date}", "-C", f"data/{date}", "-C", LOCK),
+        *("-S", "llm.reuse=false", "-S", f"date={date}", "-C", f"data/{date}", "-C", str(LOCK)),
         *GENERATION,
     ]
 
@@ -197,6 +196,33 @@ def run_comparison(
 ) -> int:
     dates = list(dict.fromkeys(dates))
     candidates = [parse_candidate(text) for text in candidate_texts]
+    offline, runs = plan_candidates(candidates, params_path, on_sample)
+    for date in dates:
+        for needed in (f"data/{date}/list.json", f"data/{date}/fulltext"):
+            if not Path(needed).exists():
+                run = "papers sample" if on_sample else f"papers daily --date {date}"
+                raise CompareError(f"{needed} is missing: run the day first ({run})")
+    baseline = experiments.baseline()
+    if baseline is None:
+        raise CompareError("no git commit here: DVC experiments start from one (git commit the project first)")
+    out = out_root / dates[0]
+    with project_lock("papers compare"):
+        check_candidates(runs)
+        for candidate in candidates:
+            with temporary_params(params_path, offline[candidate.name]), endpoint_for_the_batch(runs[candidate.name]):
+                for date in dates:
+                    with day_in_lock(params_path, date):
+                        run_experiment(candidate, date, baseline, out)
+    write_comparison(out, dates, candidates, baseline, report)
+    return 0
+
+
+def plan_candidates(
+    candidates: list[Candidate], params_path: Path, on_sample: bool
+) -> tuple[dict[str, dict[str, Any]], dict[str, Params]]:
+    """(what params.yaml is set to while each candidate runs: --sample's offline model settings, the params each
+    candidate's experiments run with), checked before anything runs: distinct names, model= with --sample only,
+    each offline model fetched and its hash checked once, each candidate's params valid and its endpoint set."""
     names = [c.name for c in candidates]
     if len(set(names)) != len(names):
         raise ConfigError(f"candidate names must differ: {', '.join(names)}")
@@ -204,7 +230,7 @@ def run_comparison(
         if OFFLINE_KEY in candidate.settings and not on_sample:
             raise ConfigError(f"candidate {candidate.name}: {OFFLINE_KEY}= names an offline model with --sample only")
     offline: dict[str, dict[str, Any]] = {c.name: {} for c in candidates}  # --sample: params.yaml per candidate
-    if on_sample:  # each offline model fetched and its hash checked, once, before anything runs
+    if on_sample:
         wanted = {c.name: c.settings.get(OFFLINE_KEY, DEFAULT_MODEL) for c in candidates}
         models = {name: local_model(name, "papers compare") for name in dict.fromkeys(wanted.values())}
         offline = {c.name: offline_overrides(models[wanted[c.name]]) for c in candidates}
@@ -214,29 +240,24 @@ def run_comparison(
         way_named(params.llm.asking, f"candidate {name}")
         if not params.llm.configured:
             raise ConfigError(f"candidate {name}: llm.base_url and llm.model must both be set")
-    for date in dates:
-        for needed in (f"data/{date}/list.json", f"data/{date}/fulltext"):
-            if not Path(needed).exists():
-                run = "papers sample" if on_sample else f"papers daily --date {date}"
-                raise CompareError(f"{needed} is missing: run the day first ({run})")
-    baseline = git_output("rev-parse", "HEAD")
-    if baseline is None:
-        raise CompareError("no git commit here: DVC experiments start from one (git commit the project first)")
-    out = out_root / dates[0]
-    with project_lock("papers compare"):
-        for name, params in runs.items():  # before any experiment: every endpoint answers and serves its model,
-            try:  # every engine can start (its model and program are there); each starts at its candidate's turn
-                if params.engine.kind == "none":
-                    asyncio.run(check_llm_endpoint(params.llm))
-                else:
-                    ManagedEngine.from_params(params)
-            except PipelineError as exc:
-                raise ConfigError(f"candidate {name}: {exc}") from None
-        for candidate in candidates:
-            with temporary_params(params_path, offline[candidate.name]), endpoint_for_the_batch(runs[candidate.name]):
-                for date in dates:
-                    with day_in_lock(params_path, date):
-                        run_experiment(candidate, date, baseline, out)
+    return offline, runs
+
+
+def check_candidates(runs: dict[str, Params]) -> None:
+    """Before any experiment: every endpoint answers and serves its model, every engine can start (its model and
+    program are there); each engine starts at its candidate's turn."""
+    for name, params in runs.items():
+        try:
+            if params.engine.kind == "none":
+                asyncio.run(check_llm_endpoint(params.llm))
+            else:
+                ManagedEngine.from_params(params)
+        except PipelineError as exc:
+            raise ConfigError(f"candidate {name}: {exc}") from None
+
+
+def write_comparison(out: Path, dates: list[str], candidates: list[Candidate], baseline: str, report: bool) -> None:
+    """compare.json (and, with `report`, compare.html) from the candidates' outputs in `out`, and one line each."""
     rows = compare(
         [(c.name, [load_candidate_day(candidate_dir(out, c.name, d)) for d in dates]) for c in candidates],
         {c.name: c.settings for c in candidates},
@@ -260,30 +281,12 @@ def run_comparison(
             f"first answer), {row.failed} failed; p50 {row.latency_p50_s:.2f} s; {agreement}"
         )
     print(f"papers compare: {out / 'compare.json'}" + (f", {out / 'compare.html'}" if report else ""))
-    return 0
 
 
-@contextlib.contextmanager
-def day_in_lock(params_path: Path, date: str) -> Iterator[None]:
-    """dvc.lock holding `date`'s list and full texts while its experiments run, then put back as it was.
-
-    Before an experiment reproduces, DVC checks out the stages it runs and their deps in its workspace, from
-    that workspace's dvc.lock, and deletes a dep the lock has no hash for: the day copied in with -C is gone
-    before `digest_en` starts ("fulltext: not found"). The main workspace's lock holds the last date it ran,
-    and is often untracked by git (so not in the experiment's workspace at all). So the day's list and full
-    texts are recorded in the lock (`dvc commit`, the params' date set to `date`), and the lock copied in too."""
-    lock = Path(LOCK)
-    before = lock.read_bytes() if lock.is_file() else None
-    try:
-        with temporary_params(params_path, {"date": date}):
-            if run_dvc_command("commit", "--force", *FROZEN, quiet=True) != 0:
-                raise CompareError(f"dvc commit of {date}'s list and full texts failed (dvc commit -f list fulltext)")
-        yield
-    finally:
-        if before is None:
-            lock.unlink(missing_ok=True)
-        else:
-            lock.write_bytes(before)
+def day_in_lock(params_path: Path, date: str) -> contextlib.AbstractContextManager[None]:
+    """dvc.lock holding `date`'s list and full texts while its experiments run, then put back as it was
+    (experiments.outputs_in_lock says why)."""
+    return experiments.outputs_in_lock(FROZEN, lambda: temporary_params(params_path, {"date": date}))
 
 
 def run_experiment(candidate: Candidate, date: str, baseline: str, out: Path) -> None:

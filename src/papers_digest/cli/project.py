@@ -6,7 +6,6 @@ import contextlib
 import datetime as dt
 import fcntl
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from typing import Any
 
 from papers_digest.core.errors import ConfigError, PipelineError
 from papers_digest.core.params import load_params, validate_params
+from papers_digest.pipeline.experiments import dvc_env, dvc_executable
 
 DB_PATH = Path("data/papers.db")  # as dvc.yaml passes it to the list and publish stages
 
@@ -29,28 +29,6 @@ class EngineDied(PipelineError):
 
 
 Watch = Callable[[], str | None]  # None while all is well, else why the run must stop
-
-
-def dvc_env() -> dict[str, str]:
-    """The environment DVC runs in: this interpreter's bin folder first on PATH, so stages run our Python."""
-    bin_dir = Path(sys.executable).parent
-    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "DVC_NO_ANALYTICS": "1"}
-
-
-def dvc_executable() -> str:
-    return shutil.which("dvc", path=str(Path(sys.executable).parent)) or shutil.which("dvc") or "dvc"
-
-
-def run_dvc_command(*args: str, quiet: bool = False) -> int:
-    """`dvc <args>` in the foreground (`quiet`: its output discarded) -> its exit code."""
-    output = subprocess.DEVNULL if quiet else None
-    return subprocess.run([dvc_executable(), *args], env=dvc_env(), stdout=output, stderr=output).returncode
-
-
-def git_output(*args: str) -> str | None:
-    """`git <args>`'s stripped output, or None when it failed or printed nothing."""
-    done = subprocess.run(["git", *args], capture_output=True, text=True)
-    return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else None
 
 
 def dvc_repro(

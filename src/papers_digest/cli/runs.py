@@ -7,13 +7,13 @@ import asyncio
 import contextlib
 import datetime as dt
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
-from papers_digest.cli import backfill, experiments
+from papers_digest.cli import backfill
 from papers_digest.cli.alerts import date_runs, send_alert
 from papers_digest.cli.commands import Command, examples
 from papers_digest.cli.mail import push_days, send_days
@@ -22,7 +22,6 @@ from papers_digest.cli.project import (
     EngineDied,
     Watch,
     dvc_repro,
-    git_output,
     project_lock,
     set_params,
     sigterm_as_interrupt,
@@ -33,6 +32,7 @@ from papers_digest.db.queries import last_run_date, run_summary
 from papers_digest.db.writer import record_engine_start
 from papers_digest.engines.process import ManagedEngine
 from papers_digest.llm.endpoint import check_llm_endpoint
+from papers_digest.pipeline import experiments
 from papers_digest.ways.registry import way_named
 
 MAX_RANGE_DAYS = 366
@@ -218,7 +218,7 @@ def run_parallel(command: str, params_path: Path, params: Params, dates: list[st
     each experiment ends, in date order, a plain `dvc repro` here restores its stages from the run-cache and
     publishes the day. A date whose experiment failed is run here, serially (its done answers are in the
     store); the summary and exit code are as for one date after the other."""
-    baseline = git_output("rev-parse", "HEAD")
+    baseline = experiments.baseline()
     if baseline is None:
         raise ParamsError("--jobs needs a git commit here: DVC experiments start from one (git commit the project)")
     workers = min(jobs, params.llm.concurrency, len(dates))
@@ -229,42 +229,19 @@ def run_parallel(command: str, params_path: Path, params: Params, dates: list[st
         flush=True,
     )
     names = [backfill.experiment_name(date) for date in dates]
-    alive = experiments.WorkersSeen()
-    listed: dict[str, int] = {}
-    queued: set[str] = set()
-    parallel = True
     started = time.monotonic()
     with endpoint_for_the_batch(params) as (watch, _engine):
         experiments.remove(names)  # a date run before from this commit would seem done at once
+        run = backfill.ParallelRun(command, params_path, watch, started)
         pages, starts = backfill.PagesAhead(params), experiments.WorkerStarts(backfill.store_env())
         try:
-            for date in dates:  # Hugging Face: one date after the other, against this database
-                set_params(params_path, {"date": date})
-                print(f"{command}: {date}: list, then queued", flush=True)
-                listed[date] = dvc_repro("list", watch=watch)
-                if listed[date] == 0:
-                    pages.add(date)
-                if listed[date] != 0 or not parallel or not backfill.queue_date(date, share):
-                    continue
-                queued.add(date)
-                if len(queued) <= workers:  # one more worker, for this date: one that found none would stop after 10 s
-                    parallel = _workers_started(command, starts.start(len(queued)), names, queued)
-            if parallel and queued:  # again, for a worker that ended early; then every start must have worked
-                _workers_started(command, starts.start(workers) and starts.wait(), names, queued)
+            listed, queued = run.list_and_queue(dates, workers, share, pages, starts)
             queued_s = time.monotonic() - started
-            outcomes: list[Outcome] = []
-            for date in dates:
-                if listed[date] != 0:  # a date whose list failed is reported as failed
-                    outcomes.append(Outcome(date, listed[date]))
-                    continue
-                state = "failed"
-                if date in queued:
-                    state = backfill.wait_for(baseline, backfill.experiment_name(date), _raise_on(watch), alive=alive)
-                set_params(params_path, {"date": date})
-                doing = {"done": "restore and publish", "failed": "its experiment failed: run here"}[state]
-                doing = doing if date in queued else "run here"
-                print(f"{command}: {date}: {doing} ({time.monotonic() - started:.0f} s in)", flush=True)
-                outcomes.append(Outcome(date, dvc_repro(watch=watch)))
+            alive = experiments.WorkersSeen()  # one for the run: it asks the workers at most every 10 s
+            outcomes = [
+                Outcome(date, run.restore_or_run(date, listed[date], date in queued, baseline, alive))
+                for date in dates
+            ]
             pages.close()
         except BaseException:
             pages.close(wait=False)
@@ -276,29 +253,6 @@ def run_parallel(command: str, params_path: Path, params: Params, dates: list[st
         print(f"{command}: fetching ahead failed for {failure}; its fulltext stage asked instead", flush=True)
     experiments.remove(names)
     return _summary(command, outcomes, params)
-
-
-def _workers_started(command: str, started: bool, names: list[str], queued: set[str]) -> bool:
-    """When `dvc queue start` failed, the queued dates are taken off the queue (they then run here)."""
-    if started:
-        return True
-    print(f"{command}: dvc queue start failed: the dates run here, one after the other", flush=True)
-    experiments.stop(names)
-    queued.clear()
-    return False
-
-
-def _raise_on(watch: Watch | None) -> Callable[[], None] | None:
-    """A poll that raises EngineDied when `watch` reports the engine's death."""
-    if watch is None:
-        return None
-
-    def check() -> None:
-        reason = watch()
-        if reason is not None:
-            raise EngineDied(reason)
-
-    return check
 
 
 def plan_dates(plan: DatePlan, params: Params, yesterday: dt.date, db_path: Path = DB_PATH) -> list[str]:

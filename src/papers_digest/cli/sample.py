@@ -11,20 +11,19 @@ from typing import Any
 import click
 
 from papers_digest.cli.commands import Command, examples
+from papers_digest.cli.devtools import DevServers, dev_servers
 from papers_digest.cli.project import project_lock, sigterm_as_interrupt, temporary_params
 from papers_digest.cli.runs import run_batch
 from papers_digest.core.params import load_params
 from papers_digest.engines.commands import EngineError
 from papers_digest.engines.localmodel import DEFAULT_MODEL, OFFLINE_MODELS, fetch_model, model_for_file, served_name
-from papers_digest.sim.replay import Replay
-from papers_digest.sim.routes import EngineSim
-from papers_digest.sim.serve import BackgroundServer, free_port
+from papers_digest.engines.process import free_port
 from papers_digest.ways.registry import way_named
 
 SAMPLE_DATE = "2025-04-03"
 SAMPLE_LIMIT = 4
 SIM_MODEL = "sim-digest"
-# The sample day on the offline model, on 2 CPU cores. Its one full paper is 13,000 tokens: about 4 minutes
+# The sample day on an offline model, on 2 CPU cores. Its one full paper is 13,000 tokens: about 4 minutes
 # of prefill, and decoding next to it runs at a third of the speed (attention over the long context;
 # docs/performance.md). So the sample trims it to SAMPLE_INPUT_TOKENS (appendices first, then the longest
 # sections; what was dropped is recorded and shown), the way a small context would. Each slot holds that,
@@ -123,9 +122,13 @@ def cmd_sample(args: SampleRun) -> int:
     if not (sample_dir / "hf" / f"{args.date}.json").is_file():
         print(f"papers sample: {sample_dir}/hf/{args.date}.json not found (run from the repository root)")
         return 2
+    servers = dev_servers("the sample's HF/arXiv replay")
     model = local_model(args.model) if args.engine == "llama-cpp" else None
-    replay = Replay(sample_dir / "hf", sample_dir / "arxiv")
-    with BackgroundServer(replay.app) as replay_server, _sample_endpoint(args, model) as (llm, engine, what):
+    replay = servers.replay(sample_dir / "hf", sample_dir / "arxiv")
+    with (
+        servers.background_server(replay.app) as replay_server,
+        _sample_endpoint(args, model, servers) as (llm, engine, what),
+    ):
         print(
             f"papers sample: {args.date}, limit {args.limit}; HF and arXiv replayed from {sample_dir}/ "
             f"on {replay_server.url}; LLM = {what}"
@@ -151,12 +154,14 @@ def cmd_sample(args: SampleRun) -> int:
 
 
 @contextlib.contextmanager
-def _sample_endpoint(args: SampleRun, model: Path | None) -> Iterator[tuple[dict[str, Any], dict[str, Any], str]]:
+def _sample_endpoint(
+    args: SampleRun, model: Path | None, servers: DevServers
+) -> Iterator[tuple[dict[str, Any], dict[str, Any], str]]:
     """(llm params, engine params, what it is in words): the simulator served here for the run, or the
     offline model on a llama.cpp server that the run starts and stops."""
     if model is None:
-        sim = EngineSim(model=SIM_MODEL, latency_s=args.latency)
-        with BackgroundServer(sim.app) as server:
+        sim = servers.engine_sim(model=SIM_MODEL, latency_s=args.latency)
+        with servers.background_server(sim.app) as server:
             yield {"base_url": f"{server.url}/v1", "model": SIM_MODEL}, {}, f"engine simulator on {server.url}"
         return
     llm, engine = offline_settings(model, args.max_tokens)

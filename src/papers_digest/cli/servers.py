@@ -8,11 +8,8 @@ from typing import Any
 import click
 
 from papers_digest.cli.commands import Command, CommandGroup, examples
+from papers_digest.cli.devtools import dev_servers
 from papers_digest.cli.sample import SIM_MODEL
-from papers_digest.sim.batching import BatchingConfig
-from papers_digest.sim.replay import Replay
-from papers_digest.sim.routes import EngineSim
-from papers_digest.sim.serve import serve_forever
 
 SIM_EXAMPLES = examples(
     "papers dev sim --port 8631 --latency 0.2",
@@ -131,8 +128,9 @@ def cmd_sim(
             print(f"papers dev sim: --completion-tokens takes digest=N or translate=N, got {item!r}", file=sys.stderr)
             return 2
         lengths[kind] = int(value)
-    model_timing = BatchingConfig(time_scale=time_scale, kv_capacity_tokens=kv_capacity) if batching else None
-    engine = EngineSim(
+    servers = dev_servers("the engine simulator")
+    model_timing = servers.batching_config(time_scale=time_scale, kv_capacity_tokens=kv_capacity) if batching else None
+    engine = servers.engine_sim(
         model=model,
         latency_s=latency,
         decode_tok_s=decode_tok_s,
@@ -142,12 +140,13 @@ def cmd_sim(
         context_engine=context_engine,
     )
     print(f"engine simulator: http://127.0.0.1:{port}/v1 (model {model}); Ctrl-C stops it", flush=True)
-    serve_forever(engine.app, port)
+    servers.serve_forever(engine.app, port)
     return 0
 
 
 def cmd_replay(port: int, hf: str, arxiv: str) -> int:
-    recorded = Replay(hf, arxiv)
+    servers = dev_servers("the HF/arXiv replay")
+    recorded = servers.replay(hf, arxiv)
     print(f"replay: http://127.0.0.1:{port} (HF from {hf}, arXiv from {arxiv}); Ctrl-C stops it")
-    serve_forever(recorded.app, port)
+    servers.serve_forever(recorded.app, port)
     return 0

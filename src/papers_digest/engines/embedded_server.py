@@ -25,15 +25,6 @@ FLASH_ATTENTION = {
 }
 
 
-# llama-server's --spec-type values this server takes, as llama.cpp's common_speculative_type names them
-SPECULATIVE = {
-    "none": "COMMON_SPECULATIVE_TYPE_NONE",
-    "draft": "COMMON_SPECULATIVE_TYPE_DRAFT_SIMPLE",
-    "ngram-simple": "COMMON_SPECULATIVE_TYPE_NGRAM_SIMPLE",
-    "ngram-cache": "COMMON_SPECULATIVE_TYPE_NGRAM_CACHE",
-}
-
-
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.exit(
@@ -60,11 +51,6 @@ def parser() -> argparse.ArgumentParser:
     flags.add_argument("--metrics", action="store_true")
     flags.add_argument("--no-webui", action="store_true")
     flags.add_argument("--no-cache-prompt", action="store_true")
-    # speculative decoding (bench/speculative.py): a draft model of the same tokenizer, or n-grams of the prompt
-    flags.add_argument("--model-draft", default="")
-    flags.add_argument("--spec-type", choices=sorted(SPECULATIVE), default="none")
-    flags.add_argument("--draft-max", type=int, default=16)
-    flags.add_argument("--draft-min", type=int, default=0)
     return flags
 
 
@@ -87,14 +73,6 @@ def server_params(args: argparse.Namespace, xllamacpp: Any) -> Any:
     params.endpoint_metrics = args.metrics
     params.ui = not args.no_webui
     params.cache_prompt = not args.no_cache_prompt
-    kind = "draft" if args.model_draft and args.spec_type == "none" else args.spec_type
-    if kind != "none":
-        spec = params.speculative
-        spec.types = [getattr(xllamacpp.common_speculative_type, SPECULATIVE[kind])]
-        spec.draft.n_max, spec.draft.n_min = args.draft_max, args.draft_min
-        if args.model_draft:
-            spec.draft.mparams.path = args.model_draft
-            spec.draft.cpuparams.n_threads = spec.draft.cpuparams_batch.n_threads = args.threads
     return params
 
 
@@ -102,15 +80,20 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     import xllamacpp  # imported late: `--help` and flag errors work without it
 
+    return serve(server_params(args, xllamacpp), args.model, xllamacpp)
+
+
+def serve(params: Any, model: str, xllamacpp: Any) -> int:
+    """Serve with xllamacpp's CommonParams until SIGTERM or SIGINT: the exit code (1 when it could not start)."""
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     try:
-        server = xllamacpp.Server(server_params(args, xllamacpp))  # returns once the model is loaded
+        server = xllamacpp.Server(params)  # returns once the model is loaded
     except Exception as exc:  # the extension raises plain RuntimeErrors (bad model file, busy port)
         print(f"llama-server could not start: {exc}", file=sys.stderr, flush=True)
         return 1
-    print(f"serving {args.model} on {server.listening_address}", flush=True)
+    print(f"serving {model} on {server.listening_address}", flush=True)
     stop.wait()
     del server  # its destructor finishes the running requests' main loop and closes the socket
     return 0

@@ -40,8 +40,8 @@ class OfflineModel:
 
 
 # DRY (llama.cpp's "don't repeat yourself" sampler) lowers a token that lengthens a run of words already in the
-# context past `dry_allowed_length` tokens: it helped the 0.5B model's JSON answers, and split the 1.5B model's
-# names and figures, so that model runs without it
+# context past `dry_allowed_length` tokens: it halves what the smaller model's JSON answers repeat and copy, and
+# splits the larger model's names and figures ("12. 1%"), so that model runs without it
 # (docs/performance.md, "Asking the offline models evidence first").
 OFFLINE_MODELS: dict[str, OfflineModel] = {
     model.name: model
@@ -75,8 +75,8 @@ OFFLINE_MODELS: dict[str, OfflineModel] = {
         ),
     )
 }
-# The one `make sample` runs: asked in steps, the 1.5B model passed 3 of the sample day's 4 papers in 9.5 min,
-# the 0.5B model 0 (docs/performance.md, "Asking the offline models evidence first").
+# The one `make sample` runs: asked in steps, it gets most of the sample's papers done well within the 20
+# minutes, the smaller one few or none (docs/performance.md, "Asking the offline models evidence first").
 DEFAULT_MODEL = "qwen2.5-coder-1.5b-instruct"
 _DEFAULT = OFFLINE_MODELS[DEFAULT_MODEL]
 DEFAULT_MODEL_PATH = _DEFAULT.path

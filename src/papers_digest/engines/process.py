@@ -266,6 +266,13 @@ def describe_exit(code: int) -> str:
     return f"{how} ({meaning})" if meaning else how
 
 
+def free_port(host: str = "127.0.0.1") -> int:
+    """A port on `host` that nothing listens on now (for an engine or a local server started next)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((host, 0))
+        return probe.getsockname()[1]
+
+
 def machine_cores() -> int:
     """The CPU cores this process may use (its affinity mask, which containers narrow), at least 1."""
     try:

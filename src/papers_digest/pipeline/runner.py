@@ -74,11 +74,3 @@ class StageClock:
         write_json(Path(folder) / STAGE_INFO, info)
         return info
 
-
-def in_temporary_experiment(root: Path | None = None) -> bool:
-    """Whether the stage runs in the temporary workspace of a DVC experiment (queued, or `dvc exp run --temp`):
-    DVC makes those under `<project>/.dvc/tmp/exps/` and deletes them, untracked files included, once the
-    experiment is committed. `root`: the stage's folder (default: the working directory DVC runs it in; not
-    DVC_ROOT, which DVC points at the main workspace in an experiment)."""
-    where = (root or Path.cwd()).resolve()
-    return any(p.name == "exps" and p.parent.name == "tmp" and p.parent.parent.name == ".dvc" for p in where.parents)

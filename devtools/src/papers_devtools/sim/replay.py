@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from papers_digest.sim.serve import DroppedResponse
+from papers_devtools.sim.serve import DroppedResponse
 
 _VERSIONED_RE = re.compile(r"^(\d{4}\.\d{4,5})v(\d+)$")
 _BARE_RE = re.compile(r"^\d{4}\.\d{4,5}$")
@@ -62,7 +62,7 @@ STUB_PAGE = """<!DOCTYPE html><html lang="en"><head><title>{id}</title></head><b
 
 def no_html_page(arxiv_id: str) -> str:
     """arXiv's recorded 'No HTML for <id>' page, for another id (arXiv renders it from one template)."""
-    template = resources.files("papers_digest.sim").joinpath("data/no_html.html").read_text(encoding="utf-8")
+    template = resources.files("papers_devtools.sim").joinpath("data/no_html.html").read_text(encoding="utf-8")
     return template.replace(_TEMPLATE_ID, arxiv_id)
 
 

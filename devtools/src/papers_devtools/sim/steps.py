@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import re
 
+from papers_devtools.sim.answers import RequestKind, answer
+from papers_devtools.sim.faults import BAD_NUMBER, FaultKind
+from papers_devtools.sim.wording import keywords, listed
 from papers_digest.checker.numbers import prose_numbers
 from papers_digest.checker.scope import HEDGES, benchmarks_in, hedge_before
-from papers_digest.sim.answers import RequestKind, answer
-from papers_digest.sim.faults import BAD_NUMBER, FaultKind
-from papers_digest.sim.wording import keywords, listed
 from papers_digest.ways.steps.questions import PAPER_PREFIX, rewritten_text, step_of_request
 
 _QUOTED_RE = re.compile(r'"([^"]+)"')

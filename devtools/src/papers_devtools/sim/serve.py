@@ -11,14 +11,11 @@ import uvicorn
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
+from papers_digest.engines.process import free_port
+
+__all__ = ["LOOPBACK", "BackgroundServer", "DroppedResponse", "free_port", "serve_forever"]
+
 LOOPBACK = "127.0.0.1"
-
-
-def free_port() -> int:
-    """A port on 127.0.0.1 that nothing listens on now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind((LOOPBACK, 0))
-        return probe.getsockname()[1]
 
 
 class BackgroundServer:

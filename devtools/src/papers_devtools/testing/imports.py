@@ -1,6 +1,6 @@
 """The package's import graph, read from the source (ast): each stage's import closure, cycles, layers.
 
-`python -m papers_digest.testing.imports` prints, per stage of dvc.yaml, the package folders its script or
+`python -m papers_devtools.testing.imports` prints, per stage of dvc.yaml, the package folders its script or
 notebook imports from (directly or not), and its modules of `pipeline/`: what its `deps` must list
 (docs/architecture.md, "Rules").
 """
@@ -27,10 +27,12 @@ LAYERS: dict[str, int] = {
     "report": 5,
     "site": 5,
     "pipeline": 6,
-    "sim": 7,
     "cli": 8,
-    "testing": 8,
 }
+# The development tools (devtools/): a distribution of their own that the package never imports, but through the
+# one seam that imports them when a command runs (docs/architecture.md, "Where each concern lives").
+DEVTOOLS = "papers_devtools"
+DEVTOOLS_SEAM = f"src/{PACKAGE}/cli/devtools.py"
 
 
 def module_file(src: Path, name: str) -> Path | None:
@@ -152,6 +154,39 @@ def upward_imports(src: Path) -> list[str]:
             theirs = layer_of(src, target)
             if theirs is not None and LAYERS[theirs] > LAYERS[mine]:
                 problems.append(f"{path.relative_to(src).as_posix()} -> {target.relative_to(src).as_posix()}")
+    return problems
+
+
+def imports_of(path: Path, roots: Iterable[str]) -> list[tuple[int, str, bool]]:
+    """Where a module imports from the top-level packages `roots`: (line, module, whether at import time, that is
+    outside any function body)."""
+    wanted = set(roots)
+    found: list[tuple[int, str, bool]] = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names = [node.module or ""]
+        found.extend((node.lineno, name, not in_function) for name in names if name.split(".")[0] in wanted)
+        inside = in_function or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+        for child in ast.iter_child_nodes(node):
+            visit(child, inside)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")), False)
+    return found
+
+
+def devtools_imports(src: Path) -> list[str]:
+    """The package's imports of the development tools that break the rule: any outside the one seam, and the
+    seam's own at import time; as `file:line module` lines (empty when the rule holds)."""
+    problems = []
+    for path in sorted((src / PACKAGE).rglob("*.py")):
+        seam = path.relative_to(src.parent).as_posix() == DEVTOOLS_SEAM
+        for line, module, at_import in imports_of(path, [DEVTOOLS]):
+            if at_import or not seam:
+                problems.append(f"{path.relative_to(src).as_posix()}:{line} {module}")
     return problems
 
 

@@ -13,10 +13,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from papers_digest.sim.replay import Replay
-from papers_digest.sim.routes import EngineSim
-from papers_digest.sim.serve import BackgroundServer
-from papers_digest.testing.harness import repo_root
+from papers_devtools.sim.replay import Replay
+from papers_devtools.sim.routes import EngineSim
+from papers_devtools.sim.serve import BackgroundServer
+from papers_devtools.testing.harness import repo_root
 
 SIM_MODEL = "sim-digest"
 
@@ -87,7 +87,7 @@ def smtp_server() -> Iterator[tuple[Inbox, int]]:
     """An SMTP server (aiosmtpd, a dev dependency) on a free port of 127.0.0.1 keeping every message: (inbox, port)."""
     from aiosmtpd.controller import Controller
 
-    from papers_digest.sim.serve import free_port
+    from papers_devtools.sim.serve import free_port
 
     inbox = Inbox()
     controller = Controller(inbox, hostname="127.0.0.1", port=free_port())

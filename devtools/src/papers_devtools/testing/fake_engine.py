@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from papers_digest.sim.routes import EngineSim
-from papers_digest.sim.serve import serve_forever
+from papers_devtools.sim.routes import EngineSim
+from papers_devtools.sim.serve import serve_forever
 
 
 def install_as_sglang(folder: Path) -> Path:
@@ -30,7 +30,7 @@ def install_as_sglang(folder: Path) -> Path:
     package = folder / "sglang"
     package.mkdir(parents=True, exist_ok=True)
     (package / "__init__.py").write_text("")
-    (package / "launch_server.py").write_text("from papers_digest.testing.fake_engine import main\n\nmain()\n")
+    (package / "launch_server.py").write_text("from papers_devtools.testing.fake_engine import main\n\nmain()\n")
     return folder
 
 
@@ -38,7 +38,7 @@ def llama_server_script(folder: Path) -> Path:
     """Write an executable `llama-server` into `folder` that runs this stand-in with llama-server's flags."""
     script = folder / "llama-server"
     folder.mkdir(parents=True, exist_ok=True)
-    script.write_text(f"#!/bin/sh\nexec {sys.executable} -m papers_digest.testing.fake_engine \"$@\"\n")
+    script.write_text(f"#!/bin/sh\nexec {sys.executable} -m papers_devtools.testing.fake_engine \"$@\"\n")
     script.chmod(0o755)
     return script
 

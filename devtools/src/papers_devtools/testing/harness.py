@@ -1,21 +1,26 @@
-"""Project copies and DVC runs for tests and benchmarks: free ports, params files, `dvc` with our Python."""
+"""Project copies and DVC runs for tests and benchmarks: params files, `dvc` with our Python, the stages' command
+lines and prompts as dvc.yaml gives them."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
+import shlex
 import shutil
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from papers_digest.core.params import Params, validate_params
+from papers_digest.llm.prompting import load_prompt
+from papers_digest.pipeline import experiments
 
 SAMPLE_DATE = "2025-04-03"
 # What a runnable copy of the pipeline needs from the repository.
@@ -39,18 +44,46 @@ def repo_root() -> Path:
     for folder in [*here.parents, Path.cwd(), *Path.cwd().parents]:
         if (folder / "dvc.yaml").is_file() and (folder / "src" / "papers_digest").is_dir():
             return folder
-    raise RuntimeError("papers_digest.testing needs the repository (an editable install or a run from inside it)")
+    raise RuntimeError("papers_devtools.testing needs the repository (an editable install or a run from inside it)")
+
+
+TEMPLATED = re.compile(r"\$\{([\w.]+)\}")
+
+
+def stage_command(stage: str, values: Mapping[str, Any], root: Path | None = None) -> list[str]:
+    """A stage's command line as dvc.yaml writes it, each `${key}` filled from `values` (`date`, `llm.asking`, ...)
+    and `python` this interpreter: the paths and prompts a test or bench gives a stage are the pipeline's own."""
+    dvc_yaml = (root or repo_root()) / "dvc.yaml"
+    cmd = yaml.safe_load(dvc_yaml.read_text(encoding="utf-8"))["stages"][stage]["cmd"]
+    words = shlex.split(TEMPLATED.sub(lambda m: str(values[m.group(1)]), cmd))
+    return [sys.executable if words[0] == "python" else words[0], *words[1:]]
+
+
+def english_prompt(asking: str, root: Path | None = None) -> tuple[str, str]:
+    """The English digest's prompt (text, version) for a way of asking: the file dvc.yaml's digest_en stage passes
+    for it (`--<way>-prompt`, else `--prompt`), so a test or bench asks as the pipeline does, whatever the way."""
+    root = root or repo_root()
+    words = stage_command("digest_en", {"date": SAMPLE_DATE, "llm.asking": asking}, root)
+    flag = f"--{asking}-prompt" if f"--{asking}-prompt" in words else "--prompt"
+    return load_prompt(root / words[words.index(flag) + 1])
+
+
+def chinese_prompt(root: Path | None = None) -> tuple[str, str]:
+    """The translation's prompt, the file dvc.yaml's translate_zh stage passes."""
+    root = root or repo_root()
+    words = stage_command("translate_zh", {"date": SAMPLE_DATE}, root)
+    return load_prompt(root / words[words.index("--prompt") + 1])
 
 
 def make_params(**sections: Any) -> Params:
-    """Params for tests: the sample date, no waits between arXiv requests, fast retries; sections merge in."""
+    """Params for tests: the sample date, no waits between arXiv requests, fast retries; sections merge in. The
+    English digest is asked the way production asks (llm.asking's default); a test of another way's machinery
+    (the JSON answer's schema, repairs and faults) sets it: `llm={"asking": "json"}`."""
     raw: dict[str, Any] = {
         "date": SAMPLE_DATE,
         "limit": 4,
         "source": {"arxiv_interval_s": 0},
         "retry": {"attempts": 3, "max_wait_s": 0.05},
-        # the tests of the JSON answer's machinery (schema, repairs, faults) ask for it; the draft's ask "draft"
-        "llm": {"asking": "json"},
     }
     for key, value in sections.items():
         if isinstance(value, dict):
@@ -84,14 +117,8 @@ def copy_project(dest: Path) -> Path:
 
 
 def dvc_env(**extra: str) -> dict[str, str]:
-    """The environment the pipeline runs in: this interpreter's bin folder first on PATH."""
-    bin_dir = Path(sys.executable).parent
-    return {
-        **os.environ,
-        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
-        "DVC_NO_ANALYTICS": "1",
-        **extra,
-    }
+    """The environment the pipeline runs in (this interpreter's bin folder first on PATH), with `extra` set."""
+    return {**experiments.dvc_env(), **extra}
 
 
 def dvc_command(*args: str) -> list[str]:

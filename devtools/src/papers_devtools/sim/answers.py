@@ -8,6 +8,8 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from papers_devtools.sim.faults import FaultKind, damage, repeating
+from papers_devtools.sim.wording import keywords, listed
 from papers_digest.checker.fields import STRING_CAPS, words
 from papers_digest.checker.numbers import Number, prose_numbers
 from papers_digest.checker.paper import PaperFacts, read_paper
@@ -18,8 +20,6 @@ from papers_digest.checker.schema import MIND_MAP_CHILDREN
 from papers_digest.checker.substance import REPEAT_SHARE, ends_as_sentence, overlap
 from papers_digest.core.models import DIGEST_KEYS, FulltextDoc, Section
 from papers_digest.llm.prompting import TAGS_PREFIX, TITLE_PREFIX
-from papers_digest.sim.faults import FaultKind, damage, repeating
-from papers_digest.sim.wording import keywords, listed
 from papers_digest.ways.steps.questions import PAPER_PREFIX
 
 RequestKind = Literal["digest", "steps", "translate", "other"]

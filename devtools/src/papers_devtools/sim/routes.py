@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import hashlib
 import itertools
 import json
 import threading
@@ -18,12 +17,21 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from papers_digest.sim.answers import RequestKind, classify, conversation_stage
-from papers_digest.sim.batching import BatchingConfig, ContinuousBatcher
-from papers_digest.sim.cache import PrefixCache, approx_tokens, cut_off, modelled_length, prompt_tokens
-from papers_digest.sim.faults import FAULTS, Fault, FaultKind, ServerKind, context_error_body, openai_error, refusal
-from papers_digest.sim.serve import DroppedResponse
-from papers_digest.sim.steps import reply
+from papers_devtools.sim.answers import RequestKind, classify, conversation_stage
+from papers_devtools.sim.batching import BatchingConfig, ContinuousBatcher
+from papers_devtools.sim.cache import PrefixCache, approx_tokens, cut_off, modelled_length, prompt_tokens
+from papers_devtools.sim.completions import (
+    chat_messages,
+    completion_payload,
+    read_chat_request,
+    requested_max_tokens,
+    response_format_kind,
+    schema_fingerprint,
+    unauthorised,
+)
+from papers_devtools.sim.faults import FAULTS, Fault, FaultKind, ServerKind, context_error_body, openai_error, refusal
+from papers_devtools.sim.serve import DroppedResponse
+from papers_devtools.sim.steps import reply
 
 
 class RequestFacts(BaseModel):
@@ -215,7 +223,7 @@ class EngineSim:
         try:
             body = await request.json()
             if "messages" in body:
-                count = len(prompt_tokens(_messages(body)))
+                count = len(prompt_tokens(chat_messages(body)))
             else:
                 count = approx_tokens(str(body["prompt"]))
         except (ValueError, KeyError, TypeError) as exc:
@@ -237,7 +245,7 @@ class EngineSim:
 
     async def _models(self, request: Request, info: RequestFacts) -> Response:
         if not self._authorised(request):
-            return _unauthorised()
+            return unauthorised()
         return JSONResponse(
             {
                 "object": "list",
@@ -247,44 +255,66 @@ class EngineSim:
 
     async def _chat(self, request: Request, info: RequestFacts) -> Response:
         if not self._authorised(request):
-            return _unauthorised()
-        try:
-            body = await request.json()
-            messages = _messages(body)
-        except (ValueError, TypeError) as exc:
-            return JSONResponse(openai_error(f"invalid request: {exc}", "invalid_request_error"), status_code=400)
-        if body.get("stream"):
-            return JSONResponse(
-                openai_error("stream=true is not supported by this simulator", "invalid_request_error", param="stream"),
-                status_code=400,
-            )
+            return unauthorised()
+        read = await read_chat_request(request)
+        if isinstance(read, Response):
+            return read
+        body, messages = read
+        tokens = prompt_tokens(messages)
+        max_tokens = requested_max_tokens(body)
+        refused, fault = await self._admit(body, messages, tokens, max_tokens, info)
+        if refused is not None:
+            return refused
+        content, finish = await self._answer(messages, tokens, fault, max_tokens, info)
+        payload = completion_payload(
+            f"chatcmpl-sim-{next(self._ids)}", body.get("model") or self.model, content, finish, info
+        )
+        if fault is not None and fault.kind == "reset":
+            return DroppedResponse(json.dumps(payload, ensure_ascii=False), media_type="application/json")
+        return JSONResponse(payload)
+
+    async def _admit(
+        self,
+        body: dict[str, Any],
+        messages: list[dict[str, str]],
+        tokens: list[str],
+        max_tokens: int | None,
+        info: RequestFacts,
+    ) -> tuple[Response | None, Fault | None]:
+        """What the request is (into `info`), then what an engine would refuse it for: a response_format it does
+        not take, a prompt over its context, a fault that refuses (after the latency and the fault's delay):
+        (the refusal or None, the fault taken)."""
         info.messages = len(messages)
         info.kind = classify(messages)
-        info.response_format = _response_format_kind(body.get("response_format"))
+        info.response_format = response_format_kind(body.get("response_format"))
         info.schema_sha = schema_fingerprint(body.get("response_format"))
         if info.response_format and self.refuse_response_format:
             error = openai_error("response_format is not supported by this server", "invalid_request_error")
-            return JSONResponse(error, status_code=400)
+            return JSONResponse(error, status_code=400), None
         await asyncio.sleep(self.latency_s)
-
-        tokens = prompt_tokens(messages)
         info.prompt_tokens = len(tokens)
-        max_tokens = body.get("max_tokens") or body.get("max_completion_tokens")
-        max_tokens = max_tokens if isinstance(max_tokens, int) else None
         if self.context_tokens is not None and len(tokens) > self.context_tokens:
             error = context_error_body(self.context_engine, len(tokens), self.context_tokens, max_tokens)
-            return JSONResponse(error, status_code=400)
-
+            return JSONResponse(error, status_code=400), None
         fault = self._take_fault([m["content"] for m in messages], conversation_stage(messages), info.kind)
         info.fault = fault.kind if fault else None
-        if fault is not None:
-            await asyncio.sleep(fault.delay_s)
-            refused = refusal(
-                fault, model=self.model, prompt=len(tokens), max_tokens=max_tokens, context_tokens=self.context_tokens
-            )
-            if refused is not None:
-                return refused
+        if fault is None:
+            return None, None
+        await asyncio.sleep(fault.delay_s)
+        refused = refusal(
+            fault, model=self.model, prompt=len(tokens), max_tokens=max_tokens, context_tokens=self.context_tokens
+        )
+        return refused, fault
 
+    async def _answer(
+        self,
+        messages: list[dict[str, str]],
+        tokens: list[str],
+        fault: Fault | None,
+        max_tokens: int | None,
+        info: RequestFacts,
+    ) -> tuple[str, str]:
+        """The answer's (content, finish reason), its usage into `info`, after the time the engine would take."""
         hashes = self._cache.hashes(tokens)
         with self._lock:
             info.cached_tokens = self._cache.cached(tokens, hashes)
@@ -294,6 +324,8 @@ class EngineSim:
 
         kind = "digest" if info.kind == "steps" else info.kind or ""  # a step is the English digest's request
         modelled = modelled_length(self.completion_tokens.get(kind), tokens)
+        if modelled and max_tokens:  # an engine stops at the request's cap (a step's answer is short)
+            modelled = min(modelled, max_tokens)
         decoding = None
         if self.batcher is not None and modelled:
             # Queue the decode first, then build the answer while the simulated engine works on it.
@@ -308,29 +340,7 @@ class EngineSim:
             await self.batcher.generate(info.prompt_tokens, info.completion_tokens, info.cached_tokens)
         elif self.decode_tok_s:
             await asyncio.sleep(info.completion_tokens / self.decode_tok_s)
-        payload = {
-            "id": f"chatcmpl-sim-{next(self._ids)}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": body.get("model") or self.model,
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": content},
-                    "logprobs": None,
-                    "finish_reason": finish,
-                }
-            ],
-            "usage": {
-                "prompt_tokens": info.prompt_tokens,
-                "completion_tokens": info.completion_tokens,
-                "total_tokens": info.prompt_tokens + info.completion_tokens,
-                "prompt_tokens_details": {"cached_tokens": info.cached_tokens},
-            },
-        }
-        if fault is not None and fault.kind == "reset":
-            return DroppedResponse(json.dumps(payload, ensure_ascii=False), media_type="application/json")
-        return JSONResponse(payload)
+        return content, finish
 
     # admin endpoints (not counted in stats)
 
@@ -354,45 +364,3 @@ class EngineSim:
     async def _admin_cache(self, request: Request) -> Response:
         self.clear_cache()
         return Response(status_code=204)
-
-
-def schema_fingerprint(response_format: Any) -> str | None:
-    """The first 12 hex digits of the sha256 of a request's schema (nested in its response_format)."""
-    nested = response_format.get("json_schema") if isinstance(response_format, dict) else None
-    schema = nested.get("schema") if isinstance(nested, dict) else None
-    if not isinstance(schema, dict):
-        return None
-    return hashlib.sha256(json.dumps(schema, sort_keys=True).encode()).hexdigest()[:12]
-
-
-def _response_format_kind(value: Any) -> str | None:
-    """The structured output a request asked for, as llama-server would read it: a json_schema without its
-    schema nested under `json_schema.schema` constrains nothing (llama-server ignores a top-level one)."""
-    if not isinstance(value, dict):
-        return None
-    kind = value.get("type")
-    if kind == "json_schema" and not isinstance((value.get("json_schema") or {}).get("schema"), dict):
-        return "json_schema without json_schema.schema"
-    return kind
-
-
-def _unauthorised() -> Response:
-    error = openai_error("Incorrect API key provided.", "invalid_request_error", code="invalid_api_key")
-    return JSONResponse(error, status_code=401)
-
-
-def _messages(body: Any) -> list[dict[str, str]]:
-    """Validate the request's messages; content parts ([{"type":"text","text":…}]) are joined."""
-    if not isinstance(body, dict) or not isinstance(body.get("messages"), list) or not body["messages"]:
-        raise ValueError("'messages' must be a non-empty list")
-    out = []
-    for i, message in enumerate(body["messages"]):
-        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
-            raise ValueError(f"messages[{i}] needs a 'role'")
-        content = message.get("content") or ""
-        if isinstance(content, list):
-            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-        if not isinstance(content, str):
-            raise ValueError(f"messages[{i}].content must be a string or a list of parts")
-        out.append({"role": message["role"], "content": content})
-    return out
