@@ -23,7 +23,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from papers_digest.reading.features import cue_names, position_features
+from papers_digest.reading.model import role_model
 from papers_digest.reading.roles import ROLES, abstract_roles, finding_candidates, fulltext_roles
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -97,10 +100,11 @@ def per_role_accuracy(labels: Sequence[Sequence[str]], predicted: Sequence[Seque
     return shares
 
 
-def read_committed(abstracts: Sequence[Abstract]) -> Reading:
-    """The committed classifier (papers_digest.reading)."""
+def read_committed(abstracts: Sequence[Abstract], **rule: Any) -> Reading:
+    """The committed classifier (papers_digest.reading), its candidates by `rule` (finding_candidates' keywords;
+    none: the model's own thresholds)."""
     roles = [abstract_roles(a.sentences) for a in abstracts]
-    return Reading([[r.role for r in rs] for rs in roles], [finding_candidates(rs) for rs in roles])
+    return Reading([[r.role for r in rs] for rs in roles], [finding_candidates(rs, **rule) for rs in roles])
 
 
 def read_last_sentence(abstracts: Sequence[Abstract]) -> Reading:
@@ -111,21 +115,62 @@ def read_last_sentence(abstracts: Sequence[Abstract]) -> Reading:
     )
 
 
-def tfidf_reader(train: Sequence[Abstract]) -> Callable[[Sequence[Abstract]], Reading]:
-    """TF-IDF over words (and pairs of words) and a multinomial logistic regression, trained on `train`: each
-    sentence alone; the candidates are the sentences it labels `result`."""
+def tfidf_reader(train: Sequence[Abstract], context: bool) -> Callable[[Sequence[Abstract]], Reading]:
+    """TF-IDF over words (and pairs of words) and a multinomial logistic regression, trained on `train`; with
+    `context` also the neighbours' words, the sentence's place and its cue phrases (the issue's quick try); the
+    candidates are the sentences it labels `result`."""
+    from scipy.sparse import hstack
+    from sklearn.feature_extraction import DictVectorizer
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
 
-    vectorizer = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True)
-    matrix = vectorizer.fit_transform([s for a in train for s in a.sentences])
-    regression = LogisticRegression(max_iter=2000).fit(matrix, [label for a in train for label in a.labels or []])
+    words = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True).fit(
+        [s for a in train for s in a.sentences]
+    )
+    extras = DictVectorizer().fit([row for a in train for row in _place_and_cues(a.sentences)])
+
+    def matrix(abstracts: Sequence[Abstract]) -> Any:
+        parts = [words.transform([s for a in abstracts for s in a.sentences])]
+        if context:
+            for offset in (-1, 1):
+                parts.append(
+                    words.transform(
+                        [_neighbour(a.sentences, i, offset) for a in abstracts for i in range(len(a.sentences))]
+                    )
+                )
+            parts.append(extras.transform([row for a in abstracts for row in _place_and_cues(a.sentences)]))
+        return hstack(parts).tocsr()
+
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):  # on a few thousand sentences BLAS threads only fight each other (3 s against 20)
+        regression = LogisticRegression(max_iter=3000).fit(
+            matrix(train), [label for a in train for label in a.labels or []]
+        )
 
     def read(abstracts: Sequence[Abstract]) -> Reading:
-        labels = [list(regression.predict(vectorizer.transform(a.sentences))) for a in abstracts]
+        flat = list(regression.predict(matrix(abstracts)))
+        labels, start = [], 0
+        for a in abstracts:
+            labels.append(flat[start : start + len(a.sentences)])
+            start += len(a.sentences)
         return Reading(labels, [[i for i, label in enumerate(ls) if label == "result"] for ls in labels])
 
     return read
+
+
+def _neighbour(sentences: Sequence[str], i: int, offset: int) -> str:
+    j = i + offset
+    return sentences[j] if 0 <= j < len(sentences) else ""
+
+
+def _place_and_cues(sentences: Sequence[str]) -> list[dict[str, float]]:
+    rows = []
+    for i, sentence in enumerate(sentences):
+        row = position_features(i, len(sentences))
+        row.update({f"cue={c}": 1.0 for c in cue_names(sentence)})
+        rows.append(row)
+    return rows
 
 
 def ms_per_abstract(abstracts: Sequence[Abstract]) -> float:
@@ -193,8 +238,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     write_predictions(out, ours)
     print(f"wrote {out}")
     if all(a.labels is not None for a in abstracts):
-        readings = {"committed model": ours, "last sentence": read_last_sentence(abstracts)}
-        readings["TF-IDF + LR"] = tfidf_reader(train)(abstracts)
+        coverage_first = role_model().trained.get("coverage_first", {})
+        readings = {
+            "committed model": ours,
+            "committed model, outcomes offered too": read_committed(abstracts, outcomes=True),
+            "committed model, coverage-first thresholds": read_committed(abstracts, **coverage_first),
+            "last sentence": read_last_sentence(abstracts),
+            "TF-IDF + LR, words": tfidf_reader(train, context=False)(abstracts),
+            "TF-IDF + LR, words, place, cues, neighbours": tfidf_reader(train, context=True)(abstracts),
+        }
         print_table(abstracts, readings)
     print(f"ms per abstract (median of {len(abstracts)}): {ms_per_abstract(abstracts):.2f}")
     for page, sentences, ms in ms_per_fulltext()[: 1 if args.smoke else None]:

@@ -110,22 +110,16 @@ def is_boilerplate(sentence: str) -> bool:
 
 
 def abstract_features(sentences: Sequence[str]) -> list[Features]:
-    """Each sentence of an abstract with its place among the abstract's content sentences (first, last, which
-    fifth, how far from the end: a licence line or a link after the last one does not move it), its cue phrases
-    at that place, and its neighbours' cue phrases."""
-    boilerplate = [is_boilerplate(s) for s in sentences]
-    content = [i for i, b in enumerate(boilerplate) if not b]
-    place = {i: k for k, i in enumerate(content)}
+    """Each sentence of an abstract's content (boilerplate left out first: `is_boilerplate`) with its place in it
+    (first, last, which fifth, how far from the end), its cue phrases at that place, and its neighbours' cue
+    phrases."""
     cues = [cue_names(s) for s in sentences]
     rows = []
     for i, sentence in enumerate(sentences):
         feats = sentence_features(sentence, cues[i])
-        if boilerplate[i]:
-            feats["boilerplate"] = 1.0
-        else:
-            feats.update(position_features(place[i], len(content)))
-            from_end = min(len(content) - 1 - place[i], 3)
-            feats.update({f"from_end={from_end}&cue={c}": 1.0 for c in cues[i]})
+        feats.update(position_features(i, len(sentences)))
+        from_end = min(len(sentences) - 1 - i, 3)
+        feats.update({f"from_end={from_end}&cue={c}": 1.0 for c in cues[i]})
         for offset, prefix in ((-1, "prev"), (1, "next")):
             j = i + offset
             if 0 <= j < len(sentences):

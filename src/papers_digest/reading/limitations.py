@@ -5,17 +5,13 @@ from __future__ import annotations
 
 import re
 
+from papers_digest.reading.outcomes import about_own_work
+
 # Whose work a sentence speaks of: ours ("our method", "this work", "we") ...
 _OWN = r"(?:(?:our|the proposed|the present)\s+(?:[\w-]+\s+){0,3}?|this\s+(?=(?:work|paper|study)\b))"
 _OWN_WORK = (
     r"(?:work|approach|method|model|study|paper|framework|system|analysis|evaluation|experiments?|prototype|"
     r"implementation|benchmark|dataset|results?|technique|pipeline|agent|design)"
-)
-# ... or others' ("existing methods", "prior work"), which is background, not a limitation of the paper.
-_OTHERS_RE = re.compile(
-    r"\b(?:existing|prior|previous|current|conventional|traditional|earlier|other|these|those|such)\s+"
-    r"(?:[\w-]+\s+){0,2}?(?:methods?|approaches|works?|models|systems|solutions|techniques|studies|frameworks|LLMs)\b",
-    re.IGNORECASE,
 )
 _STATEMENTS = [
     # "a limitation of our approach", "our study has several limitations"
@@ -54,7 +50,6 @@ _STATEMENT_WORDS = (
     "limit", "drawback", "shortcoming", "weakness", "caveat", "future", "plan", "intend", "not", "restricted",
     "confined", "only", "scope", "open",
 )  # fmt: skip
-_OWN_RE = re.compile(r"\b(?:we|our|us|this (?:work|paper|study))\b", re.IGNORECASE)
 
 
 def states_limitation(sentence: str) -> bool:
@@ -64,4 +59,4 @@ def states_limitation(sentence: str) -> bool:
     lowered = sentence.lower()  # the pattern is slow; most sentences hold none of the words it needs
     if not any(word in lowered for word in _STATEMENT_WORDS) or _STATEMENT_RE.search(sentence) is None:
         return False
-    return _OTHERS_RE.search(sentence) is None or _OWN_RE.search(sentence) is not None
+    return about_own_work(sentence)

@@ -58,7 +58,11 @@ _SENTENCE_WORDS_RE = re.compile(
     r"\b(?:we|our|it|its|this|these|they|is|are|was|were|be|has|have|had|can|will|does|do|shows?|uses?)\b",
     re.IGNORECASE,
 )
-_HEADING_WORDS = 7  # a run-in heading ("Experimental settings.") is a few words without a verb's full sentence
+# a run-in heading ("Experimental settings.") is a few words without a verb's full sentence
+_HEADING_WORDS = 7
+# a formula's LaTeX commands, and the plain words around them (not a command's name nor a sub- or superscript)
+_COMMAND_RE = re.compile(r"\\[A-Za-z]+")
+_PLAIN_WORD_RE = re.compile(r"(?<![{_^\\])\b[A-Za-z]{3,}\b")
 
 
 def title_kind(title: str) -> SectionKind | None:
@@ -72,6 +76,17 @@ def title_kind(title: str) -> SectionKind | None:
 def is_caption(paragraph: str) -> bool:
     """A figure's, table's or listing's caption ("Figure 3: ...", "Table 2. ...")."""
     return _CAPTION_RE.match(paragraph) is not None
+
+
+def is_table_row(paragraph: str) -> bool:
+    """A table's row as the marked-up text keeps it: cells joined by " | "."""
+    return paragraph.count(" | ") >= 2
+
+
+def is_formula(sentence: str) -> bool:
+    """Mostly LaTeX: at least three commands ("\\frac", "\\mathbf"), and more of them than plain words."""
+    commands = len(_COMMAND_RE.findall(sentence))
+    return commands >= 3 and commands > len(_PLAIN_WORD_RE.findall(_COMMAND_RE.sub(" ", sentence)))
 
 
 def opens_contributions(sentence: str) -> bool:
