@@ -27,6 +27,9 @@ SMOKES = {
     "search.py": ["--smoke"],
     "follow.py": ["--smoke"],
     "findings.py": ["--smoke", "--quiet"],
+    "roles.py": ["--smoke"],
+    "copying.py": ["--smoke"],
+    "train_roles.py": ["--smoke"],
 }
 SMOKE_TIMEOUT_S = 600  # seconds on 2 busy cores; each takes seconds to a minute alone
 
@@ -54,7 +57,10 @@ def test_every_bench_one_runs_has_a_smoke_mode_the_suite_runs():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["run.py", "asking.py", "real_engine.py", "engine_settings.py", "speculative.py"])
+@pytest.mark.parametrize(
+    "name",
+    ["run.py", "asking.py", "real_engine.py", "engine_settings.py", "speculative.py", "findings.py", "train_roles.py"],
+)
 def test_a_benchs_smoke_mode_runs_to_its_end(name):
     done = _smoke(name)
     assert done.returncode == 0, f"bench/{name} {' '.join(SMOKES[name])}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"

@@ -18,6 +18,7 @@ LAYERS: dict[str, int] = {
     "core": 0,
     "checker": 1,
     "sources": 1,
+    "reading": 1,
     "llm": 2,
     "reading": 1,
     "day": 3,

@@ -6,6 +6,7 @@ sentences, the limitations from the paper's own limitation or future-work senten
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from papers_digest.checker.numbers import prose_numbers
@@ -13,6 +14,7 @@ from papers_digest.checker.results import is_packaging
 from papers_digest.checker.substance import REPEAT_SHARE, overlap
 from papers_digest.core.markup import ABSTRACT, blocks_of
 from papers_digest.core.models import FulltextDoc
+from papers_digest.reading.model import role_model
 from papers_digest.reading.roles import (
     Role,
     SentenceRole,
@@ -32,6 +34,8 @@ MAX_CHARS, MAX_FIGURE_SHARE = 400, 0.34
 # result at least this likely (the abstract's candidates are the reader's own choice: reading/roles.py).
 BODY_RESULT_SCORE = 0.5
 PROBLEM_SENTENCES, METHOD_SENTENCES = 2, 2
+# A sentence about the paper's own work ("we propose", "our model", "in this work"), not the field's.
+_OWN_RE = re.compile(r"\b(?:we|our|this (?:paper|work|study|article))\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -75,15 +79,13 @@ def outline(doc: FulltextDoc) -> Outline:
     """The outline of `doc`: every sentence read with its role, and the sentences each part is written from."""
     sentences = read_sentences(doc)
     abstract = [s for s in sentences if s.section == ABSTRACT] or sentences
-    offered = _abstract_candidates(abstract) + _body_candidates(sentences)
-    findings = _distinct(offered, MOST_FINDINGS)
+    findings = _distinct(_abstract_candidates(abstract) + _body_candidates(sentences), MOST_FINDINGS)
     main = _main_result(findings)
-    aim = next((s for s in abstract if s.role == "objective"), None) or next(
-        (s for s in abstract if s.role == "method"), None
-    )
-    background = [s for s in abstract if s.role == "background"][-PROBLEM_SENTENCES:]
-    problem = background + ([aim] if aim is not None and aim not in background else [])
-    method = [s for s in abstract if s.role == "method"][:METHOD_SENTENCES] or ([aim] if aim else [])
+    own = _own_opening(abstract)
+    aim = next((s for s in abstract[own:] if s.role in ("objective", "method")), None)
+    # an abstract states its problem just before it says what the paper does: those sentences, not the field's
+    problem = [s for s in abstract[max(0, own - PROBLEM_SENTENCES) : own] if s.role != "result"] or abstract[:1]
+    method = [s for s in abstract[own:] if s.role in ("method", "objective")][:METHOD_SENTENCES]
     used = set(findings)
     limitations = [s for s in sentences if s.limitation and s not in used][:MOST_LIMITATIONS]
     return Outline(
@@ -91,8 +93,8 @@ def outline(doc: FulltextDoc) -> Outline:
         findings=tuple(sorted(findings, key=sentences.index)),
         main=main or aim,
         main_is_result=main is not None,
-        problem=tuple(problem or abstract[:1]),
-        method=tuple(method or abstract[1:2] or abstract[:1]),
+        problem=tuple(problem),
+        method=tuple(method or ([aim] if aim else abstract[1:2] or abstract[:1])),
         limitations=tuple(limitations),
     )
 
@@ -107,13 +109,20 @@ def read_sentences(doc: FulltextDoc) -> list[Source]:
             Source(ABSTRACT, text, role, states_limitation(text))
             for text, role in zip(texts, abstract_roles(texts), strict=True)
         ]
-    return [Source(read.section, read.text, read.role, read.limitation) for read in fulltext_roles(doc)]
+    return [Source(read.section, read.sentence, read.role, read.limitation) for read in fulltext_roles(doc)]
 
 
 def _abstract_candidates(abstract: list[Source]) -> list[Source]:
-    """The abstract's sentences the reader offers as findings, in its order of preference."""
+    """The abstract's sentences the reader offers as findings, in its order of preference: those it reads as
+    results at its precise thresholds, and every sentence stating a measured outcome of the paper's work wherever
+    it stands; where that offers none, the best result at the thresholds chosen for coverage (docs/reading.md,
+    "Finding candidates"): a reader is better served by the paper's likeliest result than by no finding."""
     roles = [s.read for s in abstract]
-    return [abstract[i] for i in finding_candidates(roles) if _offerable(abstract[i])]
+    offered = finding_candidates(roles, outcomes=True)
+    if not offered:
+        fallback = role_model().trained.get("coverage_first", {})
+        offered = finding_candidates(roles, first=fallback.get("first"), more=fallback.get("more"), outcomes=True)
+    return [abstract[i] for i in offered if _offerable(abstract[i])]
 
 
 def _body_candidates(sentences: list[Source]) -> list[Source]:
@@ -123,7 +132,9 @@ def _body_candidates(sentences: list[Source]) -> list[Source]:
         for s in sentences
         if s.section != ABSTRACT and s.role == "result" and s.result_score >= BODY_RESULT_SCORE and s.has_figure
     ]
-    return sorted((s for s in body if _offerable(s)), key=lambda s: -s.result_score)
+    # the paper's numbered sections before its appendices (tagged A, B, …), which hold what the paper reports
+    ranked = sorted((s for s in body if _offerable(s)), key=lambda s: (not s.section[:1].isdigit(), -s.result_score))
+    return ranked
 
 
 def _offerable(source: Source) -> bool:
@@ -153,10 +164,17 @@ def _distinct(offered: list[Source], most: int) -> list[Source]:
 
 
 def _main_result(findings: list[Source]) -> Source | None:
-    """The summary's result: the likeliest finding that states a figure, else the likeliest finding."""
-    with_figure = [s for s in findings if s.has_figure]
-    ranked = sorted(with_figure or findings, key=lambda s: -s.result_score)
+    """The summary's result: the abstract's headline where it states one (its likeliest result that states a
+    figure, else its likeliest), else the body's."""
+    headline = [s for s in findings if s.section == ABSTRACT] or findings
+    with_figure = [s for s in headline if s.has_figure]
+    ranked = sorted(with_figure or headline, key=lambda s: -s.result_score)
     return ranked[0] if ranked else None
+
+
+def _own_opening(abstract: list[Source]) -> int:
+    """Where the abstract starts on the paper's own work: its first sentence about it that is no result."""
+    return next((i for i, s in enumerate(abstract) if _OWN_RE.search(s.text) and s.role != "result"), 0)
 
 
 def _body(block_text: str) -> str:
