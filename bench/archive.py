@@ -8,6 +8,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ def archive_publish(days: int, papers: int = 20, date: str = DATE) -> None:
 
     work = Path(tempfile.mkdtemp(prefix="papers-bench-archive-"))
     try:
-        kinds = _archive_kinds()
+        kinds = archive_kinds()
         last = dt.date.fromisoformat(date)
         dates = [(last - dt.timedelta(days=days - 1 - n)).isoformat() for n in range(days)]  # `date` is the last
         year, month = work / "year", work / "month"
@@ -125,13 +126,13 @@ def _served(archive: Path, site: list[str], work: Path, date: str) -> Any:
     return restore
 
 
-def _archive_kinds() -> list[tuple[FulltextDoc, dict, dict, list, Paper | None]]:
+def archive_kinds(extra_days: Sequence[Path] = ()) -> list[tuple[FulltextDoc, dict, dict, list, Paper | None]]:
     """The archive's distinct papers, each with the simulator's English digest (as the checker accepted it, with
     its evidence) and Chinese translation of it: real digests of realistic size. The recorded arXiv pages give
     full-text digests; every paper of the recorded HF days gives one more paper, digested from its abstract
     (as a paper without HTML is), with its listing (title, abstract, HF keywords, links). So the year repeats
     about 70 papers, not 6: a word of one paper is on about 1 page in 70, as in an archive of distinct papers,
-    which is what a search's time depends on (docs/site.md, "Search")."""
+    which is what a search's time depends on (docs/site.md, "Search"). `extra_days`: more recorded HF days."""
 
     from papers_digest.checker.english import check_digest_en
     from papers_digest.checker.paper import read_paper
@@ -142,7 +143,8 @@ def _archive_kinds() -> list[tuple[FulltextDoc, dict, dict, list, Paper | None]]
 
     listed: list[tuple[FulltextDoc, Paper | None]] = [(doc, None) for doc in synthetic_day(len(PAGES))]
     seen = set()
-    for day in sorted((ROOT / "tests" / "data" / "hf").glob("*.json")):
+    recorded = [*sorted((ROOT / "tests" / "data" / "hf").glob("*.json")), *extra_days]
+    for day in recorded:
         for paper in parse_items(json.loads(day.read_text(encoding="utf-8")))[0]:
             if paper.arxiv_id not in seen:
                 seen.add(paper.arxiv_id)

@@ -14,7 +14,7 @@ from papers_digest.core.models import RunRecord
 from papers_digest.day.areas import paper_areas
 from papers_digest.day.files import DayFiles
 from papers_digest.db.published import PUBLISHED_TABLE
-from papers_digest.db.rows import call_rows, day_item_rows, digest_rows, paper_rows
+from papers_digest.db.rows import call_rows, day_item_rows, digest_rows, paper_rows, term_rows
 from papers_digest.db.schema import CALL_KEY, ensure_schema
 
 # How long a write waits for another writer or a checkpoint before it fails; readers never make it wait in
@@ -46,6 +46,30 @@ def write_day(db_path: str | Path, files: DayFiles, run: RunRecord) -> None:
         db["day_items"].insert_all(day_item_rows(files), pk=("date", "arxiv_id"), alter=True)
         db["runs"].upsert(run.model_dump(), pk="date", alter=True)
         file_under_areas(db)
+        index_terms(db, [r["arxiv_id"] for r in rows if r["arxiv_id"] not in newer])
+
+
+def index_terms(db: sqlite_utils.Database, arxiv_ids: list[str]) -> int:
+    """Store the terms of these papers' digests (day/terms.py) in `paper_terms`, for their related papers, in place
+    of what they had: a done paper gets its terms, a failed one none; and those of every done paper that has none
+    yet (a database written before related papers). Returns how many papers got terms."""
+    ids = json.dumps(arxiv_ids)
+    db.execute("delete from paper_terms where arxiv_id in (select value from json_each(?))", [ids])
+    rows = db.query(
+        "select p.arxiv_id, p.title, d.digest from papers p "
+        "join digests d on d.arxiv_id = p.arxiv_id and d.lang = 'en' "
+        "where p.status = 'done' and (p.arxiv_id in (select value from json_each(?)) "
+        "or not exists (select 1 from paper_terms t where t.arxiv_id = p.arxiv_id))",
+        [ids],
+    )
+    indexed = 0
+    for row in list(rows):
+        terms = term_rows(row["arxiv_id"], row["title"] or "", row["digest"])
+        db.conn.executemany(
+            "insert or replace into paper_terms (term, arxiv_id, weight) values (:term, :arxiv_id, :weight)", terms
+        )
+        indexed += bool(terms)
+    return indexed
 
 
 def file_under_areas(db: sqlite_utils.Database) -> int:
