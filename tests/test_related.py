@@ -3,6 +3,8 @@ its own, in both languages; computed when its day is published, on recorded Hugg
 
 from __future__ import annotations
 
+import shutil
+import sqlite3
 from pathlib import Path
 
 import lxml.html
@@ -100,3 +102,17 @@ def test_an_earlier_page_keeps_its_related_papers_until_papers_site_renders_it_a
     render_site(db, tmp_path / "rebuilt")
     rebuilt = tmp_path / "rebuilt" / "2026-01-05" / f"{ORIGINAL}.html"
     assert related_links(rebuilt)[0] == f"../{NEW_DAY}/{SEQUEL.arxiv_id}.html"
+
+
+def test_a_database_from_before_related_papers_gets_its_terms_at_the_next_write(site, tmp_path):
+    db, _ = site
+    older = tmp_path / "papers.db"
+    shutil.copy(db, older)
+    with sqlite3.connect(older) as conn:
+        done = conn.execute("select count(*) from papers where status = 'done'").fetchone()[0]
+        conn.execute("delete from paper_terms")
+    files = one_paper_day("2026-01-07", SEQUEL.model_copy(update={"arxiv_id": "2601.09998"}))
+    write_day(older, files, run_record(files))
+    with sqlite3.connect(older) as conn:
+        indexed = conn.execute("select count(distinct arxiv_id) from paper_terms").fetchone()[0]
+    assert indexed == done + 1

@@ -17,8 +17,8 @@ def related_papers(
 ) -> dict[str, tuple[ListedPaper, ...]]:
     """For each of these papers that has stored terms (a done paper), the `limit` done papers of the whole archive
     whose digests are nearest to its own: its best terms by TF-IDF (day/terms.py) scored against every other
-    paper's stored terms in one SQL query. Reads the rows of these papers' terms only: a publish costs its day's
-    papers, whatever the archive."""
+    paper's stored terms in one SQL query. Reads the stored rows of the terms these papers hold, never the archive's
+    text (db/related.py)."""
     weights, df, documents = stored_terms(db, sorted(set(arxiv_ids)))
     queries = {paper: query_weights(terms, df, documents) for paper, terms in weights.items()}
     return {paper: tuple(listed_paper(row) for row in rows) for paper, rows in best_scored(db, queries, limit).items()}
