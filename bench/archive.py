@@ -124,8 +124,8 @@ def _report(runs: list[tuple[str, str, tuple[float, float]]], year: str, small: 
         + (f" `papers site` of the {year}: {runs[4][2][0]:.0f} s; target <= 180 s." if len(runs) > 4 else "")
     )
     print(
-        f"Of which the day's related papers (site/related.py, in process, median of 5): {related[small]:.0f} ms "
-        f"into {small}, {related['year']:.0f} ms into {year}. Also rendered by every publish above: "
+        "Of which finding the day's related papers (db/writer.py relate, in process, median of 5): "
+        f"{related[small]:.0f} ms into {small}, {related['year']:.0f} ms into {year}. Also in every publish above: "
         f"{', '.join(PUBLISHED_PARTS)}. Load average at the end: "
         + ", ".join(f"{x:.1f}" for x in os.getloadavg())
         + " (the cores are shared: rerun on idle cores for the final figures)."
@@ -133,14 +133,21 @@ def _report(runs: list[tuple[str, str, tuple[float, float]]], year: str, small: 
 
 
 def _related_ms(db: Path, ids: list[str]) -> float:
-    """Milliseconds to find the related papers of these papers in `db`, the median of 5."""
-    from papers_digest.site.related import related_papers
+    """Milliseconds the writer takes to find and store the related papers of these papers in `db` (db/writer.py
+    `relate`, inside a transaction then rolled back), the median of 5."""
+    from papers_digest.db.writer import open_for_writing, relate
 
     times = []
     for _ in range(5):
-        started = time.perf_counter()
-        related_papers(db, ids)
-        times.append((time.perf_counter() - started) * 1000)
+        db_rw = open_for_writing(db)
+        try:
+            db_rw.conn.execute("begin immediate")
+            started = time.perf_counter()
+            relate(db_rw, ids)
+            times.append((time.perf_counter() - started) * 1000)
+            db_rw.conn.rollback()
+        finally:
+            db_rw.close()
     return statistics.median(times)
 
 

@@ -95,13 +95,19 @@ def test_each_related_paper_shows_its_one_sentence_in_english_and_chinese(site):
     assert sentences == {"en": f"EN: {title}", "zh-Hans": f"ZH: {title}"}
 
 
-def test_an_earlier_page_keeps_its_related_papers_until_papers_site_renders_it_again(site, tmp_path):
+def test_an_earlier_paper_keeps_the_related_papers_found_when_its_day_was_written(site, tmp_path):
     db, out = site
     original = out / "2026-01-05" / f"{ORIGINAL}.html"
-    assert f"../{NEW_DAY}/{SEQUEL.arxiv_id}.html" not in related_links(original)  # a publish renders its own day
+    sequel = f"../{NEW_DAY}/{SEQUEL.arxiv_id}.html"
     render_site(db, tmp_path / "rebuilt")
     rebuilt = tmp_path / "rebuilt" / "2026-01-05" / f"{ORIGINAL}.html"
-    assert related_links(rebuilt)[0] == f"../{NEW_DAY}/{SEQUEL.arxiv_id}.html"
+    assert sequel not in related_links(original) and sequel not in related_links(rebuilt)
+    again = tmp_path / "again.db"  # its day written again (a rerun), the archive as it is now
+    shutil.copy(db, again)
+    files = day_files("2026-01-05", PUBLISHED["2026-01-05"])
+    write_day(again, files, run_record(files))
+    render_day(again, tmp_path / "rebuilt", "2026-01-05")
+    assert related_links(rebuilt)[0] == sequel
 
 
 def test_a_database_from_before_related_papers_gets_its_terms_at_the_next_write(site, tmp_path):

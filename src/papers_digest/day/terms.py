@@ -16,6 +16,10 @@ from typing import Any
 from papers_digest.day.areas import words_of
 
 QUERY_TERMS = 48  # a paper's terms of highest TF-IDF that look for its related papers
+# The most stored rows (papers holding a term) a paper's query reads: its terms are taken best first while they fit,
+# so finding a day's related papers costs the same in an archive of any size (bench/archive.py).
+QUERY_POSTINGS = 2000
+RELATED_PAPERS = 5  # a paper page lists at most this many
 # Function words, and the words every digest uses whatever its paper is about: IDF would weigh them near zero,
 # and leaving them out keeps the stored terms small.
 STOP_WORDS = frozenset((
@@ -64,10 +68,18 @@ def idf(df: int, documents: int) -> float:
 
 
 def query_weights(weights: Mapping[str, float], df: Mapping[str, int], documents: int) -> dict[str, float]:
-    """A paper's QUERY_TERMS terms of highest TF-IDF, each weighted by its count and IDF squared: scored against
-    another paper's stored weights (its counts only), the sum is the TF-IDF dot product over these terms."""
+    """A paper's terms of highest TF-IDF, at most QUERY_TERMS and as many as the papers holding them fit in
+    QUERY_POSTINGS (a term too common to fit is passed over: it says little of which papers are near), each
+    weighted by its count and IDF squared: scored against another paper's stored weights (its counts), the sum is
+    the TF-IDF dot product over these terms."""
     scored = {t: w * idf(df.get(t, 0), documents) for t, w in weights.items()}
-    kept = sorted(scored, key=lambda t: (-scored[t], t))[:QUERY_TERMS]
+    kept, postings = [], 0
+    for term in sorted(scored, key=lambda t: (-scored[t], t)):
+        if len(kept) == QUERY_TERMS:
+            break
+        if postings + df.get(term, 0) <= QUERY_POSTINGS:
+            kept.append(term)
+            postings += df.get(term, 0)
     return {t: scored[t] * idf(df.get(t, 0), documents) for t in kept}
 
 

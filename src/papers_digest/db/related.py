@@ -1,4 +1,5 @@
-"""The read queries of related papers: papers' stored terms, how many papers hold each, the best-scored others."""
+"""Related papers in SQL: papers' stored terms and how many papers hold each, the best-scored others, and the lists
+the writer stored (read for the pages)."""
 
 from __future__ import annotations
 
@@ -14,18 +15,11 @@ from papers_digest.db.archive import listed_columns
 ScoreQuery = Mapping[str, Mapping[str, float]]  # a paper -> its query terms and their weights (day/terms.py)
 
 
-def _db(db_path: str | Path) -> sqlite_utils.Database | None:
-    db = sqlite_utils.Database(Path(db_path))
-    return db if {"paper_terms", "papers"} <= set(db.table_names()) else None
-
-
-def stored_terms(db_path: str | Path, arxiv_ids: list[str]) -> tuple[dict[str, dict[str, float]], dict[str, int], int]:
-    """These papers' stored terms and weights; how many papers hold each of those terms; how many papers have terms
-    at all. Each term's papers are one range of the table: the cost is the papers holding these terms, not the
-    archive."""
-    db = _db(db_path)
-    if db is None or not arxiv_ids:
-        return {}, {}, 0
+def stored_terms(
+    db: sqlite_utils.Database, arxiv_ids: list[str]
+) -> tuple[dict[str, dict[str, float]], dict[str, int], int]:
+    """These papers' stored terms and weights; how many papers hold each of those terms; how many done papers
+    there are. On the writer's connection: it sees the day being written."""
     weights: dict[str, dict[str, float]] = {}
     for row in db.query(
         "select arxiv_id, term, weight from paper_terms where arxiv_id in (select value from json_each(?))",
@@ -44,13 +38,12 @@ def stored_terms(db_path: str | Path, arxiv_ids: list[str]) -> tuple[dict[str, d
     return weights, df, documents
 
 
-def best_scored(db_path: str | Path, queries: ScoreQuery, limit: int) -> dict[str, list[dict[str, Any]]]:
-    """For each paper, the `limit` other done papers of highest score (the sum, over its query terms, of the term's
-    query weight times the other paper's stored weight), best first, ties to the lower arXiv id; each as the
-    archive pages list a paper (db/archive.py), with its `score`."""
-    db = _db(db_path)
+def best_scored(db: sqlite_utils.Database, queries: ScoreQuery, limit: int) -> dict[str, list[tuple[str, float]]]:
+    """For each paper, the `limit` other papers with stored terms of highest score (the sum, over its query terms,
+    of the term's query weight times the other paper's stored weight), best first, ties to the lower arXiv id. It
+    reads the stored rows of the query terms, no more (day/terms.py keeps them within a budget)."""
     pairs = [[paper, term, weight] for paper, terms in queries.items() for term, weight in terms.items()]
-    if db is None or not pairs:
+    if not pairs:
         return {}
     scored = (
         "select json_extract(q.value, '$[0]') as paper, t.arxiv_id as other, "
@@ -59,23 +52,39 @@ def best_scored(db_path: str | Path, queries: ScoreQuery, limit: int) -> dict[st
         "where t.arxiv_id != json_extract(q.value, '$[0]') group by paper, other"
     )
     ranked = (
-        f"select paper, other, score, row_number() over (partition by paper order by score desc, other) as n "
+        "select paper, other, score, row_number() over (partition by paper order by score desc, other) as n "
         f"from ({scored})"
     )
-    best = list(
+    found: dict[str, list[tuple[str, float]]] = {}
+    for row in db.query(f"select * from ({ranked}) where n <= ? order by paper, n", [json.dumps(pairs), limit]):
+        found.setdefault(row["paper"], []).append((row["other"], row["score"]))
+    return found
+
+
+def related_rows(db_path: str | Path, arxiv_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """The related papers the writer stored for these papers, best first, each as the archive pages list a paper
+    (db/archive.py); a paper no longer done (or gone) is left out."""
+    db = sqlite_utils.Database(Path(db_path))
+    if "related" not in db.table_names() or not arxiv_ids:
+        return {}
+    stored = list(
         db.query(
-            f"select paper, other, score from ({ranked}) where n <= ? order by paper, n", [json.dumps(pairs), limit]
+            "select arxiv_id, other from related where arxiv_id in (select value from json_each(?)) "
+            "order by arxiv_id, rank",
+            [json.dumps(arxiv_ids)],
         )
     )
-    others = json.dumps(sorted({r["other"] for r in best}))
+    others = json.dumps(sorted({r["other"] for r in stored}))
     listed = {
         r["arxiv_id"]: r
         for r in db.query(
-            f"select {listed_columns(db)} from papers p where p.arxiv_id in (select value from json_each(?))", [others]
+            f"select {listed_columns(db)} from papers p where p.status = 'done' "
+            "and p.arxiv_id in (select value from json_each(?))",
+            [others],
         )
     }
     found: dict[str, list[dict[str, Any]]] = {}
-    for row in best:
+    for row in stored:
         if row["other"] in listed:
-            found.setdefault(row["paper"], []).append({**listed[row["other"]], "score": row["score"]})
+            found.setdefault(row["arxiv_id"], []).append(listed[row["other"]])
     return found

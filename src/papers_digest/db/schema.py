@@ -93,6 +93,9 @@ def ensure_schema(db: sqlite_utils.Database) -> None:
         "primary key (term, arxiv_id)) without rowid"
     )
     db["paper_terms"].create_index(["arxiv_id"], if_not_exists=True)
+    # Each done paper's related papers, best first (rank 1-5), as found when its day was written (db/writer.py).
+    related = {"arxiv_id": str, "rank": int, "other": str, "score": float}
+    db["related"].create(related, pk=("arxiv_id", "rank"), if_not_exists=True)
     _add_missing_columns(db, "papers", PAPER_COLUMNS)
     _add_missing_columns(db, "digests", DIGEST_COLUMNS)
     _add_missing_columns(db, "day_items", DAY_ITEM_COLUMNS)
