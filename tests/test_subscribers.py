@@ -13,6 +13,7 @@ from readers_archive import EN_PAPER, ZH_PAPER, arxiv_id, write_archive
 
 from papers_digest.cli import runs
 from papers_digest.cli.deliveries import deliver_days
+from papers_digest.cli.main import main as papers_cli
 from papers_digest.core.models import DayList
 from papers_digest.core.params import ParamsError, validate_params
 from papers_digest.day.files import DayFiles
@@ -162,3 +163,19 @@ def test_a_subscribers_bad_values_fail_naming_the_key_and_the_file(tmp_path):
     path.write_text(f'date: "{DAY}"\nsubscribers:\n  - {{name: a, areas: [agentz], to: [a@example.org]}}\n')
     with pytest.raises(ParamsError, match=r"params\.yaml: subscribers\.0\.areas: 'agentz' is not an area"):
         runs._run_params(path)  # papers daily stops before anything runs
+
+
+def test_papers_email_sends_one_subscribers_email_by_hand(archive, places, tmp_path, capsys):
+    inbox, port, _ = places
+    path = tmp_path / "params.yaml"
+    email_settings = f"email:\n  smtp_host: 127.0.0.1\n  smtp_port: {port}\n  starttls: false\n"
+    fish = "subscribers:\n  - {name: fish, keywords: [zebrafish], to: [fish@example.org]}\n"
+    path.write_text(f'date: "{DAY}"\n{email_settings}{fish}', encoding="utf-8")
+    argv = ["email", "--date", DAY, "--params", str(path), "--db", str(archive), "--subscriber", "fish"]
+    with pytest.raises(SystemExit) as sent:
+        papers_cli([*argv, "--to", "me@example.org"])
+    assert sent.value.code == 0
+    assert numbered(texts(inbox)["me@example.org"])[0] == f"1. Sparse routers, part 2 ({DAY})"
+    with pytest.raises(SystemExit) as unknown:
+        papers_cli([*argv[:-1], "cat"])
+    assert unknown.value.code == 2 and "params.yaml: no subscriber is named 'cat'" in capsys.readouterr().err
