@@ -10,6 +10,7 @@ from typing import Any
 
 import sqlite_utils
 
+from papers_digest.day.terms import QUERY_POSTINGS
 from papers_digest.db.archive import listed_columns
 
 ScoreQuery = Mapping[str, Mapping[str, float]]  # a paper -> its query terms and their weights (day/terms.py)
@@ -18,8 +19,8 @@ ScoreQuery = Mapping[str, Mapping[str, float]]  # a paper -> its query terms and
 def stored_terms(
     db: sqlite_utils.Database, arxiv_ids: list[str]
 ) -> tuple[dict[str, dict[str, float]], dict[str, int], int]:
-    """These papers' stored terms and weights; how many papers hold each of those terms; how many done papers
-    there are. On the writer's connection: it sees the day being written."""
+    """These papers' stored terms and weights; how many papers hold each of those terms (up to QUERY_POSTINGS + 1);
+    how many done papers there are. On the writer's connection: it sees the day being written."""
     weights: dict[str, dict[str, float]] = {}
     for row in db.query(
         "select arxiv_id, term, weight from paper_terms where arxiv_id in (select value from json_each(?))",
@@ -27,11 +28,14 @@ def stored_terms(
     ):
         weights.setdefault(row["arxiv_id"], {})[row["term"]] = row["weight"]
     terms = json.dumps(sorted({t for w in weights.values() for t in w}))
+    # Counted up to one more than a query may read (day/terms.py QUERY_POSTINGS): a commoner term is never taken, so
+    # its exact count does not matter, and counting stays within the day's terms, whatever the archive.
     df = {
         row["term"]: row["n"]
         for row in db.query(
-            "select term, count(*) as n from paper_terms where term in (select value from json_each(?)) group by term",
-            [terms],
+            "select t.value as term, (select count(*) from (select 1 from paper_terms p where p.term = t.value "
+            "limit ?)) as n from json_each(?) t",
+            [QUERY_POSTINGS + 1, terms],
         )
     }
     documents = next(db.query("select count(*) as n from papers where status = 'done'"))["n"]
