@@ -179,3 +179,10 @@ def test_papers_email_sends_one_subscribers_email_by_hand(archive, places, tmp_p
     with pytest.raises(SystemExit) as unknown:
         papers_cli([*argv[:-1], "cat"])
     assert unknown.value.code == 2 and "params.yaml: no subscriber is named 'cat'" in capsys.readouterr().err
+
+
+def test_a_date_that_ran_without_publishing_tells_nobody_anything(archive, places, capsys):
+    inbox, port, receiver = places  # `papers run list`: the date ran, and is not in the database
+    deliver_days(params(port), [("2025-04-07", True)], archive, "papers run")
+    assert inbox.messages == [] and receiver.received == []
+    assert "papers run: the digest of 2025-04-07 was not sent: " in capsys.readouterr().out

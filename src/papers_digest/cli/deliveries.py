@@ -74,7 +74,9 @@ def deliver_days(
         return
     for date, ran in finished:
         day = published_day(db_path, date, f"{command}: the digest of {date} was not sent") if ran else None
-        kind = day_kind(day, ran and day is not None)
+        if ran and day is None:  # ran, but not to publish (`papers run list`): nothing to tell, nor a failure
+            continue
+        kind = day_kind(day, ran)
         log_path = db_path.parent / date / DELIVERIES_FILE
         log = _read_log(log_path, date)
         before = sum(len(kinds) for kinds in log.sent.values())
