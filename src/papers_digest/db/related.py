@@ -92,3 +92,15 @@ def related_rows(db_path: str | Path, arxiv_ids: list[str]) -> dict[str, list[di
         if row["other"] in listed:
             found.setdefault(row["arxiv_id"], []).append(listed[row["other"]])
     return found
+
+
+def days_relating(db_path: str | Path, arxiv_ids: list[str]) -> set[str]:
+    """The dates of the papers whose stored related papers include one of these (whose pages link to them)."""
+    db = sqlite_utils.Database(Path(db_path))
+    if "related" not in db.table_names() or not arxiv_ids:
+        return set()
+    sql = (
+        "select distinct p.date from related r join papers p on p.arxiv_id = r.arxiv_id "
+        "where r.other in (select value from json_each(?))"
+    )
+    return {r["date"] for r in db.query(sql, [json.dumps(arxiv_ids)])}

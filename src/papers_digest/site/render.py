@@ -15,6 +15,7 @@ from papers_digest.core.artefacts import write_text_atomic
 from papers_digest.core.models import ARXIV_ID_RE
 from papers_digest.day.status import DayStatus, day_status
 from papers_digest.db.queries import site_day_rows, site_days, status_rows
+from papers_digest.db.related import days_relating
 from papers_digest.site.archive import ListedPaper, SiteNav
 from papers_digest.site.cite import BIBTEX_FILE, RIS_FILE, bibtex, citation, meta_tags, ris
 from papers_digest.site.days import DaySummary, DayView, build_days, build_index
@@ -100,8 +101,9 @@ def render_day(
 
     One exception: a paper the day took over from an earlier day (the retry queue lists a failed paper
     again; the later day's row wins) leaves that day, so a day with a page of one of its papers is
-    rendered again too. The search indexes of each day's month are built again: the cost of a month, not of
-    the archive.
+    rendered again too; and so is a day whose pages list one of the day's papers as related (a day written again:
+    a new day's papers are in no earlier list). The search indexes of each day's month are built again: the cost
+    of a month, not of the archive.
     """
     if not DATE_RE.match(date):
         raise SiteError(f"not a date (YYYY-MM-DD): {date!r}")
@@ -113,8 +115,9 @@ def render_day(
     areas, periods = touched_by(db, site.out, date)  # read before the day's page is written again
     loaded = {date: load_day(db, date)}
     ids = [p.arxiv_id for p in loaded[date].papers] if loaded[date] else []
-    for other in _days_with_pages_of(site.out, ids, besides=date):
-        loaded[other] = load_day(db, other)
+    # and the days whose pages list one of its papers as related (none for a new day: theirs were found before it)
+    for other in sorted({*_days_with_pages_of(site.out, ids, besides=date), *days_relating(db, ids)}):
+        loaded.setdefault(other, load_day(db, other))
     for day in loaded.values():
         if day is not None:
             site.write_day(day)
