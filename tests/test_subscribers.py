@@ -186,3 +186,13 @@ def test_a_date_that_ran_without_publishing_tells_nobody_anything(archive, place
     deliver_days(params(port), [("2025-04-07", True)], archive, "papers run")
     assert inbox.messages == [] and receiver.received == []
     assert "papers run: the digest of 2025-04-07 was not sent: " in capsys.readouterr().out
+
+
+def test_a_subscribers_variable_that_is_not_set_is_one_line_and_its_other_places_still_get_the_day(
+    archive, places, monkeypatch, capsys
+):
+    inbox, port, receiver = places
+    monkeypatch.delenv("FISH_URLS")
+    deliver_days(params(port), [(DAY, True)], archive, "papers daily")
+    assert "papers daily: subscriber fish: the environment variable FISH_URLS is not set" in capsys.readouterr().out
+    assert "fish@example.org" in texts(inbox) and receiver.received == []

@@ -69,6 +69,9 @@ def deliver_days(
     """For each date of the run (and whether it ran to the end), its message to every subscriber's places that have
     not had it: the digest, or the notice of an empty or a failed day (`notices`; `alerted`: the operator's alert
     went out, so the failed day's notice says so)."""
+    unset = [(s.name, v) for s in params.subscribers for v in (s.to_env, s.urls_env) if v and not os.environ.get(v)]
+    for name, variable in unset:  # said once a run: the subscriber still gets what its other places take
+        print(f"{command}: subscriber {name}: the environment variable {variable} is not set")
     people = [p for p in subscribers(params) if p.addresses or p.services]
     if not people:
         return
@@ -100,11 +103,12 @@ def _deliver(
     command: str,
     alerted: bool,
 ) -> list[str]:
-    """One subscriber's message of the date to each of its places still due; returns the places that had it."""
+    """One subscriber's message of the date to each of its places still due; returns the places that had it before."""
     email = destination(person.name, "email")
     services = {destination(person.name, s.label.split(",")[0]): s for s in person.services}
     places = ([email] if person.addresses else []) + list(services)
     pending = due(kind, places, log.sent, params.notices)
+    had = [p for p in places if kind in log.sent.get(p, ())]
     whose = "" if person.name == DEFAULT_SUBSCRIBER else f" for {person.name}"
     listed = day.listed if day else 0
     if email in pending:
@@ -136,7 +140,7 @@ def _deliver(
             log.sent.setdefault(place, []).append(kind)
         if sent:
             print(f"{command}: {what} pushed to {len(sent)} of {len(due_services)} service(s)")
-    return [p for p in places if p not in pending]
+    return had
 
 
 def _link(params: Params, date: str, kind: DayKind) -> str:
