@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import shutil
+import sqlite3
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,36 +21,95 @@ from papers_digest.core.models import FulltextDoc, Paper
 
 # --- archive: publishing a day into a year of days -----------------------------------------------
 
+# What every publish renders besides its day's pages, so the times above include it: the trends page joins them where
+# the branch that adds it (#47 item 6, site-browser) is merged, as render_day then renders it.
+PUBLISHED_PARTS = ("the day's related papers", "its citation files", "the front page, calendar and feeds")
 # What a publish rewrites besides its day's pages, the archive pages and the search indexes: put back before each run.
 COMMON = ("papers.db", "site/index.html", "site/days.html", "site/feed.xml", "site/feed.zh.xml")
 
 
-def archive_publish(days: int, papers: int = 20, date: str = DATE) -> None:
+def archive_publish(days: int, papers: int = 20, date: str = DATE, *, repeats: int = 3, rebuild: bool = True) -> None:
     """`stages/publish.py`, as DVC runs it, publishing `date` into the archive of its month (the days of its
-    month before it) and into a `days`-day archive (the days up to it), and `papers site` rebuilding the latter:
-    wall seconds and peak RSS of each process, side by side. A publish indexes its month's pages again for the
-    search (Pagefind): `date` at the end of a month (2025-12-31) is the dearest day, the first of a month
-    (2026-01-01, the default) the cheapest, and the month's archive pays the same as the year's."""
-    import datetime as dt
-
+    month before it) and into a `days`-day archive (the days up to it), and `papers site` rebuilding the latter
+    (unless not `rebuild`): wall seconds and peak RSS of each process, side by side, the median of `repeats`. A
+    publish indexes its month's pages again for the search (Pagefind): `date` at the end of a month (2025-12-31) is
+    the dearest day, the first of a month (2026-01-01, the default) the cheapest, and the month's archive pays the
+    same as the year's. Everything a publish renders is in its time: the day's related papers (site/related.py),
+    and the trends page where the branch that adds it is merged (render_day renders it; PUBLISHED_PARTS)."""
     work = Path(tempfile.mkdtemp(prefix="papers-bench-archive-"))
     try:
-        last = dt.date.fromisoformat(date)
-        dates = [(last - dt.timedelta(days=days - 1 - n)).isoformat() for n in range(days)]  # `date` is the last
         year, month = work / "year", work / "month"
         started = time.perf_counter()
-        build_archives(work, year, month, dates, papers)
+        dates = _build_archives(year, month, days, papers, date, work)
         build_s = time.perf_counter() - started
-        runs = _archive_runs(work, year, month, dates)
+        papers_bin = str(Path(sys.executable).parent / "papers")
+
+        def site(archive: Path, out: Path) -> list[str]:  # `papers site` of an archive's database
+            return [papers_bin, "site", "--db", str(archive / "papers.db"), "--out", str(out)]
+
+        before = {archive: _served(archive, site(archive, archive / "site"), work, date) for archive in (year, month)}
+
+        def empty_folder() -> None:
+            shutil.rmtree(work / "new", ignore_errors=True)
+
+        month_db, year_db = _publish_command(work, month, date), _publish_command(work, year, date)
+        small = f"its month, {sum(d[:7] == date[:7] for d in dates)} days"
+        runs = [
+            ("publish a new day", small, _timed(month_db, work, before[month], repeats)),
+            ("publish a new day", f"{days} days", _timed(year_db, work, before[year], repeats)),
+            ("publish it again, nothing changed", small, _timed(month_db, work, repeats=repeats)),
+            ("publish it again, nothing changed", f"{days} days", _timed(year_db, work, repeats=repeats)),
+        ]
+        if rebuild:  # once each: a rebuild of the whole site runs Pagefind on every month (minutes), and is no publish
+            runs += [
+                (
+                    "`papers site` into an empty folder",
+                    f"{days} days",
+                    _timed(site(year, work / "new"), work, empty_folder, 1),
+                ),
+                ("`papers site`, nothing changed", f"{days} days", _timed(site(year, year / "site"), work, repeats=1)),
+            ]
+        ids = [f"2501.{10000 + (days - 1) * papers + j}" for j in range(papers)]  # the new day's (_archive_day)
+        related = {name: _related_ms(folder / "papers.db", ids) for name, folder in ((small, month), ("year", year))}
         size_mb = (year / "papers.db").stat().st_size / 1e6
+        with sqlite3.connect(year / "papers.db") as conn:
+            terms = conn.execute("select count(*) from paper_terms").fetchone()[0]
         pages = sum(1 for _ in (year / "site").rglob("*.html"))
         index_mb = sum(f.stat().st_size for f in (year / "site" / "pagefind").rglob("*") if f.is_file()) / 1e6
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(
         f"\n### Publishing {date} into an archive: {days} days x {papers} papers ({days * papers:,} papers, "
-        f"papers.db {size_mb:.0f} MB, {pages:,} pages, search indexes {index_mb:.0f} MB; built in {build_s:.0f} s)\n"
+        f"papers.db {size_mb:.0f} MB with {terms:,} stored terms, {pages:,} pages, search indexes {index_mb:.0f} MB; "
+        f"built in {build_s:.0f} s)\n"
     )
+    _report(runs, f"{days} days", small, related)
+
+
+def _build_archives(year: Path, month: Path, days: int, papers: int, date: str, work: Path) -> list[str]:
+    """The `days` days up to `date` into the year's database, those of its month into the month's; the day itself
+    written as the stages leave it, in work/<date>. Returns the dates, `date` last."""
+    import datetime as dt
+
+    from papers_digest.day.metrics import run_record
+    from papers_digest.db.writer import write_day
+
+    kinds = archive_kinds()
+    last = dt.date.fromisoformat(date)
+    dates = [(last - dt.timedelta(days=days - 1 - n)).isoformat() for n in range(days)]
+    for folder in (year, month):
+        folder.mkdir()
+    for n, earlier in enumerate(dates[:-1]):
+        files = _archive_day(earlier, n, papers, kinds)
+        write_day(year / "papers.db", files, run_record(files))
+        if earlier[:7] == date[:7]:
+            write_day(month / "papers.db", files, run_record(files))
+    _archive_day(date, days - 1, papers, kinds, folder=work / date)
+    return dates
+
+
+def _report(runs: list[tuple[str, str, tuple[float, float]]], year: str, small: str, related: dict) -> None:
+    """The table of runs, the ratios against the targets, and what the day's related papers took in each archive."""
     print("| run | archive | wall s | peak RSS MB |")
     print("|---|---|---:|---:|")
     for label, archive, (seconds, mb) in runs:
@@ -55,54 +118,50 @@ def archive_publish(days: int, papers: int = 20, date: str = DATE) -> None:
     (again_month, _), (again_year, _) = runs[2][2], runs[3][2]
     peak = max(mb for label, _, (_, mb) in runs if label.startswith("publish"))
     print(
-        f"\nPublish into {days} days vs {runs[0][1]}: {new_year / new_month:.2f}x (new day), "
+        f"\nPublish into {year} vs {small}: {new_year / new_month:.2f}x (new day), "
         f"{again_year / again_month:.2f}x (nothing changed); target <= 1.5x. Peak RSS of a publish: {peak:.0f} MB; "
-        f"target < 400 MB. `papers site` of the {days} days: {runs[4][2][0]:.0f} s; target <= 180 s."
+        f"target < 400 MB."
+        + (f" `papers site` of the {year}: {runs[4][2][0]:.0f} s; target <= 180 s." if len(runs) > 4 else "")
+    )
+    print(
+        "Of which finding the day's related papers (db/writer.py relate, in process, median of 5): "
+        f"{related[small]:.0f} ms into {small}, {related['year']:.0f} ms into {year}. Also in every publish above: "
+        f"{', '.join(PUBLISHED_PARTS)}. Load average at the end: "
+        + ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        + " (the cores are shared: rerun on idle cores for the final figures)."
     )
 
 
-def build_archives(work: Path, year: Path, month: Path, dates: list[str], papers: int) -> None:
-    """The databases of every day before the last (`year`) and of its month's (`month`), and the last day's files
-    in `work/<date>`."""
-    from papers_digest.day.metrics import run_record
-    from papers_digest.db.writer import write_day
+def _related_ms(db: Path, ids: list[str]) -> float:
+    """Milliseconds the writer takes to find and store the related papers of these papers in `db` (db/writer.py
+    `relate`, inside a transaction then rolled back), the median of 5."""
+    from papers_digest.db.writer import open_for_writing, relate
 
-    kinds = _archive_kinds()
-    date = dates[-1]
-    for folder in (year, month):
-        folder.mkdir()
-    for n, earlier in enumerate(dates[:-1]):
-        files = _archive_day(earlier, n, papers, kinds)
-        write_day(year / "papers.db", files, run_record(files))
-        if earlier[:7] == date[:7]:
-            write_day(month / "papers.db", files, run_record(files))
-    _archive_day(date, len(dates) - 1, papers, kinds, folder=work / date)
+    times = []
+    for _ in range(5):
+        db_rw = open_for_writing(db)
+        try:
+            db_rw.conn.execute("begin immediate")
+            started = time.perf_counter()
+            relate(db_rw, ids)
+            times.append((time.perf_counter() - started) * 1000)
+            db_rw.conn.rollback()
+        finally:
+            db_rw.close()
+    return statistics.median(times)
 
 
-def _archive_runs(work: Path, year: Path, month: Path, dates: list[str]) -> list[tuple[str, str, tuple[float, float]]]:
-    """Each measured run: (what, into which archive, (median wall s, peak RSS MB))."""
-    date, days = dates[-1], len(dates)
-    papers_bin = str(Path(sys.executable).parent / "papers")
-
-    def site(archive: Path, out: Path) -> list[str]:  # `papers site` of an archive's database
-        return [papers_bin, "site", "--db", str(archive / "papers.db"), "--out", str(out)]
-
-    before = {archive: _served(archive, site(archive, archive / "site"), work, date) for archive in (year, month)}
-
-    def empty_folder() -> None:
-        shutil.rmtree(work / "new", ignore_errors=True)
-
-    month_db, year_db = _publish_command(work, month, date), _publish_command(work, year, date)
-    small = f"its month, {sum(d[:7] == date[:7] for d in dates)} days"
-    return [
-        ("publish a new day", small, _timed(month_db, work, before[month])),
-        ("publish a new day", f"{days} days", _timed(year_db, work, before[year])),
-        ("publish it again, nothing changed", small, _timed(month_db, work)),
-        ("publish it again, nothing changed", f"{days} days", _timed(year_db, work)),
-        # once each: a rebuild of the whole site runs Pagefind on every month (minutes), and is no publish
-        ("`papers site` into an empty folder", f"{days} days", _timed(site(year, work / "new"), work, empty_folder, 1)),
-        ("`papers site`, nothing changed", f"{days} days", _timed(site(year, year / "site"), work, repeats=1)),
-    ]
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--days", type=int, default=365)
+    parser.add_argument("--papers", type=int, default=20)
+    parser.add_argument("--date", default=DATE, help="the day published into the archive (its last)")
+    parser.add_argument("--smoke", action="store_true", help="a small archive, each run once, no rebuild: it works")
+    args = parser.parse_args()
+    if args.smoke:
+        archive_publish(8, 3, args.date, repeats=1, rebuild=False)
+    else:
+        archive_publish(args.days, args.papers, args.date)
 
 
 def _served(archive: Path, site: list[str], work: Path, date: str) -> Any:
@@ -134,13 +193,13 @@ def _served(archive: Path, site: list[str], work: Path, date: str) -> Any:
     return restore
 
 
-def _archive_kinds() -> list[tuple[FulltextDoc, dict, dict, list, Paper | None]]:
+def archive_kinds(extra_days: Sequence[Path] = ()) -> list[tuple[FulltextDoc, dict, dict, list, Paper | None]]:
     """The archive's distinct papers, each with the simulator's English digest (as the checker accepted it, with
     its evidence) and Chinese translation of it: real digests of realistic size. The recorded arXiv pages give
     full-text digests; every paper of the recorded HF days gives one more paper, digested from its abstract
     (as a paper without HTML is), with its listing (title, abstract, HF keywords, links). So the year repeats
     about 70 papers, not 6: a word of one paper is on about 1 page in 70, as in an archive of distinct papers,
-    which is what a search's time depends on (docs/site.md, "Search")."""
+    which is what a search's time depends on (docs/site.md, "Search"). `extra_days`: more recorded HF days."""
 
     from papers_devtools.sim.answers import build_digest, translate
     from papers_digest.checker.english import check_digest_en
@@ -151,7 +210,8 @@ def _archive_kinds() -> list[tuple[FulltextDoc, dict, dict, list, Paper | None]]
 
     listed: list[tuple[FulltextDoc, Paper | None]] = [(doc, None) for doc in synthetic_day(len(PAGES))]
     seen = set()
-    for day in sorted((ROOT / "tests" / "data" / "hf").glob("*.json")):
+    recorded = [*sorted((ROOT / "tests" / "data" / "hf").glob("*.json")), *extra_days]
+    for day in recorded:
         for paper in parse_items(json.loads(day.read_text(encoding="utf-8")))[0]:
             if paper.arxiv_id not in seen:
                 seen.add(paper.arxiv_id)
@@ -225,3 +285,7 @@ def _timed(command: list[str], cwd: Path, before: Any = None, repeats: int = 3) 
         seconds.append(wall)
         peaks.append(peak)
     return statistics.median(seconds), max(peaks)
+
+
+if __name__ == "__main__":
+    main()

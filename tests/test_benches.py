@@ -30,6 +30,8 @@ SMOKES = {
     "roles.py": ["--smoke"],
     "copying.py": ["--smoke"],
     "train_roles.py": ["--smoke"],
+    "archive.py": ["--smoke"],
+    "related.py": ["--smoke"],
 }
 SMOKE_TIMEOUT_S = 600  # seconds on 2 busy cores; each takes seconds to a minute alone
 
@@ -59,7 +61,16 @@ def test_every_bench_one_runs_has_a_smoke_mode_the_suite_runs():
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "name",
-    ["run.py", "asking.py", "real_engine.py", "engine_settings.py", "speculative.py", "findings.py", "train_roles.py"],
+    [
+        "run.py",
+        "asking.py",
+        "real_engine.py",
+        "engine_settings.py",
+        "speculative.py",
+        "findings.py",
+        "train_roles.py",
+        "related.py",
+    ],
 )
 def test_a_benchs_smoke_mode_runs_to_its_end(name):
     done = _smoke(name)

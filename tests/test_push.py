@@ -16,7 +16,7 @@ from readers_archive import DATES, TITLE_ZH, arxiv_id, write_archive
 from papers_devtools.testing.servers import Inbox, smtp_server, webhook_server
 from papers_digest.cli import runs
 from papers_digest.cli.alerts import ALERT_WEBHOOK_ENV, send_alert
-from papers_digest.cli.mail import push_days
+from papers_digest.cli.deliveries import deliver_days
 from papers_digest.core.notify import ALERT_URLS_ENV, NOTIFY_URLS_ENV
 from papers_digest.core.params import AlertParams, validate_params
 from papers_digest.day.status import DateRun, DayStatus, alert
@@ -27,9 +27,11 @@ DAY = DATES[-1]
 TOKEN = "secret-token"  # the path segment webhook_server's URL carries, as a chat's token
 
 
-@pytest.fixture(scope="module")
-def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_archive(tmp_path_factory.mktemp("push") / "papers.db")
+@pytest.fixture
+def archive(tmp_path: Path) -> Path:
+    """The archive, each test its own: what was sent is recorded beside it (data/<date>/deliveries.json)."""
+    (tmp_path / "data").mkdir()
+    return write_archive(tmp_path / "data" / "papers.db")
 
 
 @pytest.fixture
@@ -62,7 +64,7 @@ def test_the_days_digest_reaches_a_json_webhook_and_a_mailbox_one_line_a_paper(a
     inbox, port = smtp
     with webhook_server() as (receiver, hook):
         monkeypatch.setenv(NOTIFY_URLS_ENV, f"{_json_url(hook)}, {_mailto(port)}")
-        push_days(_params(), [DAY], archive, command="papers daily")
+        deliver_days(_params(), [(DAY, True)], archive, command="papers daily")
     out = capsys.readouterr().out
     assert out.splitlines() == [f"papers daily: the digest of {DAY} pushed to 2 of 2 service(s)"]
     (pushed,) = receiver.received
@@ -98,7 +100,7 @@ def test_a_failing_service_is_one_line_without_its_url_and_the_others_still_get_
     with webhook_server(status=500) as (refusing, hook):
         urls = [_json_url(gone), _json_url(hook), "nosuchservice://" + TOKEN, _mailto(port)]
         monkeypatch.setenv(NOTIFY_URLS_ENV, " ".join(urls))
-        push_days(_params(notify={"papers": 1, "lang": "zh"}), [DAY], archive, command="papers daily")
+        deliver_days(_params(notify={"papers": 1, "lang": "zh"}), [(DAY, True)], archive, command="papers daily")
     out = capsys.readouterr().out.splitlines()
     assert out[:3] == [
         f"papers daily: the digest of {DAY} was not delivered to {NOTIFY_URLS_ENV} #1, JSON: "
@@ -149,9 +151,7 @@ def test_the_old_webhook_gets_the_same_json_as_before_and_alert_urls_get_the_ale
 
 
 def test_pushes_that_fail_never_change_the_exit_status_of_papers_daily(archive, monkeypatch, tmp_path, capsys):
-    (tmp_path / "data").mkdir()
-    (tmp_path / "data" / "papers.db").write_bytes(archive.read_bytes())
-    monkeypatch.chdir(tmp_path)  # papers daily reads data/papers.db
+    monkeypatch.chdir(archive.parents[1])  # papers daily reads data/papers.db
     dead = f"json://127.0.0.1:9/hook/{TOKEN}"  # nothing listens on port 9
     monkeypatch.setenv(NOTIFY_URLS_ENV, dead)
     monkeypatch.setenv(ALERT_URLS_ENV, dead)

@@ -32,7 +32,8 @@ from readers_archive import (
 from papers_devtools.testing.browser import console_errors, serious_axe_violations, serve_folder
 from papers_devtools.testing.harness import wait_until
 from papers_devtools.testing.servers import Inbox, smtp_server
-from papers_digest.cli.mail import send_day, send_days
+from papers_digest.cli.deliveries import deliver_days
+from papers_digest.cli.mail import send_day
 from papers_digest.cli.main import main as papers_cli
 from papers_digest.core.params import EmailParams, ParamsError, validate_params
 from papers_digest.site.render import render_day, render_site
@@ -301,11 +302,12 @@ def test_a_failed_send_is_one_line_and_never_raises(archive, capsys):
     assert not send_day(closed, DATES[-1], archive / "papers.db", command="papers daily")
     out = capsys.readouterr().out.strip()
     assert out.startswith(f"papers daily: the email for {DATES[-1]} was not sent: ") and "\n" not in out
-    send_days(closed, [DATES[-1], "2031-01-01"], archive / "papers.db", command="papers daily")  # no raise
+    params = validate_params({"date": DATES[-1], "email": closed.model_dump()})
+    deliver_days(params, [(DATES[-1], True)], archive / "papers.db", command="papers daily")  # no raise
     lines = capsys.readouterr().out.strip().splitlines()
-    assert len(lines) == 2 and "2031-01-01 was not sent" in lines[1]
-    send_days(EmailParams(), [DATES[-1]], archive / "papers.db")  # email.to empty: nothing, not a word
-    assert capsys.readouterr().out == ""
+    assert lines == [out]
+    deliver_days(validate_params({"date": DATES[-1]}), [(DATES[-1], True)], archive / "papers.db", "papers")
+    assert capsys.readouterr().out == ""  # email.to empty, no push: nothing, not a word
 
 
 def test_papers_email_sends_a_day_by_hand(archive, smtp, tmp_path, capsys):
@@ -325,21 +327,22 @@ def test_papers_email_sends_a_day_by_hand(archive, smtp, tmp_path, capsys):
     assert inbox.messages[0][0] == ["a@example.org", "b@example.org"]
 
 
-def test_papers_daily_mails_the_dates_that_ran_ok(monkeypatch):
+def test_papers_daily_hands_each_date_whether_it_ran_and_whether_the_operator_was_told_to_the_deliveries(monkeypatch):
+    """The dates that ran get their digest, the others the failed day's notice, which says the operator was told
+    only when the alert went out (cli/deliveries.py; tests/test_subscribers.py sends them)."""
     from papers_digest.cli import runs
 
-    sent: list[list[str]] = []
-    monkeypatch.setattr(runs, "send_alert", lambda *a: None)
+    sent: list[tuple[list[tuple[str, bool]], bool]] = []
+    monkeypatch.setattr(runs, "send_alert", lambda *a: 1)
     monkeypatch.setattr(runs, "run_summary", lambda db, date: (2, 1))
     monkeypatch.setattr(runs, "date_runs", lambda db, finished: [])
     monkeypatch.setattr(
-        runs, "send_days", lambda settings, dates, db, command, base_url: sent.append((list(dates), base_url))
+        runs, "deliver_days", lambda params, finished, db, command, alerted: sent.append((list(finished), alerted))
     )
-    site = {"base_url": "https://digest.example.org/"}
-    params = validate_params({"date": DATES[-1], "email": {"to": ["r@example.org"]}, "site": site})
+    params = validate_params({"date": DATES[-1], "email": {"to": ["r@example.org"]}})
     outcomes = [runs.Outcome(DATES[0], 0), runs.Outcome(DATES[1], 1), runs.Outcome(DATES[2], 0)]
     assert runs._summary("papers daily", outcomes, params) == 1
-    assert sent == [([DATES[0], DATES[2]], "https://digest.example.org/")]
+    assert sent == [([(DATES[0], True), (DATES[1], False), (DATES[2], True)], True)]
 
 
 # ---------------------------------------------------------------- in a real browser

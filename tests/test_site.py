@@ -25,7 +25,7 @@ from papers_digest.core.models import GenerationResult
 from papers_digest.day.files import load_day
 from papers_digest.day.metrics import run_record
 from papers_digest.db.queries import site_days
-from papers_digest.db.writer import write_day
+from papers_digest.db.writer import index_terms, open_for_writing, relate, write_day
 from papers_digest.site import render as site_render
 from papers_digest.site.days import build_days, build_index
 from papers_digest.site.feed import DEFAULT_BASE_URL
@@ -117,8 +117,8 @@ def test_publish_renders_an_index_a_page_per_date_and_per_paper(site, db_rows):
         ["index.html", "days.html", "status.html", "style.css", "site.js", "search.html", "search.json"]
         + ["follow.js", "follow-settings.js", "foryou.html", "foryou.json", "trends.html"]
         + ["feed.xml", "feed.zh.xml"]
-        + [f"{SAMPLE_DATE}/index.html"]
-        + [f"{SAMPLE_DATE}/{i}.html" for i in RANKED]
+        + [f"{SAMPLE_DATE}/index.html", f"{SAMPLE_DATE}/citations.bib", f"{SAMPLE_DATE}/citations.ris"]
+        + [f"{SAMPLE_DATE}/{i}.{ext}" for i in RANKED for ext in ("html", "bib", "ris")]
     )
     assert {p.relative_to(site).as_posix() for p in site.glob("[wm]*/*.html")} == {
         "weeks/2025-W14.html",
@@ -554,6 +554,10 @@ def archive(project: Path, tmp_path: Path) -> Path:
                     f"insert into {table} ({names}) select {', '.join(values)} from {table} where date = ?",
                     [date, SAMPLE_DATE],
                 )
+    writer = open_for_writing(db)  # the copies' terms and related papers, as if each day had been written
+    with writer.conn:
+        relate(writer, index_terms(writer, []))
+    writer.close()
     return db
 
 
@@ -585,7 +589,8 @@ def test_a_publish_writes_only_its_days_pages_the_index_and_the_feed(project, ar
     pages = {rel for rel in changed if rel.split("/")[0] not in ARCHIVE}
     assert pages == {
         f"{SAMPLE_DATE}/index.html",
-        f"{SAMPLE_DATE}/{top}.html",
+        *(f"{SAMPLE_DATE}/{name}" for name in (f"{top}.bib", f"{top}.ris", "citations.bib", "citations.ris")),
+        *(f"{SAMPLE_DATE}/{i}.html" for i in RANKED),  # its page, and those listing it as related: the new title
         "index.html",
         "days.html",
         "feed.xml",  # the Chinese feed shows the translation's title, which a new English title leaves as it was
@@ -596,7 +601,7 @@ def test_a_publish_writes_only_its_days_pages_the_index_and_the_feed(project, ar
     # area index), and the day's week and month pages, list its title.
     areas = json.loads(next(r for r in _rows(archive, "papers") if r["arxiv_id"] == top)["areas"])
     assert changed - pages <= {
-        *(f"topics/{a}.{ext}" for a in {*areas, *areas_before} for ext in ("html", "xml")),
+        *(f"topics/{a}.{ext}" for a in {*areas, *areas_before} for ext in ("html", "xml", "bib", "ris")),
         "topics/index.html",
         "weeks/2025-W14.html",
         "months/2025-04.html",
@@ -651,8 +656,9 @@ def test_a_paper_the_day_takes_over_leaves_the_earlier_days_pages(project, archi
     summary = render_day(archive, out, SAMPLE_DATE)
 
     after = _snapshot(out)
-    assert set(before) - set(after) == {f"{OLDER_DAYS[-1]}/{moved}.html"}
-    assert set(after) - set(before) == {f"{SAMPLE_DATE}/{moved}.html"} and summary.removed == 1
+    files_of = {f"{moved}.{ext}" for ext in ("html", "bib", "ris")}  # its page and citations
+    assert set(before) - set(after) == {f"{OLDER_DAYS[-1]}/{name}" for name in files_of}
+    assert set(after) - set(before) == {f"{SAMPLE_DATE}/{name}" for name in files_of} and summary.removed == 3
     touched = {rel.split("/")[0] for rel in after if rel in before and after[rel] != before[rel]}
     common = {"index.html", "days.html", "feed.xml", "feed.zh.xml", "foryou.json", "trends.html"}
     assert touched <= {SAMPLE_DATE, OLDER_DAYS[-1], *common, *ARCHIVE}
@@ -667,7 +673,8 @@ def test_a_paper_the_day_takes_over_leaves_the_earlier_days_pages(project, archi
         for table in ("papers", "digests", "day_items", "runs"):
             conn.execute(f"delete from {table} where date = ?", [OLDER_DAYS[0]])
     summary = render_day(archive, out, OLDER_DAYS[0])
-    assert not (out / OLDER_DAYS[0]).exists() and summary.removed == 1 + len(RANKED)
+    # its page, its citations, and each paper's page and citations
+    assert not (out / OLDER_DAYS[0]).exists() and summary.removed == 3 + 3 * len(RANKED)
     assert f"{OLDER_DAYS[0]}/index.html" not in [a.get("href") for a in page(out / "days.html").cssselect("ul.days a")]
 
 
@@ -685,8 +692,8 @@ def test_papers_site_renders_every_day_one_day_at_a_time(archive, tmp_path, monk
     all_days = [SAMPLE_DATE, *reversed(OLDER_DAYS)]
     assert loaded == all_days  # each day read once, newest first
     # index, days, status, style, the three scripts, search (page and months), the feeds, For you (page and data),
-    # trends; a page per day and paper
-    pages = 14 + len(all_days) * (1 + len(RANKED))
+    # trends; a page and BibTeX and RIS files per day and per paper
+    pages = 14 + len(all_days) * 3 * (1 + len(RANKED))
     pages += sum(1 for folder in ARCHIVE for _ in (out / folder).iterdir())  # areas (page, feed), weeks, months
     assert (
         f"9 day(s), 36 papers, 28 feed entries; {pages} files written, 0 unchanged, 1 removed"

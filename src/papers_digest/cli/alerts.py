@@ -32,19 +32,19 @@ def date_runs(db_path: Path, finished: Iterable[tuple[str, str | None]]) -> list
     return runs
 
 
-def send_alert(command: str, alerts: AlertParams, runs: list[DateRun]) -> None:
+def send_alert(command: str, alerts: AlertParams, runs: list[DateRun]) -> int:
     """Send the run's alert when it has one: to the webhook, the same JSON as ever (`{"text", "dates"}`), and to
     each service of PAPERS_ALERT_URLS (its first line as the title). A service that fails is one line and never
-    fails the run; no URL is printed: it may hold a token (core/notify.py)."""
+    fails the run; no URL is printed: it may hold a token (core/notify.py). Returns how many places took it."""
     message = alert(runs, alerts.max_failed_share)
     if message is None:
-        return
+        return 0
     url = webhook_url(alerts)
     where = ALERT_WEBHOOK_ENV if os.environ.get(ALERT_WEBHOOK_ENV, "").strip() else "alerts.webhook_url"
     webhook = [json_webhook(url, f"the webhook ({where})", {"dates": message["dates"]})] if url else []
     services = services_from_env(ALERT_URLS_ENV)
     if not webhook and not services:
-        return
+        return 0
     title, _, details = message["text"].partition("\n")
     what = "the alert"
     sent = send(webhook, "", message["text"], command=command, what=what, failure=True)
@@ -52,3 +52,4 @@ def send_alert(command: str, alerts: AlertParams, runs: list[DateRun]) -> None:
     if sent:
         dates, total = len(message["dates"]), len(webhook) + len(services)
         print(f"{command}: alert sent for {dates} date(s) to {sent} of {total} service(s)")
+    return sent

@@ -16,7 +16,7 @@ import click
 from papers_digest.cli import backfill
 from papers_digest.cli.alerts import date_runs, send_alert
 from papers_digest.cli.commands import Command, examples
-from papers_digest.cli.mail import push_days, send_days
+from papers_digest.cli.deliveries import deliver_days
 from papers_digest.cli.project import (
     DB_PATH,
     EngineDied,
@@ -33,6 +33,7 @@ from papers_digest.db.writer import record_engine_start
 from papers_digest.engines.process import ManagedEngine
 from papers_digest.llm.endpoint import check_llm_endpoint
 from papers_digest.pipeline import experiments
+from papers_digest.site.subscribers import unknown_areas
 from papers_digest.ways.registry import way_named
 
 MAX_RANGE_DAYS = 366
@@ -160,6 +161,8 @@ def _run_params(params_path: Path) -> Params:
     """The params a run starts from, with what a managed engine needs checked before anything starts."""
     params = load_params(params_path)
     way_named(params.llm.asking, str(params_path))  # a way of asking that is no more fails before anything runs
+    if unknown := unknown_areas(params.subscribers, str(params_path)):  # before anything runs, not at the end
+        raise ParamsError("\n".join(unknown))
     if params.engine.kind != "none" and not params.llm.model:
         raise ParamsError(
             f"{params_path}: llm.model is empty: set it to the name the {params.engine.kind} engine should "
@@ -325,8 +328,8 @@ def _write_engine_records(engine: ManagedEngine, dates: list[str]) -> None:
 
 
 def _summary(command: str, outcomes: list[Outcome], params: Params) -> int:
-    """One line per date, then the alert when a date failed or a day went bad (cli/alerts.py); exit 0 only
-    when every date ran to the end."""
+    """One line per date, then the alert when a date failed or a day went bad (cli/alerts.py), then each date's
+    digest or notice to the subscribers (cli/deliveries.py); exit 0 only when every date ran to the end."""
     failed = 0
     for outcome in outcomes:
         if outcome.code == 0:
@@ -340,10 +343,8 @@ def _summary(command: str, outcomes: list[Outcome], params: Params) -> int:
     if len(outcomes) > 1:
         print(f"{command}: {len(outcomes) - failed} of {len(outcomes)} dates ok")
     finished = [(o.date, None if o.code == 0 else o.note or f"dvc repro exited with {o.code}") for o in outcomes]
-    send_alert(command, params.alerts, date_runs(DB_PATH, finished))
-    ran = [o.date for o in outcomes if o.code == 0]
-    send_days(params.email, ran, DB_PATH, command, base_url=params.site.base_url)
-    push_days(params, ran, DB_PATH, command)
+    alerted = send_alert(command, params.alerts, date_runs(DB_PATH, finished))
+    deliver_days(params, [(o.date, o.code == 0) for o in outcomes], DB_PATH, command, alerted=alerted > 0)
     return 1 if failed else 0
 
 

@@ -278,3 +278,13 @@ class Digest(_Strict):
 
 
 DIGEST_KEYS = tuple(Digest.model_fields)
+
+
+class DeliveryLog(BaseModel):
+    """data/<date>/deliveries.json: what each place got of a date (`papers daily`, cli/deliveries.py), so that a rerun
+    of the date sends nothing twice; beside the day's files, not in the database, which `papers rebuild-db` makes
+    anew from those files."""
+
+    date: str
+    # a place ("default email", "agents PAPERS_NOTIFY_AGENTS #1") -> the kinds it got: digest | empty | failed
+    sent: dict[str, list[str]] = Field(default_factory=dict)

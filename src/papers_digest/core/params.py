@@ -218,6 +218,64 @@ class NotifyParams(_Section):
     lang: Literal["en", "zh"] = "en"  # the push's language: titles, sentences, areas
 
 
+ENV_NAME = r"[A-Z_][A-Z0-9_]*"  # an environment variable's name: where a subscriber's secrets are
+DEFAULT_SUBSCRIBER = "default"  # email.to and PAPERS_NOTIFY_URLS: every paper, in the day's order
+
+
+class SubscriberParams(_Section):
+    """A reader who gets the day's papers of their areas and keywords first (docs/operations.md, "Subscribers"),
+    by email (`to`, and the addresses in the environment variable `to_env`) and pushes (the apprise URLs in the
+    environment variable `urls_env`: they carry tokens, so never this file)."""
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")  # names it in the output and in the record of what was sent
+    areas: list[str] = Field(default_factory=list)  # slugs of day/areas.yaml, e.g. agent, reinforcement-learning
+    keywords: list[str] = Field(default_factory=list)  # words or phrases, English or Chinese, e.g. tool use, 智能体
+    to: list[str] = Field(default_factory=list)
+    to_env: str = ""
+    urls_env: str = ""
+
+    @field_validator("to_env", "urls_env")
+    @classmethod
+    def _variable_name(cls, value: str) -> str:
+        if value and not re.fullmatch(ENV_NAME, value):
+            raise ValueError(f"must name an environment variable (A-Z, 0-9, _), got {value!r}")
+        return value
+
+    @field_validator("areas")
+    @classmethod
+    def _slugs(cls, areas: list[str]) -> list[str]:
+        bad = [a for a in areas if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", a)]
+        if bad:
+            raise ValueError(f"must be area slugs (topics/<slug>.html), got {bad}")
+        return areas
+
+    @field_validator("keywords")
+    @classmethod
+    def _words(cls, keywords: list[str]) -> list[str]:
+        if any(not k.strip() for k in keywords):
+            raise ValueError("must be words or phrases, got an empty one")
+        return [" ".join(k.split()) for k in keywords]
+
+    @model_validator(mode="after")
+    def _interests_and_a_destination(self) -> SubscriberParams:
+        if not (self.areas or self.keywords):
+            raise ValueError(
+                f"subscriber {self.name!r} has no areas and no keywords: a reader of every paper in the day's order "
+                "is email.to or PAPERS_NOTIFY_URLS"
+            )
+        if not (self.to or self.to_env or self.urls_env):
+            raise ValueError(f"subscriber {self.name!r} has nowhere to go: set to, to_env or urls_env")
+        return self
+
+
+class NoticeParams(_Section):
+    """A day without a digest still reaches the readers, once: an empty day (no paper was listed, or every one was
+    digested before) and a failed day (the run failed, or no picked paper was digested)."""
+
+    empty_day: bool = True
+    failed_day: bool = True
+
+
 class Params(_Section):
     date: str
     limit: int = Field(20, ge=1, le=1000)
@@ -233,6 +291,17 @@ class Params(_Section):
     site: SiteParams = Field(default_factory=SiteParams)
     email: EmailParams = Field(default_factory=EmailParams)
     notify: NotifyParams = Field(default_factory=NotifyParams)
+    subscribers: list[SubscriberParams] = Field(default_factory=list)
+    notices: NoticeParams = Field(default_factory=NoticeParams)
+
+    @field_validator("subscribers")
+    @classmethod
+    def _names_once(cls, subscribers: list[SubscriberParams]) -> list[SubscriberParams]:
+        names = [s.name for s in subscribers]
+        taken = sorted({n for n in names if names.count(n) > 1 or n == DEFAULT_SUBSCRIBER})
+        if taken:
+            raise ValueError(f"names must be unique and not {DEFAULT_SUBSCRIBER!r} (email.to), got {taken}")
+        return subscribers
 
     @model_validator(mode="after")
     def _endpoint_of_a_managed_engine(self) -> Params:

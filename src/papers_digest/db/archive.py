@@ -29,14 +29,17 @@ def _shown(columns: str = "areas, upvotes", between: bool = False) -> str:
 _SHOWN = _shown()
 
 
-def _listed(db: sqlite_utils.Database, table: str = "papers") -> str:
-    """The columns the archive pages list a paper with; each digest's one-sentence summary (and the Chinese
-    title, when the translation has one) read in SQL. A `day_items` row is a paper no day picked: `listed`."""
+def listed_columns(db: sqlite_utils.Database, table: str = "papers") -> str:
+    """The columns the archive pages list a paper with (and cite it by: its authors, arXiv's date); each digest's
+    one-sentence summary (and the Chinese title, when the translation has one) read in SQL. A `day_items` row is a
+    paper no day picked: `listed`."""
+    dated = "p.published_at" if "published_at" in db[table].columns_dict else "null as published_at"
     if table == "day_items":
         return (
-            "p.arxiv_id, p.date, p.title, p.upvotes, 'listed' as status, null as generated_at, null as en, null as zh"
+            f"p.arxiv_id, p.date, p.title, p.upvotes, p.authors, {dated}, 'listed' as status, null as generated_at, "
+            "null as en, null as zh"
         )
-    columns = "p.arxiv_id, p.date, p.title, p.upvotes, p.status, p.generated_at"
+    columns = f"p.arxiv_id, p.date, p.title, p.upvotes, p.authors, {dated}, p.status, p.generated_at"
     if "digests" not in db.table_names():
         return f"{columns}, null as en, null as zh, null as title_zh"
     one = "(select json_extract(d.digest, '$.one_sentence') from digests d where d.arxiv_id = p.arxiv_id and d.lang = "
@@ -87,12 +90,12 @@ def papers_by_area(
     papers = {
         r["arxiv_id"]: r
         for r in db.query(
-            f"select {_listed(db)} from papers p where p.arxiv_id in (select value from json_each(?))", [ids]
+            f"select {listed_columns(db)} from papers p where p.arxiv_id in (select value from json_each(?))", [ids]
         )
     }
     listed = json.dumps(sorted({(r["id"], r["date"]) for r in kept if r["id"] not in papers}))
     for r in db.query(
-        f"select {_listed(db, 'day_items')} from day_items p, json_each(?) k "
+        f"select {listed_columns(db, 'day_items')} from day_items p, json_each(?) k "
         "where p.arxiv_id = json_extract(k.value, '$[0]') and p.date = json_extract(k.value, '$[1]')",
         [listed],
     ):
@@ -124,7 +127,7 @@ def top_papers(db_path: str | Path, start: str, end: str, limit: int) -> tuple[i
         return 0, []
     days = next(db.query("select count(distinct date) as n from papers where date between ? and ?", [start, end]))
     rows = db.query(
-        f"select {_listed(db)} from papers p where p.date between ? and ? "
+        f"select {listed_columns(db)} from papers p where p.date between ? and ? "
         "order by coalesce(p.upvotes, 0) desc, p.arxiv_id limit ?",
         [start, end, limit],
     )

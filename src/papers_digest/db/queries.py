@@ -15,6 +15,7 @@ from papers_digest.core.models import Organization, Paper
 # db/schema.py LISTING_COLUMNS beyond those every database has
 _LISTING_EXTRAS = (
     "keywords", "github_repo", "github_stars", "project_page", "organization", "ai_summary", "thumbnail", "comments",
+    "published_at",
 )  # fmt: skip
 
 
@@ -60,6 +61,7 @@ def failed_recently(db_path: str | Path, date: str, days: int) -> list[tuple[Pap
                 ai_summary=row["ai_summary"],
                 thumbnail=row["thumbnail"],
                 comments=row["comments"],
+                published_at=row["published_at"],
             ),
             row["first_failed"],
         )

@@ -9,6 +9,7 @@ from typing import Any
 from papers_digest.core.models import GenerationResult, Paper
 from papers_digest.day.areas import paper_areas
 from papers_digest.day.files import LANG_OF_STAGE, DayFiles, model_saw, paper_outcome
+from papers_digest.day.terms import digest_words, term_weights
 
 
 def paper_rows(files: DayFiles) -> list[dict[str, Any]]:
@@ -64,6 +65,7 @@ def listing_columns(paper: Paper) -> dict[str, Any]:
         "organization": paper.organization.model_dump_json() if paper.organization else None,
         "thumbnail": paper.thumbnail,
         "comments": paper.comments,
+        "published_at": paper.published_at,
     }
 
 
@@ -102,6 +104,19 @@ def evidence_json(result: GenerationResult) -> str | None:
     if result.stage != "digest_en" or not result.evidence:
         return None
     return json.dumps([[e.model_dump() for e in found] for found in result.evidence], ensure_ascii=False)
+
+
+def term_rows(arxiv_id: str, title: str, digest_json: str | None) -> list[dict[str, Any]]:
+    """A done paper's `paper_terms` rows: each term of its title and English digest with its weight (day/terms.py);
+    none when the stored digest is not a JSON object."""
+    try:
+        digest = json.loads(digest_json or "")
+    except json.JSONDecodeError:
+        return []
+    if not isinstance(digest, dict):
+        return []
+    weights = term_weights(digest_words(title, digest))
+    return [{"term": term, "arxiv_id": arxiv_id, "weight": weight} for term, weight in weights.items()]
 
 
 def call_rows(files: DayFiles) -> list[dict[str, Any]]:

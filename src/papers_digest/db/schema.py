@@ -9,7 +9,7 @@ import sqlite_utils
 from papers_digest.core.models import CallRecord
 from papers_digest.db.published import PUBLISHED_COLUMNS, PUBLISHED_TABLE
 
-TABLES = ("papers", "digests", "llm_calls", "runs", "day_items")
+TABLES = ("papers", "digests", "llm_calls", "runs", "day_items")  # paper_terms is the related papers' index
 CALL_KEY = ("date", "arxiv_id", "stage", "attempt", "retry")
 # JSON text columns: sqlite-utils would write a list as JSON itself, but the rows spell it out (db/rows.py).
 DIGEST_COLUMNS: dict[str, type] = {
@@ -39,6 +39,7 @@ LISTING_COLUMNS: dict[str, type] = {
     "organization": str,  # JSON {"name", "fullname"}: the HF organisation the paper is listed under
     "thumbnail": str,  # HF's thumbnail of the paper (an image URL)
     "comments": int,  # comments on its HF page
+    "published_at": str,  # when arXiv published it (ISO-8601), as Hugging Face lists it: the citation's date
 }
 DAY_ITEM_COLUMNS: dict[str, type] = {
     "date": str,
@@ -85,6 +86,16 @@ def ensure_schema(db: sqlite_utils.Database) -> None:
     )
     db["day_items"].create(DAY_ITEM_COLUMNS, pk=("date", "arxiv_id"), if_not_exists=True)
     db[PUBLISHED_TABLE].create(PUBLISHED_COLUMNS, pk="date", if_not_exists=True)
+    # A done paper's terms and their weights (day/terms.py), for its related papers (db/related.py): keyed by
+    # term first, without a rowid, so a term's papers are one range of the table and nothing more is stored.
+    db.execute(
+        "create table if not exists paper_terms (term text not null, arxiv_id text not null, weight real not null, "
+        "primary key (term, arxiv_id)) without rowid"
+    )
+    db["paper_terms"].create_index(["arxiv_id"], if_not_exists=True)
+    # Each done paper's related papers, best first (rank 1-5), as found when its day was written (db/writer.py).
+    related = {"arxiv_id": str, "rank": int, "other": str, "score": float}
+    db["related"].create(related, pk=("arxiv_id", "rank"), if_not_exists=True)
     _add_missing_columns(db, "papers", PAPER_COLUMNS)
     _add_missing_columns(db, "digests", DIGEST_COLUMNS)
     _add_missing_columns(db, "day_items", DAY_ITEM_COLUMNS)

@@ -13,8 +13,10 @@ import sqlite_utils
 from papers_digest.core.models import RunRecord
 from papers_digest.day.areas import paper_areas
 from papers_digest.day.files import DayFiles
+from papers_digest.day.terms import RELATED_PAPERS, query_weights
 from papers_digest.db.published import PUBLISHED_TABLE
-from papers_digest.db.rows import call_rows, day_item_rows, digest_rows, paper_rows
+from papers_digest.db.related import best_scored, stored_terms
+from papers_digest.db.rows import call_rows, day_item_rows, digest_rows, paper_rows, term_rows
 from papers_digest.db.schema import CALL_KEY, ensure_schema
 
 # How long a write waits for another writer or a checkpoint before it fails; readers never make it wait in
@@ -46,6 +48,48 @@ def write_day(db_path: str | Path, files: DayFiles, run: RunRecord) -> None:
         db["day_items"].insert_all(day_item_rows(files), pk=("date", "arxiv_id"), alter=True)
         db["runs"].upsert(run.model_dump(), pk="date", alter=True)
         file_under_areas(db)
+        ids = [r["arxiv_id"] for r in rows if r["arxiv_id"] not in newer]
+        relate(db, [*ids, *index_terms(db, ids)])
+
+
+def index_terms(db: sqlite_utils.Database, arxiv_ids: list[str]) -> list[str]:
+    """Store the terms of these papers' digests (day/terms.py) in `paper_terms`, for their related papers, in place
+    of what they had: a done paper gets its terms, a failed one none; and those of every done paper that has none
+    yet (a database written before related papers). Returns the ids of those others."""
+    ids = json.dumps(arxiv_ids)
+    db.execute("delete from paper_terms where arxiv_id in (select value from json_each(?))", [ids])
+    rows = db.query(
+        "select p.arxiv_id, p.title, d.digest from papers p "
+        "join digests d on d.arxiv_id = p.arxiv_id and d.lang = 'en' "
+        "where p.status = 'done' and (p.arxiv_id in (select value from json_each(?)) "
+        "or not exists (select 1 from paper_terms t where t.arxiv_id = p.arxiv_id))",
+        [ids],
+    )
+    earlier = []
+    for row in list(rows):
+        terms = term_rows(row["arxiv_id"], row["title"] or "", row["digest"])
+        db.conn.executemany(
+            "insert or replace into paper_terms (term, arxiv_id, weight) values (:term, :arxiv_id, :weight)", terms
+        )
+        if row["arxiv_id"] not in arxiv_ids:
+            earlier.append(row["arxiv_id"])
+    return earlier
+
+
+def relate(db: sqlite_utils.Database, arxiv_ids: list[str]) -> None:
+    """Store the related papers of these papers (those with terms: the done ones), found in the archive as the
+    database holds it now, in place of what they had: a page shows them as found when its day was written."""
+    ids = json.dumps(arxiv_ids)
+    db.execute("delete from related where arxiv_id in (select value from json_each(?))", [ids])
+    weights, df, documents = stored_terms(db, arxiv_ids)
+    queries = {paper: query_weights(terms, df, documents) for paper, terms in weights.items()}
+    found = best_scored(db, queries, RELATED_PAPERS)
+    rows = [
+        {"arxiv_id": paper, "rank": rank, "other": other, "score": round(score, 6)}
+        for paper, others in found.items()
+        for rank, (other, score) in enumerate(others, start=1)
+    ]
+    db["related"].insert_all(rows, pk=("arxiv_id", "rank"), replace=True)
 
 
 def file_under_areas(db: sqlite_utils.Database) -> int:

@@ -46,6 +46,10 @@ class AreaRef:
     def feed_path(self) -> str:
         return f"{AREAS_FOLDER}/{self.slug}.xml"
 
+    def file_path(self, suffix: str) -> str:
+        """Its page (`.html`), its feed (`.xml`), its papers' BibTeX (`.bib`) or RIS (`.ris`)."""
+        return f"{AREAS_FOLDER}/{self.slug}{suffix}"
+
 
 @dataclass(frozen=True)
 class Organization:
@@ -221,6 +225,8 @@ class ListedPaper:
     generated_at: str | None
     title_zh: str | None = None  # the translation's title, when it has one
     picked: bool = True  # False: Hugging Face listed it, no day picked it: it has no page, only its day's entry
+    authors: tuple[str, ...] = ()  # for its citation (site/cite.py)
+    published_at: str | None = None  # when arXiv published it, as Hugging Face listed it
 
     @property
     def path(self) -> str:
@@ -263,6 +269,8 @@ def listed_paper(row: Mapping[str, Any]) -> ListedPaper:
         generated_at=row.get("generated_at"),
         title_zh=row.get("title_zh") if done and isinstance(row.get("title_zh"), str) else None,
         picked=row.get("status") != "listed",
+        authors=tuple(_strings(row.get("authors"))),
+        published_at=row.get("published_at") if isinstance(row.get("published_at"), str) else None,
     )
 
 

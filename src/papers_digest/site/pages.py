@@ -28,6 +28,7 @@ from papers_digest.site.archive import (
     listed_paper,
     periods_of,
 )
+from papers_digest.site.cite import bibtex, citation, ris
 from papers_digest.site.feed import Feed, FeedEntry, make_feed
 from papers_digest.site.foryou import FOR_YOU_DAYS, FOR_YOU_FILE, for_you_json, for_you_window
 from papers_digest.site.tex import tex_text
@@ -35,6 +36,7 @@ from papers_digest.site.tex import tex_text
 AREAS_INDEX = f"{AREAS_FOLDER}/index.html"
 FOR_YOU_PAGE = "foryou.html"
 ARCHIVE_FOLDERS = (AREAS_FOLDER, "weeks", "months")
+AREA_FILES = (".html", ".xml", ".bib", ".ris")  # an area's page, its feed and its papers' citations
 # An area chip as the day pages write it (a topic chip, before areas): what a day's page linked to before this publish.
 _CHIP_RE = re.compile(r'<a class="(?:area|topic)" href="\.\./topics/([a-z0-9-]+)\.html"')
 _PERIOD_RE = re.compile(r"^(\d{4}-W\d{2}|\d{4}-\d{2})$")
@@ -66,6 +68,9 @@ def archive_files(
         shown = [_item(items, item, p) for p in page.papers]
         yield page.area.path, area_page.render(page=page, items=shown, root="../", path=page.area.path)
         yield page.area.feed_path, env.get_template("feed.xml").render(feed=area_feed(page, base_url))
+        cites = [citation(p) for p in page.papers]
+        yield page.area.file_path(".bib"), bibtex(cites)
+        yield page.area.file_path(".ris"), ris(cites)
     counts = [AreaCount(AreaRef(r["area"]), r["papers"], r["latest"]) for r in area_counts(db) if r["area"] in known]
     yield AREAS_INDEX, env.get_template("topics.html").render(areas=counts, root="../", path=AREAS_INDEX)
     if periods is not None:  # and the periods beside them: their links to the one before and after
@@ -153,7 +158,7 @@ def remove_stale_archive(
     out: Path, kept: set[Path], areas: Iterable[str] | None = None, periods: Iterable[Period] | None = None
 ) -> int:
     """Remove archive pages no longer written: of these areas and periods, or with None, any of the site's own
-    shape (`topics/<slug>.html|xml`, `weeks/<YYYY-Www>.html`, `months/<YYYY-MM>.html`) not in `kept`, the pages
+    shape (`topics/<slug>.html|xml|bib|ris`, `weeks/<YYYY-Www>.html`, `months/<YYYY-MM>.html`) not in `kept`, the pages
     of the topics before areas among them."""
     if areas is None or periods is None:
         candidates = [
@@ -161,12 +166,12 @@ def remove_stale_archive(
             for folder in ARCHIVE_FOLDERS
             if (out / folder).is_dir()
             for page in (out / folder).iterdir()
-            if page.suffix in (".html", ".xml")
+            if page.suffix in AREA_FILES
             and (_PERIOD_RE.match(page.stem) if folder != AREAS_FOLDER else _SLUG_RE.match(page.stem))
         ]
     else:
         refs = [AreaRef(a) for a in areas if _SLUG_RE.match(a)]
-        candidates = [out / p for r in refs for p in (r.path, r.feed_path)] + [out / p.path for p in periods]
+        candidates = [out / r.file_path(s) for r in refs for s in AREA_FILES] + [out / p.path for p in periods]
     removed = 0
     for page in candidates:
         if page not in kept and page.name != "index.html" and page.is_file():

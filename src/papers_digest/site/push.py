@@ -9,6 +9,7 @@ from urllib.parse import urljoin
 from papers_digest.site.archive import AreaRef
 from papers_digest.site.days import DayView
 from papers_digest.site.feed import normalise_base_url
+from papers_digest.site.subscribers import EVERY_PAPER, Interests, personal_day, why_text
 from papers_digest.site.tex import tex_text
 from papers_digest.site.views import PaperView
 
@@ -21,12 +22,19 @@ class DayPush:
     body: str
 
 
-def day_push(day: DayView, base_url: str, *, papers: int = 5, lang: str = "en") -> DayPush:
+def day_push(
+    day: DayView, base_url: str, *, papers: int = 5, lang: str = "en", interests: Interests = EVERY_PAPER
+) -> DayPush:
     """The day's first `papers` done papers by upvotes, each `n. title: its one sentence` in `lang` (en | zh: the
     translation's title where it has one, as the Chinese feed) on one line, LaTeX as Unicode text; how many more
-    there are; the day's commonest areas; and the day's page at `base_url` (site.base_url)."""
+    there are; the day's commonest areas; and the day's page at `base_url` (site.base_url). A subscriber's papers
+    (`interests`) come first, each saying what it matched, after a line saying how many are theirs or that none is."""
     done = [p for p in day.papers if p.done]
-    lines = [f"{n}. {_paper_line(paper, lang)}" for n, paper in enumerate(done[:papers], start=1)]
+    personal = personal_day(day, interests)
+    lines = personal.lines(lang)
+    for n, (paper, why) in enumerate(personal.ordered[:papers], start=1):
+        said = why_text(why, lang)
+        lines.append(f"{n}. {_paper_line(paper, lang)}" + (f" ({said})" if said else ""))
     if len(done) > papers:
         more = len(done) - papers
         lines.append(f"…… 另有 {more} 篇" if lang == "zh" else f"… and {more} more")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -15,7 +15,9 @@ from papers_digest.core.artefacts import write_text_atomic
 from papers_digest.core.models import ARXIV_ID_RE
 from papers_digest.day.status import DayStatus, day_status
 from papers_digest.db.queries import site_day_rows, site_days, status_rows
-from papers_digest.site.archive import SiteNav
+from papers_digest.db.related import days_relating
+from papers_digest.site.archive import ListedPaper, SiteNav
+from papers_digest.site.cite import BIBTEX_FILE, RIS_FILE, bibtex, citation, meta_tags, ris
 from papers_digest.site.days import DaySummary, DayView, build_days, build_index
 from papers_digest.site.environment import make_environment
 from papers_digest.site.feed import (
@@ -29,12 +31,15 @@ from papers_digest.site.feed import (
     normalise_base_url,
 )
 from papers_digest.site.pages import archive_files, reader_files, remove_stale_archive, touched_by
+from papers_digest.site.related import related_papers
 from papers_digest.site.search import SearchIndexError, index_months, indexed_months
 from papers_digest.site.views import DATE_RE, SiteError
 
 STATUS_FILE = "status.html"  # one row per published date (day/status.py)
 DAYS_FILE = "days.html"  # the calendar: every published day, by month; index.html shows the latest day's papers
 STATIC_FILES = ("style.css", "site.js", "follow.js", "follow-settings.js")  # copied from templates/ as they are
+# A date folder's own files besides each paper's <arxiv id>.html|bib|ris: what a stale one may be removed as.
+_DAY_FILE_STEMS = {".html": {"index"}, ".bib": {Path(BIBTEX_FILE).stem}, ".ris": {Path(RIS_FILE).stem}}
 SEARCH_FILE = "search.json"  # the months indexed, for the search box of every page but search.html (site.js)
 
 
@@ -68,7 +73,7 @@ def render_site(
     base = normalise_base_url(base_url)
     db = _database(db_path)
     index = build_index(site_days(db))
-    site = _Site(Path(out_dir), make_environment(report_url, base))
+    site = _Site(Path(out_dir), make_environment(report_url, base), db)
     site.env.globals["nav"] = nav = SiteNav.of(s.date for s in index)
     latest: list[DayView] = []
     for i, summary in enumerate(index):
@@ -96,21 +101,23 @@ def render_day(
 
     One exception: a paper the day took over from an earlier day (the retry queue lists a failed paper
     again; the later day's row wins) leaves that day, so a day with a page of one of its papers is
-    rendered again too. The search indexes of each day's month are built again: the cost of a month, not of
-    the archive.
+    rendered again too; and so is a day whose pages list one of the day's papers as related (a day written again:
+    a new day's papers are in no earlier list). The search indexes of each day's month are built again: the cost
+    of a month, not of the archive.
     """
     if not DATE_RE.match(date):
         raise SiteError(f"not a date (YYYY-MM-DD): {date!r}")
     base = normalise_base_url(base_url)
     db = _database(db_path)
     index = build_index(site_days(db))
-    site = _Site(Path(out_dir), make_environment(report_url, base))
+    site = _Site(Path(out_dir), make_environment(report_url, base), db)
     site.env.globals["nav"] = nav = SiteNav.of(s.date for s in index)
     areas, periods = touched_by(db, site.out, date)  # read before the day's page is written again
     loaded = {date: load_day(db, date)}
     ids = [p.arxiv_id for p in loaded[date].papers] if loaded[date] else []
-    for other in _days_with_pages_of(site.out, ids, besides=date):
-        loaded[other] = load_day(db, other)
+    # and the days whose pages list one of its papers as related (none for a new day: theirs were found before it)
+    for other in sorted({*_days_with_pages_of(site.out, ids, besides=date), *days_relating(db, ids)}):
+        loaded.setdefault(other, load_day(db, other))
     for day in loaded.values():
         if day is not None:
             site.write_day(day)
@@ -149,6 +156,7 @@ class _Site:
 
     out: Path
     env: Environment
+    db: Path
     kept: set[Path] = field(default_factory=set)
     written: int = 0
     unchanged: int = 0
@@ -158,8 +166,10 @@ class _Site:
     search_error: str | None = None
 
     def write_day(self, day: DayView) -> None:
+        """The day's pages and citation files, each paper page with its related papers as the archive has them now."""
         before = self.written
-        self._write_all(_day_files(self.env, day))
+        related = related_papers(self.db, [p.arxiv_id for p in day.papers if p.done])
+        self._write_all(_day_files(self.env, day, related))
         self.days.append(day.date)
         if self.written > before:
             self.changed_days.add(day.date)
@@ -219,11 +229,24 @@ def _database(db_path: str | Path) -> Path:
     return path
 
 
-def _day_files(env: Environment, day: DayView) -> Iterator[tuple[str, str]]:
+def _day_files(
+    env: Environment, day: DayView, related: Mapping[str, tuple[ListedPaper, ...]] | None = None
+) -> Iterator[tuple[str, str]]:
+    """The day's page first (the days beside a published one take only it), its citation files, and each picked
+    paper's page with its own citation files and its related papers."""
     yield day.path, env.get_template("day.html").render(day=day, root="../", path=day.path)
+    cites = [citation(p) for p in day.shown]
+    yield f"{day.date}/{BIBTEX_FILE}", bibtex(cites)
+    yield f"{day.date}/{RIS_FILE}", ris(cites)
     paper_page = env.get_template("paper.html")
     for paper in day.papers:
-        yield paper.path, paper_page.render(paper=paper, day=day, root="../", path=paper.path)
+        cite = citation(paper)
+        tags, near = meta_tags(cite), (related or {}).get(paper.arxiv_id, ())
+        yield paper.path, paper_page.render(
+            paper=paper, day=day, root="../", path=paper.path, citation_tags=tags, related=near
+        )
+        yield f"{day.date}/{paper.arxiv_id}.bib", bibtex([cite])
+        yield f"{day.date}/{paper.arxiv_id}.ris", ris([cite])
 
 
 def _common_files(
@@ -260,8 +283,8 @@ def _remove_stale(out: Path, kept: set[Path], only: set[str] | None = None) -> i
     """Remove pages of days or papers no longer in the database, and temporary files of a crashed run;
     with `only`, just in those dates' folders (and temporary files at the top).
 
-    Only paths of the site's own shape (`<date>/index.html`, `<date>/<arxiv id>.html`) are candidates,
-    so a mistaken `--out` never deletes someone else's HTML.
+    Only paths of the site's own shape (`<date>/index.html`, `<date>/<arxiv id>.html|bib|ris`,
+    `<date>/citations.bib|ris`) are candidates, so a mistaken `--out` never deletes someone else's files.
     """
     if not out.is_dir():
         return 0
@@ -275,8 +298,10 @@ def _remove_stale(out: Path, kept: set[Path], only: set[str] | None = None) -> i
         leftover.unlink(missing_ok=True)
     removed = 0
     for folder in folders:
-        for page in folder.glob("*.html"):
-            if page not in kept and (page.stem == "index" or ARXIV_ID_RE.match(page.stem)):
+        for page in folder.iterdir():
+            if page.suffix not in _DAY_FILE_STEMS or page in kept:
+                continue
+            if page.stem in _DAY_FILE_STEMS[page.suffix] or ARXIV_ID_RE.match(page.stem):
                 page.unlink()
                 removed += 1
         if not any(folder.iterdir()):

@@ -85,6 +85,27 @@ def tex_text(text: str) -> str:
     return " ".join(out.split()) if out != text else text
 
 
+def tex_pieces(text: str) -> list[tuple[str, str]]:
+    """Text cut into (kind, source) pieces, as the pages read it: `text`, `formula` (a `$…$`, `\\(…\\)`, display or
+    environment, as written), `macro` (a bare macro with its arguments; `text macro` for one
+    of running text, as `\\emph{…}`), `escaped` (`\\%`) and `accent` (`R\\'enyi`): what a BibTeX title keeps
+    as LaTeX and what it escapes (site/cite.py)."""
+    pieces: list[tuple[str, str]] = []
+    end = 0
+    for match in _SPAN_RE.finditer(text):
+        pieces.append(("text", text[end : match.start()]))
+        if match["bare"]:
+            name = re.match(r"\\([A-Za-z]+)", match.group(0))
+            pieces.append(("text macro" if name and name.group(1) in _TEXT_MACROS else "macro", match.group(0)))
+        elif match["escaped"] or match["accent"]:
+            pieces.append(("escaped" if match["escaped"] else "accent", match.group(0)))
+        else:
+            pieces.append(("formula", match.group(0)))
+        end = match.end()
+    pieces.append(("text", text[end:]))
+    return [(kind, source) for kind, source in pieces if source]
+
+
 def _span_markup(match: re.Match[str]) -> str:
     source = match.group(0)
     if match["escaped"]:

@@ -154,6 +154,7 @@ class PaperView:
     ai_summary: str | None = None  # Hugging Face's one-sentence summary
     reason: Reason | None = None  # why there is no digest: a failed or a listed paper
     href: str | None = None  # where a listed paper's title leads: a path from the site's root, or an address
+    published_at: str | None = None  # when arXiv published it, as Hugging Face listed it (its citation's date)
 
     @property
     def done(self) -> bool:
@@ -250,6 +251,7 @@ def listed_fields(row: Mapping[str, Any], rank: int) -> dict[str, Any]:
         "ai_summary": row.get("ai_summary") or None,
         "abs_url": f"{ARXIV}/abs/{arxiv_id}",
         "links": paper_links(row),
+        "published_at": row.get("published_at") if isinstance(row.get("published_at"), str) else None,
     }
 
 

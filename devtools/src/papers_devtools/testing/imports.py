@@ -20,7 +20,6 @@ LAYERS: dict[str, int] = {
     "sources": 1,
     "reading": 1,
     "llm": 2,
-    "reading": 1,
     "day": 3,
     "ways": 3,
     "db": 4,
