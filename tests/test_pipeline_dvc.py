@@ -109,11 +109,6 @@ def test_sample_day_end_to_end_then_a_rerun_makes_no_http_call(tmp_path, sample_
     assert {t: list(db[t].rows) for t in snapshot} == snapshot
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="llm_calls is keyed (date, arxiv_id, stage, attempt, retry): the calls of one round of steps share "
-    "that key, so the database keeps one of them (8 rows for the sample day's 48 calls)",
-)
 def test_every_call_of_a_day_is_a_row_of_llm_calls(tmp_path, sample_replay, engine):
     sim, llm_url = engine
     project = _sample_day_run(tmp_path, sample_replay[1], llm_url)

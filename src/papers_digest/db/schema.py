@@ -10,7 +10,8 @@ from papers_digest.core.models import CallRecord
 from papers_digest.db.published import PUBLISHED_COLUMNS, PUBLISHED_TABLE
 
 TABLES = ("papers", "digests", "llm_calls", "runs", "day_items")  # paper_terms is the related papers' index
-CALL_KEY = ("date", "arxiv_id", "stage", "attempt", "retry")
+# A call is its start within its paper's attempt: asked in steps, one attempt (a round) holds a call per part.
+CALL_KEY = ("date", "arxiv_id", "stage", "attempt", "retry", "started_at")
 # JSON text columns: sqlite-utils would write a list as JSON itself, but the rows spell it out (db/rows.py).
 DIGEST_COLUMNS: dict[str, type] = {
     "arxiv_id": str,
@@ -79,6 +80,8 @@ def ensure_schema(db: sqlite_utils.Database) -> None:
     db["digests"].create(DIGEST_COLUMNS, pk=("arxiv_id", "lang"), if_not_exists=True)
     # Every column typed up front: sqlite-utils would guess TEXT for a column that is null in the first rows.
     db["llm_calls"].create(call_columns(), pk=CALL_KEY, if_not_exists=True)
+    if list(db["llm_calls"].pks) != list(CALL_KEY):  # a database keyed before steps: one row per round, rekeyed
+        db["llm_calls"].transform(pk=CALL_KEY)
     db["runs"].create(
         {"date": str, "papers": int, "prompt_tokens": int, "completion_tokens": int, "elapsed_s": float},
         pk="date",
