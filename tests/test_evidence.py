@@ -147,3 +147,43 @@ def test_a_summary_keeps_the_main_result_s_figure():
     without = summary_owes("vsGRPO-2B, trained briefly, beats its base model and GPT-4o.", VSGRPO_2B)
     kept = summary_owes("vsGRPO-2B beats its base model by 12.1% and surpasses GPT-4o.", VSGRPO_2B)
     assert ([p.rule for p in without], kept) == (["summary_figure"], [])
+
+
+def _paper(text: str):
+    from papers_digest.core.models import FulltextDoc, Section
+
+    doc_ = FulltextDoc(
+        arxiv_id="2501.00002",
+        title="A test paper",
+        source="abstract",
+        text=f"[§Abstract]\n{text}",
+        sections=[Section(tag="Abstract", title="Abstract", level=0)],
+    )
+    return read_paper(doc_)
+
+
+PAPER = (
+    "We introduce RoboBench, a suite for robotic manipulation comprising 214 tasks from 37 RoboSuite environments. "
+    "Across them, we find that careful data filtering matters more than the choice of optimizer in every setting."
+)
+
+
+def test_a_careful_summary_keeps_a_name_with_its_description():
+    """12 words in a row, 3 of them names and figures (counted half): what a careful summary keeps."""
+    from papers_digest.checker.substance import copied
+
+    kept = digest_with(
+        "method",
+        "To compare policies, the paper builds RoboBench, a suite for robotic manipulation comprising 214 tasks "
+        "from 37 RoboSuite environments.",
+    )
+    assert copied(kept, _paper(PAPER)) == []
+
+
+def test_twelve_ordinary_words_in_a_row_are_still_copied():
+    from papers_digest.checker.substance import copied
+
+    lifted = digest_with(
+        "one_sentence", "Data filtering matters more than the choice of optimizer in every setting they tried."
+    )
+    assert [p.rule for p in copied(lifted, _paper(PAPER))] == ["copied"]

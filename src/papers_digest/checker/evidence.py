@@ -10,13 +10,13 @@ from collections.abc import Mapping, Sequence
 
 from papers_digest.checker.fields import words
 from papers_digest.checker.numbers import prose_numbers
-from papers_digest.checker.passages import PaperWords, longest_run
+from papers_digest.checker.passages import PaperWords
 from papers_digest.checker.problems import Problem
 from papers_digest.checker.scope import scope_dropped
 from papers_digest.core.models import Digest
 
-# A finding copies its sentence when it carries this many of its words in a row, or a run that is this share
-# of the finding (docs/checker.md, "The rules").
+# A finding copies its sentence when it carries this many of its words in a row (names and figures counted
+# half: passages.NAME_WEIGHT), or a run that is this share of the finding (docs/reading.md, "Copying").
 COPY_WORDS, COPY_SHARE = 12, 0.8
 # A field that speaks of the numbered or quoted sentence rather than of the paper: "sentence [3]", or "The
 # sentence (…) shows/reads/says …" at its start; one_line (ways/steps/parts.py) takes the said-back opening off.
@@ -55,8 +55,10 @@ def finding_owes(path: str, finding: str, sentence: str) -> list[Problem]:
                 "found, in your own words",
             )
         )
-    run = longest_run(finding, PaperWords.of(sentence))
-    if run >= COPY_WORDS or run >= COPY_SHARE * len(words(finding)):
+    runs = PaperWords.of(sentence).runs(finding)
+    run = runs[0].length if runs else 0
+    weighed = max((r.weight for r in runs), default=0.0)
+    if weighed >= COPY_WORDS or run >= COPY_SHARE * len(words(finding)):
         problems.append(
             Problem(
                 "copied", path, f"copies {run} words of the sentence it reports: say in your own words what it shows"

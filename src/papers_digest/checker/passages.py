@@ -19,6 +19,7 @@ ABBREVIATIONS = frozenset(
 # A pause after a word: punctuation before the next word (a clause or a sentence may end there), or the end.
 _PAUSE_RE = re.compile(r"\s*(?:[.,;:!?()\[\]\"”’]|$)")
 GRAM = 4  # runs shorter than this are not looked up (a term or a short phrase is everybody's)
+NAME_WEIGHT = 0.5
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,9 @@ class Run:
     length: int
     crosses: bool
     text: str
+    # its length with each name or figure counted NAME_WEIGHT: what a careful summary keeps of a paper is its
+    # names with their descriptions (docs/reading.md, "Copying"), so the `copied` bounds weigh them less
+    weight: float = 0.0
 
 
 @dataclass
@@ -59,6 +63,7 @@ class PaperWords:
     def runs(self, text: str) -> list[Run]:
         """The longest run of the paper's words at each place of `text` (GRAM words or more), longest first."""
         mine = words(text)
+        weights = _word_weights(text, len(mine))
         found: dict[int, Run] = {}
         for i in range(len(mine) - GRAM + 1):
             for p in self.index.get(tuple(mine[i : i + GRAM]), ()):
@@ -71,8 +76,22 @@ class PaperWords:
                 crosses = any(self.ends[p : p + length - 1])
                 best = found.get(i)
                 if best is None or (length, crosses) > (best.length, best.crosses):
-                    found[i] = Run(i, length, crosses, " ".join(mine[i : i + length]))
+                    found[i] = Run(i, length, crosses, " ".join(mine[i : i + length]), sum(weights[i : i + length]))
         return sorted(found.values(), key=lambda run: -run.length)
+
+
+def _word_weights(text: str, count: int) -> list[float]:
+    """Each word's weight in a run: NAME_WEIGHT for a name or a figure (a digit, a capital after its first letter,
+    or a capitalised word past the text's first), 1 for any other word."""
+    found = [m.group(0) for m in _WORD_RE.finditer(text)]
+    if len(found) != count:  # another script's letters split the words otherwise: every word counts whole
+        return [1.0] * count
+    return [
+        NAME_WEIGHT
+        if any(c.isdigit() for c in word) or any(c.isupper() for c in word[1:]) or (i > 0 and word[0].isupper())
+        else 1.0
+        for i, word in enumerate(found)
+    ]
 
 
 def stops_mid_passage(text: str, paper: PaperWords) -> bool:

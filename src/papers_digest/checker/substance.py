@@ -242,9 +242,10 @@ def _copied_summary(text: str, facts: PaperFacts) -> Run | None:
     runs = facts.passages.runs(text)
     if not runs:
         return None
-    longest = runs[0]
-    if longest.length >= COPY_WORDS:
+    longest = max(runs, key=lambda run: run.weight)
+    if longest.weight >= COPY_WORDS:
         return longest
+    longest = runs[0]
     if longest.length >= SHORT_COPY_WORDS and longest.length >= COPY_SHARE * len(words(text)):
         return longest
     return None
