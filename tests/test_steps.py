@@ -181,3 +181,57 @@ def test_a_topic_written_as_a_sentence_is_asked_again_as_a_label():
         }
     )
     assert [(p.rule, p.field) for p in label(digest, None)] == [("label", "mind_map.label")]
+
+
+def test_the_frame_around_a_finding_is_taken_off():
+    assert one_line("The paper demonstrates that with just 120 GPU hours, vsGRPO-2B beats GPT-4o.") == (
+        "With just 120 GPU hours, vsGRPO-2B beats GPT-4o."
+    )
+
+
+def test_a_size_the_sentence_does_not_claim_is_taken_off_a_finding():
+    from papers_digest.checker.scope import without_added_intensifiers
+
+    sentence = "Extensive experiments on ImageNet verify that MergeVQ achieves competitive performance."
+    assert without_added_intensifiers("MergeVQ is significantly competitive on ImageNet.", sentence) == (
+        "MergeVQ is competitive on ImageNet."
+    )
+
+
+def test_a_size_the_sentence_claims_in_other_words_stays():
+    from papers_digest.checker.scope import without_added_intensifiers
+
+    sentence = "Not using any template can drastically boost the average performance."
+    assert without_added_intensifiers("Dropping the template significantly boosts performance.", sentence) == (
+        "Dropping the template significantly boosts performance."
+    )
+
+
+def test_a_finding_s_question_names_what_of_its_sentence_to_keep(prompts):
+    from papers_digest.checker.scope import scope_words
+    from papers_digest.ways.steps.questions import question
+
+    sentence = "EnvAgent achieves up to 14.2 points on unseen tasks, comparable to GPT-4o on WebArena with a 7B model."
+    asked = question(prompts, "FINDING", [sentence], keep=scope_words(sentence))
+    assert 'Keep these exactly as the paper writes them: "comparable", "up to 14.2", "7B", "WebArena".' in asked
+
+
+def test_an_idea_written_as_a_title_is_dropped_where_labels_remain():
+    parts = plan_parts(outline(doc(ANIMEGAMER)))
+    answers = {part.key: "x." for part in parts}
+    answers["IDEAS"] = (
+        "- AnimeGamer: Infinite Anime Life Simulation with Next Game State Prediction\n- Game state prediction"
+    )
+    data = assemble(parts, answers)
+    assert [c["label"] for c in data["mind_map"]["children"]] == ["Game state prediction"]
+
+
+def test_a_hedge_a_finding_dropped_is_put_back_before_its_figure():
+    from papers_digest.checker.scope import with_hedges_kept
+
+    sentence = (
+        "Not using any template can drastically boost the average performance by about 60% over 4-shot prompting."
+    )
+    assert with_hedges_kept("Dropping the template boosts average performance by 60%.", sentence) == (
+        "Dropping the template boosts average performance by about 60%."
+    )

@@ -55,10 +55,8 @@ def finding_owes(path: str, finding: str, sentence: str) -> list[Problem]:
                 "found, in your own words",
             )
         )
-    runs = PaperWords.of(sentence).runs(finding)
-    run = runs[0].length if runs else 0
-    weighed = max((r.weight for r in runs), default=0.0)
-    if weighed >= COPY_WORDS or run >= COPY_SHARE * len(words(finding)):
+    run = copied_run(finding, sentence)
+    if run:
         problems.append(
             Problem(
                 "copied", path, f"copies {run} words of the sentence it reports: say in your own words what it shows"
@@ -74,6 +72,15 @@ def finding_owes(path: str, finding: str, sentence: str) -> list[Problem]:
     if changed:
         problems.append(Problem("scope", path, changed))
     return problems
+
+
+def copied_run(text: str, sentence: str) -> int:
+    """The words in a row `text` copies of its sentence when that is copying (COPY_WORDS of them, names and
+    figures counted half, or a run making up COPY_SHARE of the text), else 0 (docs/reading.md, "Copying")."""
+    runs = PaperWords.of(sentence).runs(text)
+    weighed = max((run.weight for run in runs), default=0.0)
+    longest = runs[0].length if runs else 0
+    return longest if weighed >= COPY_WORDS or longest >= COPY_SHARE * len(words(text)) else 0
 
 
 def summary_owes(summary: str, sentence: str) -> list[Problem]:

@@ -28,7 +28,17 @@ _COMPARES_RE = re.compile(
     r"more|reduc\w*|increas\w*|boost\w*|advantage\w*|superiority)\b",
     re.IGNORECASE,
 )
-_SIGNIFICANT_RE = re.compile(r"\bsignificant\w*", re.IGNORECASE)
+# A claim of size: a digest may say it where the sentence says any of them ("drastically" -> "significantly").
+_INTENSIFIER_RE = re.compile(
+    r"\b(?:significant(?:ly)?|substantial(?:ly)?|drastic(?:ally)?|dramatic(?:ally)?|greatly|considerabl[ey]|"
+    r"marked(?:ly)?|remarkabl[ey]|notabl[ey]|strong(?:ly)?|large(?:ly)?|vast(?:ly)?|huge(?:ly)?|massive(?:ly)?)\b",
+    re.IGNORECASE,
+)
+_INTENSIFIER_ADVERB_RE = re.compile(
+    r"\s*\b(?:significantly|substantially|drastically|dramatically|greatly|considerably|markedly|remarkably|"
+    r"notably|strongly|vastly|hugely|massively)\b",
+    re.IGNORECASE,
+)
 
 
 # Hedges that bound a figure, each with the words that say the same (a kept hedge may be reworded).
@@ -78,16 +88,54 @@ def scope_dropped(text: str, sentence: str) -> str | None:
 
 def _added_claim(text: str, sentence: str) -> str | None:
     """A comparison `text` makes that `sentence` does not: parity where it states none, a superiority where it
-    compares nothing, "significantly" where it says no such thing."""
+    compares nothing, "significantly" where it claims no size."""
     for claimed, stated in (
         (_PARITY_RE, _PARITY_RE),
         (_SUPERIORITY_RE, _COMPARES_RE),
-        (_SIGNIFICANT_RE, _SIGNIFICANT_RE),
+        (_INTENSIFIER_RE, _INTENSIFIER_RE),
     ):
         found = claimed.search(text)
         if found and not stated.search(sentence):
             return found.group(0)
     return None
+
+
+def without_added_intensifiers(text: str, sentence: str) -> str:
+    """`text` with the adverbs of size ("significantly", "dramatically") taken out where `sentence` claims no
+    size: a small model adds them to findings (removing one changes no fact, keeping one claims what the paper
+    does not)."""
+    if _INTENSIFIER_RE.search(sentence):
+        return text
+    return " ".join(_INTENSIFIER_ADVERB_RE.sub("", text).split())
+
+
+def with_hedges_kept(text: str, sentence: str) -> str:
+    """`text` with each hedge of `sentence` put back before the figure it bounds, where `text` keeps the figure
+    and dropped the hedge ("improves by 60%" -> "improves by about 60%"): the figure is the same token, the
+    hedge the paper's own words."""
+    for figure in prose_numbers(sentence):
+        hedge = hedge_before(sentence, figure)
+        if hedge is None:
+            continue
+        written = next((n for n in prose_numbers(text) if n.matches(figure)), None)
+        if written is None or hedge_before(text, written) == hedge:
+            continue
+        at = text.find(written.text)
+        if at >= 0:
+            text = f"{text[:at]}{HEDGES[hedge][0]} {text[at:]}"
+    return text
+
+
+def scope_words(sentence: str) -> list[str]:
+    """What of a sentence a digest must keep as written: its parity word, each hedge with the figure it bounds,
+    its model sizes and its benchmarks (the question names them, so a small model keeps them)."""
+    found = [m.group(0) for m in _PARITY_RE.finditer(sentence)][:1]
+    for figure in prose_numbers(sentence):
+        hedge = hedge_before(sentence, figure)
+        if hedge is not None:
+            found.append(f"{HEDGES[hedge][0]} {figure.text}")
+    found += sorted(set(_SIZE_RE.findall(sentence))) + benchmarks_in(sentence)[:2]
+    return list(dict.fromkeys(found))
 
 
 def benchmarks_in(sentence: str) -> list[str]:
@@ -107,13 +155,19 @@ def _name_like(word: str) -> bool:
 
 
 def hedge_before(text: str, figure: Number) -> int | None:
-    """Which of HEDGES stands before `figure` in `text` (within HEDGE_WINDOW words), or None."""
+    """Which of HEDGES stands right before `figure` in `text` (an article between aside: "up to a 9.0-point"),
+    or None."""
     norm = normalise_for_match(text)
     for number in prose_numbers(text):
         if not number.matches(figure):
             continue
-        before = " ".join(norm[: number.start].split()[-HEDGE_WINDOW:]).casefold()
+        before = norm[: number.start].casefold().split()[-HEDGE_WINDOW:]
+        while before and before[-1] in ("a", "an", "the"):
+            before.pop()
+        said = " ".join(before)
         for index, words in enumerate(HEDGES):
-            if any(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", before) for w in words):
+            if any(said.endswith(w) and (len(said) == len(w) or not said[-len(w) - 1].isalnum()) for w in words):
                 return index
     return None
+
+

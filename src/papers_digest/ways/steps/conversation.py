@@ -14,12 +14,13 @@ from papers_digest.checker.paper import PaperFacts
 from papers_digest.checker.parse import digest_of
 from papers_digest.checker.passages import PaperWords
 from papers_digest.checker.problems import Problem
+from papers_digest.checker.scope import scope_words
 from papers_digest.checker.substance import cut_back, label
 from papers_digest.core.models import CallRecord
 from papers_digest.llm.client import CallContext, ChatReply, LlmClient
 from papers_digest.llm.conversation import Task, sampling
 from papers_digest.llm.prompting import Message
-from papers_digest.ways.steps.parts import Part, assemble, one_line, part_of, written_from
+from papers_digest.ways.steps.parts import Part, assemble, one_line, opening, part_of, written_from
 from papers_digest.ways.steps.questions import (
     StepPrompts,
     again_message,
@@ -75,6 +76,8 @@ class StepsConversation:
         if part.question == "TAKEAWAYS":
             found = [one_line(self.answers.get(p.key, "")) for p in self.parts if p.question == "FINDING"]
             asked = question(self.prompts, part.question, [], " ".join(found) or " ".join(sentences))
+        elif part.question in ("FINDING", "SUMMARY"):
+            asked = question(self.prompts, part.question, sentences, keep=scope_words(sentences[0]))
         else:
             asked = question(self.prompts, part.question, sentences)
         await self.ask(part, step_messages(self.prompts, self.title, part.key, asked), attempt)
@@ -97,7 +100,7 @@ class StepsConversation:
             )
             runs = [run for source in sources for run in source.runs(text)]
             avoid = max(runs, key=lambda run: run.length).text if runs else ""
-            await self.ask(part, rewrite_messages(self.prompts, text, part.words, avoid), attempt)
+            await self.ask(part, rewrite_messages(self.prompts, opening(text, part.words), part.words, avoid), attempt)
         else:
             follow_up: list[Message] = [
                 {"role": "assistant", "content": self.replies[part.key].content},

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from papers_digest.checker.evidence import FRAMED_RE
 from papers_digest.checker.numbers import prose_numbers
 from papers_digest.checker.schema import MAX_NUMBERS
+from papers_digest.checker.scope import with_hedges_kept, without_added_intensifiers
+from papers_digest.checker.substance import LABEL_WORDS
 from papers_digest.core.models import Evidence
 from papers_digest.ways.steps.outline import Outline, Source
 
@@ -22,6 +24,14 @@ _ECHOED_NAME_RE = re.compile(
     re.IGNORECASE,
 )
 _LIST_MARK_RE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+# "The paper shows that …": a frame around what was found, which the reader knows already (taken off).
+_FRAME_RE = re.compile(
+    r"^(?:the|this|our) (?:paper|study|work|authors?|results?|experiments?|evaluations?|analysis)\s+(?:also\s+)?"
+    r"(?:shows?|showed|shown|demonstrates?|demonstrated|reports?|reported|finds?|found|reveals?|revealed|"
+    r"indicates?|indicated|verif(?:y|ies|ied)|confirms?|confirmed|suggests?|suggested)\s+that,?\s+",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -88,7 +98,8 @@ def assemble(parts: list[Part], answers: dict[str, str]) -> dict:
     for part in parts:
         answer = answers.get(part.key, "")
         if part.question == "FINDING":
-            digest["results"].append(result_of(one_line(answer), part.sources[0]))
+            finding = kept_scope(one_line(answer), part.sources[0].text)
+            digest["results"].append(result_of(finding, part.sources[0]))
         elif part.question == "LIMITATION":
             digest["limitations"].append(one_line(answer))
         elif part.question == "TAKEAWAYS":
@@ -96,11 +107,22 @@ def assemble(parts: list[Part], answers: dict[str, str]) -> dict:
         elif part.question == "TOPIC":
             digest["mind_map"]["label"] = one_line(answer).rstrip(".")
         elif part.question == "IDEAS":
-            ideas = [idea.rstrip(".") for idea in items(answer)[:MOST_IDEAS]]
+            ideas = [idea.rstrip(".") for idea in items(answer)]
+            # an idea written as a sentence or a title is dropped where ideas that are labels remain
+            labels = [idea for idea in ideas if len(idea.split()) <= LABEL_WORDS]
+            ideas = (labels or ideas)[:MOST_IDEAS]
             digest["mind_map"]["children"] = [{"label": idea, "children": []} for idea in ideas]
+        elif part.question == "SUMMARY":
+            digest[part.field] = kept_scope(one_line(answer), part.sources[0].text)
         else:
             digest[part.field] = one_line(answer)
     return digest
+
+
+def kept_scope(text: str, sentence: str) -> str:
+    """A finding or summary with what the program can mend of its sentence's scope mended: an adverb of size
+    the sentence does not claim taken out, a hedge it dropped before a figure it keeps put back."""
+    return with_hedges_kept(without_added_intensifiers(text, sentence), sentence)
 
 
 def result_of(finding: str, source: Source) -> dict:
@@ -139,13 +161,26 @@ def one_line(answer: str) -> str:
     text = " ".join(_ECHOED_NAME_RE.sub("", answer.strip()).split())
     if len(text) > 1 and text[0] in '"“' and text[-1] in '"”':
         text = text[1:-1].strip()
-    framed = FRAMED_RE.match(text)
-    if framed and len(text) > framed.end():
-        text = text[framed.end() :].strip()
-        first = text.split()[0]
-        if first.isalpha() and first.islower():  # "the KL penalty", not "vsGRPO-2B"
-            text = text[0].upper() + text[1:]
+    for frame in (FRAMED_RE, _FRAME_RE):
+        framed = frame.match(text)
+        if framed and len(text) > framed.end():
+            text = text[framed.end() :].strip()
+            first = text.split()[0]
+            if first.isalpha() and first.islower():  # "the KL penalty", not "vsGRPO-2B"
+                text = text[0].upper() + text[1:]
     return text
+
+
+def opening(text: str, words: int) -> str:
+    """The text's first sentences up to about `words` words (at least its first): what a rewrite is given (asked
+    to rewrite four sentences, the 1.5B model rewrote all four, and copied on in the later ones)."""
+    sentences = _SENTENCE_RE.split(text.strip())
+    kept = sentences[:1]
+    for sentence in sentences[1:]:
+        if len(" ".join([*kept, sentence]).split()) > words:
+            break
+        kept.append(sentence)
+    return " ".join(kept)
 
 
 def items(answer: str) -> list[str]:
