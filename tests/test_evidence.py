@@ -98,6 +98,7 @@ def test_an_acronym_expanded_otherwise_than_the_paper_does_is_rejected(key, text
         (MERGEVQ, "Tokens are quantized by Look-up Free Quantization (LFQ) after merging."),
         (VSGRPO, "Chain of Thought (CoT) prompts do not activate spatial reasoning in small models."),
         (VSGRPO, "GRPO training improves visual-spatial reasoning (VSI) of small models."),  # no expansion: a name
+        (MERGEVQ, "Large language models (LLMs) are not what MergeVQ builds on."),  # a common acronym's usual one
     ],
 )
 def test_the_paper_s_own_expansion_or_none_passes(key, text):

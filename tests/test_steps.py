@@ -235,3 +235,48 @@ def test_a_hedge_a_finding_dropped_is_put_back_before_its_figure():
     assert with_hedges_kept("Dropping the template boosts average performance by 60%.", sentence) == (
         "Dropping the template boosts average performance by about 60%."
     )
+
+
+def _scripted_engine(answers: dict[str, str]):
+    """An OpenAI-compatible chat route that answers each step by its part's name (`Question (KEY):`), as
+    `answers` says: the parts the test is about scripted, the others words that break no rule."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    from papers_digest.ways.steps.questions import step_of_request
+
+    async def chat(request: Request) -> JSONResponse:
+        body = await request.json()
+        user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        step = (step_of_request(user) or "").split(" ")[0]
+        content = answers.get(step, "Token merging serves both image tasks with fewer tokens.")
+        usage = {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}
+        message = {"role": "assistant", "content": content}
+        return JSONResponse({"choices": [{"index": 0, "message": message, "finish_reason": "stop"}], "usage": usage})
+
+    async def models(request: Request) -> JSONResponse:
+        return JSONResponse({"data": [{"id": "m"}]})
+
+    return Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"]), Route("/v1/models", models)])
+
+
+def test_a_summary_that_keeps_overstating_its_result_is_said_as_its_finding_says_it():
+    """MergeVQ's summary written 'outperforms' where the paper says 'competitive', round after round: from the
+    third round the summary takes the wording of the finding written from the same sentence, which passed."""
+    finding = "On ImageNet, MergeVQ is competitive in both tasks while keeping token efficiency and speed."
+    answers = {
+        "SUMMARY": "MergeVQ outperforms earlier tokenizers in generation and representation on ImageNet.",
+        "FINDING": finding,
+        "PROBLEM": "Image tokenizers trade generation quality for representation learning and efficiency.",
+        "METHOD": "MergeVQ merges tokens before quantization and recovers details when decoding.",
+        "TOPIC": "Unified image tokenizers",
+        "IDEAS": "- Token merging\n- KV cache compression",
+        "TAKEAWAYS": "One merged tokenizer can serve both generation and representation.",
+    }
+    with BackgroundServer(_scripted_engine(answers)) as server:
+        params = make_params(llm={"base_url": f"{server.url}/v1", "model": "m", "asking": "steps"})
+        prompt = load_prompt(STEPS_PROMPT)
+        (result,) = asyncio.run(generate_digests(params, SAMPLE_DATE, [doc(MERGEVQ)], prompt, lambda r: None))
+    assert (result.status, result.digest["one_sentence"] if result.digest else None) == ("done", finding)

@@ -20,6 +20,21 @@ COMMON_ACRONYMS = frozenset(
     {"AI", "LLM", "LLMs", "MLLM", "MLLMs", "VLM", "VLMs", "GPU", "GPUs", "CPU", "CPUs", "API", "APIs", "NLP", "ML",
      "RL", "SOTA", "QA", "OCR", "3D", "2D"}
 )  # fmt: skip
+# The field's common acronyms' expansions, which a digest may write where the paper writes the acronym alone.
+COMMON_EXPANSIONS = {
+    "ai": "artificial intelligence",
+    "llm": "large language model",
+    "mllm": "multimodal large language model",
+    "vlm": "vision language model",
+    "rl": "reinforcement learning",
+    "nlp": "natural language processing",
+    "ml": "machine learning",
+    "gpu": "graphics processing unit",
+    "qa": "question answering",
+    "ocr": "optical character recognition",
+    "sota": "state of the art",
+    "api": "application programming interface",
+}
 # "NAME (Words of an expansion)" or "Words of an expansion (NAME)": a name given a meaning in parentheses.
 _AFTER_RE = re.compile(r"(?<![\w-])([A-Za-z][\w.-]*[A-Z][\w.-]*)\s+\(([A-Za-z][^()]{3,80}?)\)")
 _BEFORE_RE = re.compile(r"((?:[A-Za-z][\w-]*\s+){1,8}[A-Za-z][\w-]*)\s+\(([A-Za-z][\w.-]*[A-Z][\w.-]*)\)")
@@ -55,7 +70,7 @@ def acronym(digest: Digest, facts: PaperFacts) -> list[Problem]:
     problems = []
     for path, text in prose_fields(digest):
         for name, meaning in _expansions(text):
-            if _plain(meaning) in (defined.get(name), *_spellings(facts.whole, name)):
+            if _plain(meaning) in (defined.get(name), *_spellings(facts.whole, name)) or _common(name, meaning):
                 continue
             own = f" (the paper's: {name} = {defined[name]})" if name in defined else ""
             problems.append(
@@ -75,6 +90,12 @@ def _expansions(text: str) -> list[tuple[str, str]]:
     found = [(m.group(1), m.group(2)) for m in _AFTER_RE.finditer(text) if len(m.group(2).split()) >= 2]
     found += [(m.group(2), _tail(m.group(1), m.group(2))) for m in _BEFORE_RE.finditer(text)]
     return [(name, meaning) for name, meaning in found if meaning and not prose_numbers(meaning)]
+
+
+def _common(name: str, meaning: str) -> bool:
+    """A common acronym given its usual expansion ("large language models (LLMs)"), plural or not."""
+    usual = COMMON_EXPANSIONS.get(name.casefold().removesuffix("s"))
+    return usual is not None and _plain(meaning).removesuffix("s").replace("multi modal", "multimodal") == usual
 
 
 def _spellings(paper: str, name: str) -> list[str]:

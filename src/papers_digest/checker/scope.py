@@ -169,5 +169,3 @@ def hedge_before(text: str, figure: Number) -> int | None:
             if any(said.endswith(w) and (len(said) == len(w) or not said[-len(w) - 1].isalnum()) for w in words):
                 return index
     return None
-
-

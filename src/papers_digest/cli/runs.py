@@ -242,8 +242,7 @@ def run_parallel(command: str, params_path: Path, params: Params, dates: list[st
             queued_s = time.monotonic() - started
             alive = experiments.WorkersSeen()  # one for the run: it asks the workers at most every 10 s
             outcomes = [
-                Outcome(date, run.restore_or_run(date, listed[date], date in queued, baseline, alive))
-                for date in dates
+                Outcome(date, run.restore_or_run(date, listed[date], date in queued, baseline, alive)) for date in dates
             ]
             pages.close()
         except BaseException:

@@ -73,4 +73,3 @@ class StageClock:
         info = self.info(**fields)
         write_json(Path(folder) / STAGE_INFO, info)
         return info
-

@@ -19,9 +19,7 @@ class DayMail:
     html: str
 
 
-def day_mail(
-    day: DayView, *, lang: str = "both", base_url: str = "", interests: Interests = EVERY_PAPER
-) -> DayMail:
+def day_mail(day: DayView, *, lang: str = "both", base_url: str = "", interests: Interests = EVERY_PAPER) -> DayMail:
     """The day's done papers, ranked, each with its one sentence and findings in `lang` (both | en | zh), and a
     line on the failed ones; a subscriber's (`interests`) first, each saying what it matched, after a line saying
     how many are theirs or that none is (site/subscribers.py). Papers link to their page at `base_url` (params

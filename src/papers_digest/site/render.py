@@ -242,8 +242,9 @@ def _day_files(
     for paper in day.papers:
         cite = citation(paper)
         tags, near = meta_tags(cite), (related or {}).get(paper.arxiv_id, ())
-        yield paper.path, paper_page.render(
-            paper=paper, day=day, root="../", path=paper.path, citation_tags=tags, related=near
+        yield (
+            paper.path,
+            paper_page.render(paper=paper, day=day, root="../", path=paper.path, citation_tags=tags, related=near),
         )
         yield f"{day.date}/{paper.arxiv_id}.bib", bibtex([cite])
         yield f"{day.date}/{paper.arxiv_id}.ris", ris([cite])

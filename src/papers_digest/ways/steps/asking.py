@@ -53,7 +53,7 @@ async def ask_in_steps(
             attempt += 1
             by_key = {part.key: part for part in state.parts}
             for key, theirs in mending.items():
-                await state.mend(by_key[key], theirs, attempt)
+                await state.mend(by_key[key], theirs, attempt, frozenset(mending))
     except LlmError as exc:
         error = await failed_call(client, exc)
         return result(status="failed", error=error, error_kind=exc.kind, problems=problem_texts(problems))

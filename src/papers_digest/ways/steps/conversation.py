@@ -38,7 +38,8 @@ STEPS_RULES = (
     ("label", label),
 )
 REWRITTEN = frozenset({"copied", "cut_off", "repeated"})  # the rules a rewrite in other words mends
-MAX_ROUNDS = 4  # the answers, then three rounds asking again for the parts that failed (each a few seconds)
+BORROW_FROM_ROUND = 3
+MAX_ROUNDS = 6  # the answers, then five rounds asking again for the parts that failed (each a few seconds)
 
 
 @dataclass
@@ -55,13 +56,15 @@ class StepsConversation:
     calls: list[CallRecord] = field(default_factory=list)
     asked: dict[str, list[Message]] = field(default_factory=dict)
     replies: dict[str, ChatReply] = field(default_factory=dict)
+    borrowed: dict[str, str] = field(default_factory=dict)  # a part answered by another part's answer (its key)
 
     @property
     def answers(self) -> dict[str, str]:
-        return {key: reply.content for key, reply in self.replies.items()}
+        own = {key: reply.content for key, reply in self.replies.items()}
+        return {**own, **{key: own[other] for key, other in self.borrowed.items() if other in own}}
 
     def in_use(self) -> list[ChatReply]:
-        return [self.replies[part.key] for part in self.parts if part.key in self.replies]
+        return [self.replies[p.key] for p in self.parts if p.key in self.replies and p.key not in self.borrowed]
 
     async def ask(self, part: Part, messages: list[Message], attempt: int) -> None:
         round_ = attempt - self.first_attempt + 1
@@ -71,25 +74,35 @@ class StepsConversation:
         )
         self.asked[part.key], self.replies[part.key] = messages, reply
 
-    async def first(self, part: Part, attempt: int) -> None:
+    async def first(self, part: Part, attempt: int, mind: list[str] = ()) -> None:
+        """Ask a part its question; `mind`: what its last answer got wrong, said after the question (asked again
+        after its own wrong answer, the 1.5B model wrote the same answer again: so a part is asked afresh)."""
         sentences = [s.text for s in part.sources]
         if part.question == "TAKEAWAYS":
             found = [one_line(self.answers.get(p.key, "")) for p in self.parts if p.question == "FINDING"]
             asked = question(self.prompts, part.question, [], " ".join(found) or " ".join(sentences))
-        elif part.question in ("FINDING", "SUMMARY"):
-            asked = question(self.prompts, part.question, sentences, keep=scope_words(sentences[0]))
         else:
-            asked = question(self.prompts, part.question, sentences)
+            asked = question(self.prompts, part.question, sentences, keep=kept_words(part))
+        if mind:
+            asked += "\n" + again_message(self.prompts, list(mind))
         await self.ask(part, step_messages(self.prompts, self.title, part.key, asked), attempt)
 
-    async def mend(self, part: Part, problems: list[Problem], attempt: int) -> None:
+    async def mend(
+        self, part: Part, problems: list[Problem], attempt: int, failing: frozenset[str] = frozenset()
+    ) -> None:
         """Mend a part from its problems' data: a finding that repeats another dropped where others remain; a
         part that copied, repeated or was cut off rewritten in other words without the paper in view (the
-        words it copied named); any other asked again with its problems."""
+        words it copied named); a summary of the main result that keeps failing, from BORROW_FROM_ROUND on, said
+        as the finding of the same sentence says it, where that finding passed (`failing`: the parts that did
+        not); any other asked again afresh, told what to mind."""
         rules = {p.rule for p in problems}
         findings = [p for p in self.parts if p.question == "FINDING"]
+        same = next((f for f in findings if f.sources == part.sources and f.key not in failing), None)
         if part.question == "FINDING" and rules == {"repeated"} and len(findings) > 1:
             self.parts = renumbered([p for p in self.parts if p is not part])
+        elif part.question == "SUMMARY" and same is not None and attempt - self.first_attempt >= BORROW_FROM_ROUND - 1:
+            # the main result said as its finding says it: that wording passed every check of the same sentence
+            self.borrowed[part.key] = same.key
         elif rules & REWRITTEN and part.rewritable:
             text = one_line(self.replies[part.key].content)
             others = " . ".join(r.content for key, r in self.replies.items() if key != part.key)
@@ -100,13 +113,10 @@ class StepsConversation:
             )
             runs = [run for source in sources for run in source.runs(text)]
             avoid = max(runs, key=lambda run: run.length).text if runs else ""
-            await self.ask(part, rewrite_messages(self.prompts, opening(text, part.words), part.words, avoid), attempt)
+            asked = rewrite_messages(self.prompts, opening(text, part.words), part.words, avoid, kept_words(part))
+            await self.ask(part, asked, attempt)
         else:
-            follow_up: list[Message] = [
-                {"role": "assistant", "content": self.replies[part.key].content},
-                {"role": "user", "content": again_message(self.prompts, [p.text for p in problems])},
-            ]
-            await self.ask(part, [*self.asked[part.key], *follow_up], attempt)
+            await self.first(part, attempt, [p.text for p in problems])
 
     def judged(self) -> tuple[dict, Verdict]:
         """The digest the answers make and the checker's verdict on it: every rule of the English digest but
@@ -121,6 +131,11 @@ class StepsConversation:
         found += evidence_problems(digest, sources) + echoed(digest, self.prompts.texts())
         problems = [p for p in found if not _same_result(p, sources)]
         return data, Verdict(None if problems else digest, problems)
+
+
+def kept_words(part: Part) -> list[str]:
+    """What of a finding's or the summary's sentence its answer must keep as written (checker/scope.py)."""
+    return scope_words(part.sources[0].text) if part.question in ("FINDING", "SUMMARY") and part.sources else []
 
 
 def to_mend(problems: list[Problem], parts: list[Part]) -> dict[str, list[Problem]]:

@@ -78,12 +78,17 @@ def again_message(prompts: StepPrompts, problems: list[str]) -> str:
     return prompts.sections["AGAIN"].replace("{problem}", "; ".join(problems))
 
 
-def rewrite_messages(prompts: StepPrompts, text: str, words: int, avoid: str = "") -> list[Message]:
+def rewrite_messages(
+    prompts: StepPrompts, text: str, words: int, avoid: str = "", keep: list[str] = ()
+) -> list[Message]:
     """A rewrite request: the text alone, no paper in view, in at most `words` words, a phrase it copied named
-    to be avoided (greedy decoding otherwise rewrites the same text the same way each round)."""
+    to be avoided (greedy decoding otherwise rewrites the same text the same way each round), and what it must
+    keep as written (rewritten without its sentence, the 1.5B model made "competitive" "outperforms")."""
     asked = prompts.sections["REWRITE"].replace("{words}", str(words))
     if avoid:
         asked += "\n" + prompts.sections["AVOID"].replace("{phrase}", avoid)
+    if keep:
+        asked += "\n" + prompts.sections["KEEP"].replace("{words}", ", ".join(f'"{w}"' for w in keep))
     return [
         {"role": "system", "content": prompts.sections["REWRITER"]},
         {"role": "user", "content": f"{asked}\n\n{REWRITE_MARK}\n{text}"},
