@@ -109,6 +109,7 @@ def test_the_paper_s_own_expansion_or_none_passes(key, text):
     ("finding", "sentence", "said"),
     [
         ("MergeVQ outperforms other generators on ImageNet in both tasks.", MERGEVQ_RESULT, "'outperforms'"),
+        ("MergeVQ achieves exceptional performance on ImageNet.", MERGEVQ_RESULT, "'exceptional'"),
         ("vsGRPO-7B beats LLaVA-NeXT-Video-72B on spatial reasoning.", VSGRPO_7B, "'comparable'"),
         ("WebPilot gains 14.2 points on unseen tasks with 21.5% fewer tool calls on WebArena.", SCOPED, "'up to'"),
         ("WebPilot gains up to 14.2 points on unseen tasks with 21.5% fewer tool calls.", SCOPED, "WebArena"),

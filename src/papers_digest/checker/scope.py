@@ -21,7 +21,11 @@ _COMPARATIVE_RE = re.compile(
     r"\b(?:outperform\w*|surpass\w*|beats?|beating|better than|superior|exceed\w*|higher than|stronger than)\b",
     re.IGNORECASE,
 )
-_SUPERIORITY_RE = re.compile(rf"{_COMPARATIVE_RE.pattern}|\b(?:state-of-the-art|sota)\b", re.IGNORECASE)
+_SUPERIORITY_RE = re.compile(
+    rf"{_COMPARATIVE_RE.pattern}|\b(?:state-of-the-art|sota|exceptional|excellent|outstanding|superb|unmatched|"
+    r"unprecedented)\b",
+    re.IGNORECASE,
+)
 # A sentence that says something is better or worse at all: a superiority a finding words otherwise is its own.
 _COMPARES_RE = re.compile(
     rf"{_SUPERIORITY_RE.pattern}|\b(?:than|improv\w*|gains?|versus|vs\.?|higher|lower|faster|slower|fewer|less|"
