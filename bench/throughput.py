@@ -17,11 +17,13 @@ from papers_devtools.sim.batching import BatchingConfig, ideal_makespan
 from papers_devtools.sim.serve import free_port
 from papers_digest.core.models import FulltextDoc
 from papers_digest.core.params import Params, validate_params
-from papers_digest.llm.generation import digest_paper, translate_paper
+from papers_digest.llm.conversation import Task
+from papers_digest.llm.generation import translate_paper
 from papers_digest.pipeline.digesting import generate_digests
 from papers_digest.pipeline.generating import llm_client
 from papers_digest.pipeline.translating import generate_translations
 from papers_digest.report.perfmodel import Gpu, ModelShape
+from papers_digest.ways.registry import way_named
 
 # --- throughput ----------------------------------------------------------------------------------
 
@@ -93,11 +95,13 @@ async def pipeline_day(params: Params, docs: list[FulltextDoc]) -> None:
 async def seed_day(params: Params, docs: list[FulltextDoc], time_scale: float) -> None:
     """The seed's client: one paper at a time, digest then translation, 3 s between papers."""
     digest_prompt, translate_prompt = english_prompt(params.llm.asking), chinese_prompt()
+    way = way_named(params.llm.asking)
     async with llm_client(params) as client:
         for i, doc in enumerate(docs):
             if i:
                 await asyncio.sleep(SEED_SLEEP_S * time_scale)
-            english = await digest_paper(client, doc, *digest_prompt, DATE, way=params.llm.asking)
+            task = Task(DATE, doc.arxiv_id, "digest_en", digest_prompt[1])
+            english = await way.ask(client, doc, digest_prompt[0], task, 1)
             if english.status == "done":
                 await translate_paper(client, english, *translate_prompt, DATE)
 

@@ -31,4 +31,4 @@ def test_the_archive_benchmark_publishes_into_both_archives_and_prints_the_ratio
         ["| publish it again, nothing changed", "8 days"],
     ]
     assert "Publish into 8 days vs its month, 1 days: " in done.stdout
-    assert "Of which the day's related papers" in done.stdout
+    assert "Of which finding the day's related papers" in done.stdout

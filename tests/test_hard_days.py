@@ -133,9 +133,9 @@ def test_papers_past_the_budget_end_failed_the_day_publishes_and_the_next_day_ta
 ):
     _, engine_url = engine
     _, replay_url = sample_replay
-    # asked in steps, the simulator's sample papers take 6,500-17,000 tokens each (digest and translation), about
-    # 38,000 the day: the ceiling falls inside the English digests
-    budget = 25_000
+    # asked in steps, the simulator's sample papers take 2,500-3,300 tokens each (digest and translation), about
+    # 12,000 the day, 8,000 of it the English digests: the ceiling falls inside them
+    budget = 5_000
     price = {"input": 0.5, "cached_input": 0.25, "output": 1.5}
     project = _project(
         tmp_path, replay_url, engine_url, llm={"concurrency": 1, "budget_tokens_per_day": budget, "price": price}
@@ -164,7 +164,7 @@ def test_papers_past_the_budget_end_failed_the_day_publishes_and_the_next_day_ta
     assert _status_rows(project)[SAMPLE_DATE][5] == f"{expected:.4f}"  # the status page's cost column
     # the next day (Hugging Face lists nothing), under a raised budget: the retry queue brings them in
     raised = _params_of(project)
-    raised["llm"]["budget_tokens_per_day"] = 100_000  # the day's papers take about 38,000
+    raised["llm"]["budget_tokens_per_day"] = 100_000  # the day's papers take about 12,000
     write_params(project, raised)
     done = _daily(project, "--date", "2025-04-04")
     assert done.returncode == 0, done.stdout + done.stderr

@@ -92,7 +92,7 @@ def test_a_killed_stage_loses_only_the_calls_in_flight(tmp_path, sample_replay, 
     sim.reset_stats()
     run_dvc(project, "repro")
     english = [c for p in (project / "data" / SAMPLE_DATE / "digest_en").glob("2*.json") for c in _calls(p)]
-    asked = [r for r in sim.stats.records if r.kind in ("digest", "draft")]  # asked at once or in steps
+    asked = [r for r in sim.stats.records if r.kind in ("digest", "steps")]  # asked at once or in steps
     # every finished call came from the store, only the rest was asked
     assert (sum(bool(c.get("from_store")) for c in english), len(asked)) == (finished, len(english) - finished)
     assert [r for r in sim.stats.records if r.kind == "translate"] != []
