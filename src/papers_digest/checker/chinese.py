@@ -11,7 +11,9 @@ from papers_digest.checker.numbers import Number, entry_numbers, numbers_in, val
 from papers_digest.checker.parse import extract_json, parse_digest
 from papers_digest.checker.problems import Problem
 from papers_digest.checker.substance import REPEAT_SHARE, overlap
+from papers_digest.checker.zh_words import ZH_TEXT_RULES
 from papers_digest.core.models import Digest, MindMapNode
+from papers_digest.reading.names import title_names
 
 _CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
@@ -44,13 +46,17 @@ ZH_RATIO = (0.5, 5.0)
 ZH_REPEAT_SHARE = 0.8
 
 
-def check_digest_zh(reply: str, english: Digest) -> Verdict:
-    """Check a Chinese translation against the English digest it translates (every rule of ZH_RULES)."""
+def check_digest_zh(reply: str, english: Digest, title: str | None = None) -> Verdict:
+    """Check a Chinese translation against the English digest it translates (every rule of ZH_RULES, then
+    those of the words, ZH_TEXT_RULES, which read the paper's `title` for its names)."""
     digest, problems = parse_digest(reply)
     if digest is None:
         return Verdict(None, problems)
     for _, rule in ZH_RULES:
         problems.extend(rule(digest, english))
+    names = tuple(title_names(title or ""))
+    for _, text_rule in ZH_TEXT_RULES:
+        problems.extend(text_rule(digest, english, names))
     return Verdict(None if problems else digest, problems)
 
 
@@ -106,7 +112,7 @@ def zh_numbers(digest: Digest, english: Digest) -> list[Problem]:
     }
     problems = []
     for path, text, original in _paired(digest, english):
-        missing, extra = _number_difference(original, text)
+        missing, extra = number_difference(original, text)
         extra = [x for x in extra if _value(x) not in listed.get(path, set())]
         if missing or extra:
             wanted = ", ".join(n.text for n in _numbers(original) if n.counts_in_prose) or "no numbers"
@@ -274,7 +280,7 @@ def carried_numbers(english: str) -> list[tuple[str, bool]]:
     return carried
 
 
-def _number_difference(english: str, chinese: str) -> tuple[list[str], list[str]]:
+def number_difference(english: str, chinese: str) -> tuple[list[str], list[str]]:
     """(the English field's numbers the Chinese lacks, the Chinese numbers the English lacks), compared as
     multisets of signed values (units aside: `2.5×` is `2.5 倍`). A number counts as in Number.counts_in_prose;
     a lone digit that counts on one side ("2×") may stand without its unit on the other ("2 倍", "8 块 A100"),

@@ -40,6 +40,12 @@ RULES: dict[str, str] = {
     "zh_chinese": "each translated field is Chinese, not English behind a label",
     "zh_length": "each translated field is about as long as its English field, not a heading",
     "zh_repeated": "each translated field translates its own English field, not another's",
+    "zh_placeholder": "each name's placeholder kept in the unit's answer, once per use, unchanged",
+    "zh_name": "every name stays as the English writes it, and no other is added",
+    "zh_english_word": "no ordinary English word left in the Chinese",
+    "zh_term": "the glossary's terms rendered as the glossary says",
+    "zh_punctuation": "Chinese punctuation in Chinese sentences, not the English comma or full stop",
+    "zh_added": "each unit about as long as its English: no clause added",
     "echo": "no field repeats the prompt's or the checker's own words",
 }
 

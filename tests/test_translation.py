@@ -1,0 +1,148 @@
+"""The translation unit by unit (#45): names as placeholders, the units of a digest and the digest they make, and
+the rules of a unit's Chinese, on faithful translations and on the faults of the issue's review
+(tests/data/zh/units.json)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import DATA
+
+from papers_digest.checker.chinese import check_digest_zh
+from papers_digest.checker.fields import prose_fields
+from papers_digest.checker.placeholders import protect
+from papers_digest.checker.units import assemble, judge_chinese, judge_unit, sentences, translation_units, unit_of
+from papers_digest.core.models import Digest
+from papers_digest.llm.translating import unit_message
+from papers_digest.reading.names import names_in, title_names
+
+CASES = json.loads((DATA / "zh" / "units.json").read_text(encoding="utf-8"))["cases"]
+RECORDED = json.loads((DATA / "llm" / "2504.01014-translation.json").read_text(encoding="utf-8"))
+ANIMEGAMER = "AnimeGamer: Infinite Anime Life Simulation with Next Game State Prediction"
+
+
+def case_unit(case: dict):
+    names = tuple(title_names(case["english"])) if case["kind"] == "title" else ()
+    return unit_of(case["english"], case["kind"], names)
+
+
+def rules(problems) -> set[str]:
+    return {p.rule for p in problems}
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c["faithful"]], ids=lambda c: c["id"])
+def test_a_faithful_translation_breaks_no_rule(case):
+    assert judge_chinese(case_unit(case), case["chinese"]) == []
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if not c["faithful"]], ids=lambda c: c["id"])
+def test_each_fault_of_the_review_breaks_its_rules(case):
+    assert rules(judge_chinese(case_unit(case), case["chinese"])) == set(case["rules"])
+
+
+# --- names as placeholders --------------------------------------------------------------------------------
+
+
+SENTENCE = "With just 120 GPU hours, our vsGRPO-2B model, fine-tuned from Qwen2-VL-2B, can surpass GPT-4o."
+
+
+def test_no_name_reaches_the_model():
+    unit = unit_of(SENTENCE)
+    assert [n for n in names_in(SENTENCE) if n in unit_message(unit)] == []
+
+
+def test_names_come_back_where_the_model_put_their_placeholders():
+    unit = unit_of(SENTENCE)
+    answer = "仅用 120 ⟨1⟩ 小时，我们从 ⟨3⟩ 微调得到的 ⟨2⟩ 模型就能超过 ⟨4⟩。"
+    assert (
+        judge_unit(unit, answer)[0]
+        == "仅用 120 GPU 小时，我们从 Qwen2-VL-2B 微调得到的 vsGRPO-2B 模型就能超过 GPT-4o。"
+    )
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        ("仅用 120 ⟨1⟩ 小时，我们从 ⟨3⟩ 微调得到的模型就能超过 ⟨4⟩。", "⟨2⟩ (vsGRPO-2B) is missing"),
+        ("仅用 120 ⟨1⟩ 小时，⟨2⟩ 从 ⟨3⟩ 微调得到的 ⟨2⟩ 模型就能超过 ⟨4⟩。", "⟨2⟩ (vsGRPO-2B) is written 2 times"),
+        ("仅用 120 ⟨1⟩ 小时，我们从 ⟨3⟩ 微调得到的 ⟨2⟩ 模型就能超过 ⟨5⟩。", "⟨5⟩ is not a placeholder"),
+    ],
+    ids=["lost", "twice", "altered"],
+)
+def test_a_placeholder_lost_written_twice_or_altered_fails(answer, said):
+    problems = judge_unit(unit_of(SENTENCE), answer)[1]
+    assert [p.rule for p in problems if said in p.message] == ["zh_placeholder"]
+
+
+def test_two_names_the_model_wrote_side_by_side_stay_two_words():
+    protected = protect("MIM with VQ", ["MIM", "VQ"])
+    assert protected.restore("⟨1⟩⟨2⟩方法") == "MIM VQ方法"
+
+
+def test_a_name_inside_a_longer_name_is_that_names():
+    assert protect("Qwen2-VL-7B beats Qwen2-VL", ["Qwen2-VL", "Qwen2-VL-7B"]).text == "⟨1⟩ beats ⟨2⟩"
+
+
+def test_web_addresses_are_placeholders_too():
+    assert protect("Code: https://github.com/TencentARC/AnimeGamer.", []).text == "Code: ⟨1⟩."
+
+
+def test_the_terms_of_a_unit_are_given_with_its_english_names_as_placeholders():
+    message = unit_message(unit_of("MergeAR performs KV Cache compression for efficient raster-order prediction."))
+    assert (
+        message.splitlines()[0]
+        == "Terms: ⟨2⟩ cache = ⟨2⟩ 缓存; compression = 压缩; efficient = 高效; raster-order = 光栅顺序"
+    )
+
+
+def test_a_kept_term_is_a_placeholder_as_it_is_written():
+    assert unit_of("It improves token efficiency of Tokens.").protected.names == {"⟨1⟩": "token", "⟨2⟩": "Tokens"}
+
+
+# --- the units of a digest, and the digest they make ------------------------------------------------------
+
+
+def test_a_field_is_split_into_sentences_but_not_after_an_abbreviation():
+    text = "We compare with e.g. GPT-4o et al. on two tasks. Dr. GRPO wins by 2.5%. It is (Fig. 3) small."
+    assert sentences(text) == [
+        "We compare with e.g. GPT-4o et al. on two tasks.",
+        "Dr. GRPO wins by 2.5%.",
+        "It is (Fig. 3) small.",
+    ]
+
+
+def test_the_units_of_a_real_digest_cover_every_prose_field_and_the_title():
+    english = Digest.model_validate(RECORDED["english"])
+    units = translation_units(english, ANIMEGAMER)
+    assert {u.path for u in units} == {"title"} | {path for path, _ in prose_fields(english)}
+
+
+def test_a_unit_of_names_alone_needs_no_model():
+    english = Digest.model_validate(RECORDED["english"])
+    root = next(u for u in translation_units(english, ANIMEGAMER) if u.path == "mind_map.label")
+    assert (root.english, root.needs_model) == ("AnimeGamer", False)
+
+
+def test_the_assembled_digest_keeps_the_english_shape_numbers_and_sections():
+    english = Digest.model_validate(RECORDED["english"])
+    units = translation_units(english, ANIMEGAMER)
+    chinese = assemble(english, units, {u.key: f"译文{i}。" for i, u in enumerate(units)})
+    kept = Digest.model_validate({k: v for k, v in chinese.items() if k != "title"})
+    assert [(r.numbers, r.sections) for r in kept.results] == [(r.numbers, r.sections) for r in english.results]
+
+
+def test_the_assembled_digest_joins_a_fields_sentences_and_carries_the_title():
+    english = Digest.model_validate(RECORDED["english"])
+    units = translation_units(english, ANIMEGAMER)
+    chinese = assemble(english, units, {u.key: f"{u.path}-{u.index}。" for u in units})
+    assert (chinese["title"], chinese["one_sentence"]) == ("title-0。", "one_sentence-0。one_sentence-1。")
+
+
+# --- the whole translation: the real one of the 0.5B model (tests/data/llm) --------------------------------
+
+
+def test_the_recorded_translations_changed_names_and_english_words_are_named():
+    verdict = check_digest_zh(RECORDED["first_answer"], Digest.model_validate(RECORDED["english"]), ANIMEGAMER)
+    found = {(p.rule, p.field) for p in verdict.problems}
+    assert {("zh_name", "one_sentence"), ("zh_english_word", "one_sentence")} <= found  # "动漫Gamer … novel"
