@@ -1,0 +1,191 @@
+"""The translation asked unit by unit (docs/translation.md): each sentence, finding, label and the title alone,
+its names as placeholders and its glossary terms given, checked against its own English; a unit that fails is
+asked again alone with its problems, at most MAX_ROUNDS rounds; the program assembles the Chinese digest and
+the checker judges it whole.
+
+A small model keeps a sentence it can see whole: asked for the whole digest as one JSON answer, the 1.5B model
+translated names ("MergeVQ" -> "VQ-合并"), left ordinary English words, and added clauses the English lacks
+(issue #45's review of five translations).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+
+from papers_digest.checker.chinese import check_digest_zh
+from papers_digest.checker.echo import echoed
+from papers_digest.checker.problems import Problem, problem_texts
+from papers_digest.checker.units import Unit, assemble, judge_unit, translation_units
+from papers_digest.core.models import CallRecord, Digest, GenerationResult
+from papers_digest.llm.budget import estimate_tokens
+from papers_digest.llm.client import CallContext, ChatReply, LlmClient, LlmError
+from papers_digest.llm.conversation import CUT_OFF, Task, failed_call, mark_rejected
+from papers_digest.llm.prompting import Message
+from papers_digest.llm.steps import sampling
+
+MAX_ROUNDS = 4  # the units, then three rounds asking again for the ones that failed (from the third, sampled)
+TERMS_PREFIX = "Terms: "
+# The line that ends a unit's user message, by the unit's kind (the simulator reads it back).
+ENGLISH_PREFIX = {
+    "sentence": "English: ",
+    "title": "English (a paper's title): ",
+    "label": "English (a mind-map label, a short phrase): ",
+}
+AGAIN = (
+    "Your translation has these problems: {problems}. Translate the English again, correcting them. Answer with "
+    "the Chinese translation only."
+)
+# A unit's answer cap: a Chinese sentence takes about as many tokens as its English; the cap stops a model that
+# goes on into notes.
+TOKENS_PER_ENGLISH_TOKEN = 3
+MIN_TOKENS = 48
+
+
+def unit_message(unit: Unit) -> str:
+    """A unit's user message: the glossary's terms it holds (names in them as placeholders), then its English."""
+    placeholders = {name: mark for mark, name in unit.protected.names.items()}
+    terms = [
+        f"{_marked(term.en, placeholders)} = {_marked(term.rendering, placeholders)}"
+        for term in unit.facts.terms
+        if not term.keep
+    ]
+    head = f"{TERMS_PREFIX}{'; '.join(terms)}\n" if terms else ""
+    return f"{head}{ENGLISH_PREFIX[unit.kind]}{unit.protected.text}"
+
+
+def unit_max_tokens(unit: Unit) -> int:
+    return max(MIN_TOKENS, TOKENS_PER_ENGLISH_TOKEN * estimate_tokens(unit.protected.text))
+
+
+@dataclass
+class _Asking:
+    """One paper's units in flight: each unit's conversation so far, its accepted translation and reply."""
+
+    client: LlmClient
+    task: Task
+    system_prompt: str
+    calls: list[CallRecord] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)
+    conversations: dict[str, list[Message]] = field(default_factory=dict)
+    accepted: dict[str, ChatReply] = field(default_factory=dict)
+    chinese: dict[str, str] = field(default_factory=dict)
+    problems: dict[str, list[Problem]] = field(default_factory=dict)
+
+    async def ask(self, unit: Unit, round_: int) -> None:
+        """Ask a unit (its conversation so far) and judge the answer: accepted, or its problems kept."""
+        messages = self.conversations.setdefault(
+            unit.key,
+            [{"role": "system", "content": self.system_prompt}, {"role": "user", "content": unit_message(unit)}],
+        )
+        context = CallContext(self.task.date, self.task.arxiv_id, self.task.stage, round_, repair=round_ > 1)
+        reply = await self.client.chat(
+            messages, context, self.calls, max_tokens=unit_max_tokens(unit), sampling=sampling(round_)
+        )
+        chinese, problems = judge_unit(unit, reply.content)
+        if reply.finish_reason == "length":
+            problems = [CUT_OFF, *problems]
+        if problems:
+            self.reject(unit, reply, problems)
+        else:
+            self.chinese[unit.key], self.accepted[unit.key] = chinese, reply
+            self.problems.pop(unit.key, None)
+
+    def reject(self, unit: Unit, reply: ChatReply, problems: list[Problem]) -> None:
+        """A unit's answer rejected: recorded, and its conversation asks again with the problems."""
+        mark_rejected(reply.record, problems)
+        self.rejected.append(reply.content)
+        self.problems[unit.key] = problems
+        self.chinese.pop(unit.key, None)
+        self.accepted.pop(unit.key, None)
+        said = "; ".join(p.message for p in problems)
+        self.conversations[unit.key] += [
+            {"role": "assistant", "content": reply.content},
+            {"role": "user", "content": AGAIN.format(problems=said)},
+        ]
+
+
+async def translate_in_units(
+    client: LlmClient, english: GenerationResult, system_prompt: str, task: Task
+) -> GenerationResult:
+    """The Chinese translation of a done English digest, unit by unit; never raises for a paper's failure, only
+    for the endpoint's (EndpointDown)."""
+    if english.digest is None:
+        raise ValueError(f"{english.arxiv_id}: no English digest to translate")
+    source = Digest.model_validate(english.digest)
+    units = translation_units(source, english.title)
+    state = _Asking(client, task, system_prompt)
+    for unit in units:
+        if not unit.needs_model:  # names alone ("MergeVQ"): nothing to translate
+            state.chinese[unit.key] = unit.english
+    pending = [u for u in units if u.needs_model]
+    problems: list[Problem] = []
+
+    def result(**fields: object) -> GenerationResult:
+        return task.result(client.model, state.calls, state.rejected, **fields)
+
+    try:
+        for round_ in range(1, MAX_ROUNDS + 1):
+            await asyncio.gather(*(state.ask(unit, round_) for unit in pending))
+            pending = [u for u in units if u.key in state.problems]
+            problems = [p for u in pending for p in state.problems[u.key]]
+            if pending:
+                continue
+            digest, problems = _judged(source, units, state, english.title, system_prompt)
+            if digest is not None:
+                for reply in state.accepted.values():
+                    client.keep(reply)
+                return result(status="done", digest=digest)
+            pending = _units_of(problems, units, state)
+            if not pending:
+                break
+    except LlmError as exc:
+        error = await failed_call(client, exc)
+        return result(status="failed", error=error, error_kind=exc.kind, problems=problem_texts(problems))
+    return result(
+        status="failed",
+        error_kind="checker",
+        error=f"the units failed the checks {MAX_ROUNDS} times: {'; '.join(_with_units(problems, state))}"[:2000],
+        problems=problem_texts(problems),
+    )
+
+
+def _judged(
+    source: Digest, units: list[Unit], state: _Asking, title: str | None, system_prompt: str
+) -> tuple[dict | None, list[Problem]]:
+    """The assembled translation, judged whole (every rule of the checker, and no prompt echoed): (the digest,
+    the paper's Chinese title first, or None; the problems)."""
+    whole = assemble(source, units, state.chinese)
+    chinese_title = whole.pop("title", None)
+    verdict = check_digest_zh(json.dumps(whole, ensure_ascii=False), source, title)
+    if verdict.digest is not None and (echoes := echoed(verdict.digest, [system_prompt])):
+        return None, echoes
+    if verdict.digest is None:
+        return None, verdict.problems
+    digest = verdict.digest.model_dump(mode="json")
+    return ({"title": chinese_title, **digest} if chinese_title else digest), []
+
+
+def _units_of(problems: list[Problem], units: list[Unit], state: _Asking) -> list[Unit]:
+    """The units of the fields the whole translation's problems name, each rejected with its field's problems
+    (a problem naming no field is no unit's: the translation fails)."""
+    asked = []
+    for unit in units:
+        theirs = [p for p in problems if p.field == unit.path]
+        if theirs and unit.key in state.accepted:
+            state.reject(unit, state.accepted[unit.key], theirs)
+            asked.append(unit)
+    return asked if all(p.field for p in problems) else []
+
+
+def _with_units(problems: list[Problem], state: _Asking) -> list[str]:
+    """The failed units' problems, each with the unit it is about."""
+    said = [f"{key}: {p.message}" for key, theirs in state.problems.items() for p in theirs]
+    return said or problem_texts(problems)
+
+
+def _marked(text: str, placeholders: dict[str, str]) -> str:
+    for name, mark in sorted(placeholders.items(), key=lambda item: -len(item[0])):
+        text = text.replace(name, mark)
+    return text
