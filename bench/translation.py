@@ -114,12 +114,15 @@ def main() -> None:
     parser.add_argument("--smoke", action="store_true", help="the sample day's abstracts on the engine simulator")
     parser.add_argument("--table", action="store_true", help="print each done translation beside its English")
     parser.add_argument("--out", type=Path, help="write each translation here, one folder per day")
+    parser.add_argument("--threads", type=int, help="the engine's threads (on busy cores 1 decodes faster)")
     args = parser.parse_args()
     if args.smoke:
         return run_smoke(args)
     model = OFFLINE_MODELS[DEFAULT_MODEL]
     fetch_model(ROOT / model.path, model=model)
     llm, engine = offline_settings(ROOT / model.path)
+    if args.threads:
+        engine["extra_args"] = ["--threads", str(args.threads)]
     params = make_params(llm=llm, engine=engine)
     with ManagedEngine.from_params(params, log_dir=ROOT / "logs" / "bench") as served:
         for folder in args.folders:

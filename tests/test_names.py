@@ -4,9 +4,9 @@ acronyms their words define."""
 from __future__ import annotations
 
 import pytest
+from conftest import SAMPLE_DIR, day_papers
 
 from papers_digest.reading.names import acronym_definitions, names_in, title_names
-from conftest import SAMPLE_DIR, day_papers
 
 SAMPLE = {p.arxiv_id: p for p in day_papers("2025-04-03", SAMPLE_DIR / "hf")}
 VSI = SAMPLE["2504.00883"].summary  # "Improved Visual-Spatial Reasoning via R1-Zero-Like Training"

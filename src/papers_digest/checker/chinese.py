@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 
 from papers_digest.checker.english import Verdict, prose_fields
 from papers_digest.checker.numbers import Number, entry_numbers, numbers_in, values
-from papers_digest.checker.parse import extract_json, parse_digest
+from papers_digest.checker.parse import parse_digest
 from papers_digest.checker.problems import Problem
 from papers_digest.checker.substance import REPEAT_SHARE, overlap
 from papers_digest.checker.zh_words import ZH_TEXT_RULES
@@ -58,17 +57,6 @@ def check_digest_zh(reply: str, english: Digest, title: str | None = None) -> Ve
     for _, text_rule in ZH_TEXT_RULES:
         problems.extend(text_rule(digest, english, names))
     return Verdict(None if problems else digest, problems)
-
-
-def translated_title(reply: str) -> tuple[str, str | None]:
-    """A translation's answer without its `title` key, and that title when it is Chinese: it holds a run of
-    Chinese characters (a title left in English is dropped, and the site shows the English one)."""
-    data, error = extract_json(reply)
-    if error or not isinstance(data, dict) or "title" not in data:
-        return reply, None
-    title = data.pop("title")
-    chinese = isinstance(title, str) and _CJK_RE.search(title) is not None
-    return json.dumps(data, ensure_ascii=False), (" ".join(title.split()) if chinese else None)
 
 
 def zh_shape(digest: Digest, english: Digest) -> list[Problem]:

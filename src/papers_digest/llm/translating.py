@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from papers_digest.checker.chinese import check_digest_zh
@@ -116,10 +117,14 @@ async def translate_in_units(
     source = Digest.model_validate(english.digest)
     units = translation_units(source, english.title)
     state = _Asking(client, task, system_prompt)
+    leaders: dict[tuple[str, str], Unit] = {}  # the unit asked for each English text (a finding written twice: once)
     for unit in units:
-        if not unit.needs_model:  # names alone ("MergeVQ"): nothing to translate
+        if unit.needs_model:
+            leaders.setdefault((unit.kind, unit.english), unit)
+        else:  # names alone ("MergeVQ"): nothing to translate
             state.chinese[unit.key] = unit.english
-    pending = [u for u in units if u.needs_model]
+    asked = list(leaders.values())
+    pending = asked
     problems: list[Problem] = []
 
     def result(**fields: object) -> GenerationResult:
@@ -128,16 +133,19 @@ async def translate_in_units(
     try:
         for round_ in range(1, MAX_ROUNDS + 1):
             await asyncio.gather(*(state.ask(unit, round_) for unit in pending))
-            pending = [u for u in units if u.key in state.problems]
+            pending = [u for u in asked if u.key in state.problems]
             problems = [p for u in pending for p in state.problems[u.key]]
             if pending:
                 continue
+            for unit in units:  # a unit written twice takes its first one's translation
+                if unit.needs_model:
+                    state.chinese[unit.key] = state.chinese[leaders[(unit.kind, unit.english)].key]
             digest, problems = _judged(source, units, state, english.title, system_prompt)
             if digest is not None:
                 for reply in state.accepted.values():
                     client.keep(reply)
                 return result(status="done", digest=digest)
-            pending = _units_of(problems, units, state)
+            pending = _units_of(problems, units, state, lambda u: leaders.get((u.kind, u.english), u))
             if not pending:
                 break
     except LlmError as exc:
@@ -167,15 +175,16 @@ def _judged(
     return ({"title": chinese_title, **digest} if chinese_title else digest), []
 
 
-def _units_of(problems: list[Problem], units: list[Unit], state: _Asking) -> list[Unit]:
-    """The units of the fields the whole translation's problems name, each rejected with its field's problems
-    (a problem naming no field is no unit's: the translation fails)."""
-    asked = []
+def _units_of(problems: list[Problem], units: list[Unit], state: _Asking, leader: Callable[[Unit], Unit]) -> list[Unit]:
+    """The units to ask again for the fields the whole translation's problems name (a unit written twice: the
+    one asked for it), each rejected with its field's problems; none when a problem names no field."""
+    asked: list[Unit] = []
     for unit in units:
         theirs = [p for p in problems if p.field == unit.path]
-        if theirs and unit.key in state.accepted:
-            state.reject(unit, state.accepted[unit.key], theirs)
-            asked.append(unit)
+        first = leader(unit)
+        if theirs and first.key in state.accepted and first not in asked:
+            state.reject(first, state.accepted[first.key], theirs)
+            asked.append(first)
     return asked if all(p.field for p in problems) else []
 
 
