@@ -48,6 +48,7 @@ __all__ = [
     "SAMPLE_DIR",
     "abstract_docs",
     "chat_calls",
+    "chats_of",
     "check_en",
     "check_zh",
     "copy_project",
@@ -144,6 +145,12 @@ def check_zh(reply: str, english: Digest) -> tuple[Digest | None, list[str]]:
 def chat_calls(sim: EngineSim) -> int:
     """Completions the simulator served (the stages' endpoint checks on /v1/models are not calls)."""
     return sim.stats.by_path.get("/v1/chat/completions", 0)
+
+
+def chats_of(sim: EngineSim, kind: str) -> int:
+    """Completions the simulator served for one kind of request: "digest" (an English digest's) or "translate"
+    (a translation unit's: a paper's translation is one request per unit, llm/translating.py)."""
+    return sum(1 for r in sim.stats.records if r.path.endswith("/completions") and r.kind == kind)
 
 
 @pytest.fixture(scope="module")

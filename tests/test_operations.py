@@ -16,7 +16,17 @@ from pathlib import Path
 
 import pytest
 import sqlite_utils
-from conftest import SAMPLE_DATE, chat_calls, copy_project, dvc_env, make_params, run_dvc, wait_until, write_params
+from conftest import (
+    SAMPLE_DATE,
+    chat_calls,
+    chats_of,
+    copy_project,
+    dvc_env,
+    make_params,
+    run_dvc,
+    wait_until,
+    write_params,
+)
 
 from papers_digest.cli.runs import DatePlan, plan_dates
 from papers_digest.sim.replay import ReplayFault
@@ -103,7 +113,7 @@ def test_a_range_runs_each_date_and_one_dates_failure_does_not_stop_the_others(t
     assert lines[2] == "papers daily: 2025-07-07: ok (1 papers done, 0 failed)", done.stdout + done.stderr
     assert "papers daily: 2 of 3 dates ok" in done.stdout
     assert _runs(project) == {"2025-07-05": 0, "2025-07-07": 1}
-    assert chat_calls(sim) == 2  # the one paper of 2025-07-07: digest and translation
+    assert chats_of(sim, "digest") == 1  # the one paper of 2025-07-07 (and its translation's units)
 
 
 # --- restored days reach the database and the site -------------------------------------------------------
@@ -240,8 +250,8 @@ def test_an_interrupt_mid_stage_is_one_line_per_process_keeps_the_finished_paper
     ]
     assert not (project / "data" / SAMPLE_DATE / "translate_zh").exists()
 
-    asked = chat_calls(sim)
+    asked = chats_of(sim, "digest")
     rerun = _papers(project, "run")
     assert rerun.returncode == 0, rerun.stdout + rerun.stderr
-    assert chat_calls(sim) - asked == (4 - len(kept)) + 4  # the digests missing and the 4 translations
+    assert chats_of(sim, "digest") - asked == 4 - len(kept)  # only the digests missing (then the 4 translations)
     assert set(_digests(project).values()) == {"done"} and len(_digests(project)) == 4

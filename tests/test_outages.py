@@ -18,7 +18,7 @@ import pytest
 import sqlite_utils
 from conftest import (
     SAMPLE_DATE,
-    chat_calls,
+    chats_of,
     copy_project,
     dvc_env,
     free_port,
@@ -140,7 +140,8 @@ def test_an_outage_mid_stage_is_not_the_days_result_and_a_plain_rerun_makes_only
     second = EngineSim()
     with BackgroundServer(second.app, port):
         run_dvc(project, "repro")
-    assert chat_calls(second) == (4 - finished) + 4  # the missing digests and the 4 translations, nothing twice
+    assert chats_of(second, "digest") == 4 - finished  # the missing digests, nothing twice
+    assert list(_generated(project, "translate_zh").values()) == ["done"] * 4  # and the 4 translations
     assert set(_generated(project, "digest_en").values()) == {"done"}
     db = sqlite_utils.Database(project / "data" / "papers.db")
     assert dict(db.execute("select status, count(*) from papers group by 1").fetchall()) == {"done": 4}
@@ -163,9 +164,9 @@ def test_retry_failed_asks_again_only_for_a_past_days_failed_papers(tmp_path, sa
         first = _papers(project, "daily", "--date", SAMPLE_DATE)
         assert first.returncode == 0, first.stdout + first.stderr
         assert len(_failed_in_db(project)) == 1
-        calls_before = chat_calls(sim)
+        digests_before = chats_of(sim, "digest")
         again = _papers(project, "daily", "--date", SAMPLE_DATE, "--retry-failed")
         assert again.returncode == 0, again.stdout + again.stderr
-        assert chat_calls(sim) - calls_before == 2  # the failed paper's digest and its translation, nothing else
+        assert chats_of(sim, "digest") - digests_before == 1  # the failed paper's digest (and its translation) only
     assert _failed_in_db(project) == []
     assert os.path.exists(project / "data" / SAMPLE_DATE / "report.html")

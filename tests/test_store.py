@@ -7,6 +7,7 @@ import pytest
 from conftest import (
     SAMPLE_DATE,
     chat_calls,
+    chats_of,
     copy_project,
     kill_dvc_when,
     make_params,
@@ -96,27 +97,32 @@ def test_a_bigger_limit_or_a_forced_rerun_repeats_no_finished_work(tmp_path, sam
     project = copy_project(tmp_path)
     write_params(project, _params(replay_url, llm_url, limit=2))
     run_dvc(project, "repro")
-    assert chat_calls(sim) == 4  # two papers, a digest and a translation each
+    assert chats_of(sim, "digest") == 2  # two papers (and their translations' units)
+    first_two = {p.stem for p in (project / "data" / SAMPLE_DATE / "translate_zh").glob("2*.json")}
     arxiv_before = replay.requests["arxiv"]
 
     write_params(project, _params(replay_url, llm_url, limit=4))
     run_dvc(project, "repro")
-    assert chat_calls(sim) == 8  # only the two new papers were generated
+    assert chats_of(sim, "digest") == 4  # only the two new papers were generated
+    translated = project / "data" / SAMPLE_DATE / "translate_zh"
+    again = [c for i in first_two for c in json.loads((translated / f"{i}.json").read_text())["calls"]]
+    assert again and all(c["from_store"] for c in again)  # the first two translations came from the store
+    asked = chat_calls(sim)
     new_pages = replay.requests["arxiv"] - arxiv_before
     assert new_pages in (2, 3)  # the two new papers (one is redirected to its versioned page)
 
     arxiv_before = replay.requests["arxiv"]
     forced = run_dvc(project, "repro", "--force")
-    assert chat_calls(sim) == 8
+    assert chat_calls(sim) == asked
     assert replay.requests["arxiv"] == arxiv_before
     assert "answers reused from the store" in forced.stdout
     calls = [json.loads(line) for line in (project / "data" / SAMPLE_DATE / "calls.jsonl").read_text().splitlines()]
-    assert len(calls) == 8 and all(c["from_store"] for c in calls)
+    assert calls and all(c["from_store"] for c in calls)
 
     # With reuse off (benchmarks), a forced rerun asks the engine again; arXiv pages are still reused.
     write_params(project, _params(replay_url, llm_url, limit=4, llm={"reuse": False}))
     run_dvc(project, "repro", "--force", "digest_en", "--single-item")
-    assert chat_calls(sim) == 12
+    assert chats_of(sim, "digest") == 8
 
 
 def test_the_publish_fingerprint_changes_with_any_input_byte_the_code_or_the_options(tmp_path):

@@ -54,7 +54,7 @@ def test_no_name_reaches_the_model():
 
 def test_names_come_back_where_the_model_put_their_placeholders():
     unit = unit_of(SENTENCE)
-    answer = "仅用 120 ⟨1⟩ 小时，我们从 ⟨3⟩ 微调得到的 ⟨2⟩ 模型就能超过 ⟨4⟩。"
+    answer = "仅用 120 X1 小时，我们从 X3 微调得到的 X2 模型就能超过 X4。"
     assert (
         judge_unit(unit, answer)[0]
         == "仅用 120 GPU 小时，我们从 Qwen2-VL-2B 微调得到的 vsGRPO-2B 模型就能超过 GPT-4o。"
@@ -64,9 +64,9 @@ def test_names_come_back_where_the_model_put_their_placeholders():
 @pytest.mark.parametrize(
     ("answer", "said"),
     [
-        ("仅用 120 ⟨1⟩ 小时，我们从 ⟨3⟩ 微调得到的模型就能超过 ⟨4⟩。", "⟨2⟩ (vsGRPO-2B) is missing"),
-        ("仅用 120 ⟨1⟩ 小时，⟨2⟩ 从 ⟨3⟩ 微调得到的 ⟨2⟩ 模型就能超过 ⟨4⟩。", "⟨2⟩ (vsGRPO-2B) is written 2 times"),
-        ("仅用 120 ⟨1⟩ 小时，我们从 ⟨3⟩ 微调得到的 ⟨2⟩ 模型就能超过 ⟨5⟩。", "⟨5⟩ is not a placeholder"),
+        ("仅用 120 X1 小时，我们从 X3 微调得到的模型就能超过 X4。", "X2 (vsGRPO-2B) is missing"),
+        ("仅用 120 X1 小时，X2 从 X3 微调得到的 X2 模型就能超过 X4。", "X2 (vsGRPO-2B) is written 2 times"),
+        ("仅用 120 X1 小时，我们从 X3 微调得到的 X2 模型就能超过 X5。", "X5 is not a placeholder"),
     ],
     ids=["lost", "twice", "altered"],
 )
@@ -77,27 +77,37 @@ def test_a_placeholder_lost_written_twice_or_altered_fails(answer, said):
 
 def test_two_names_the_model_wrote_side_by_side_stay_two_words():
     protected = protect("MIM with VQ", ["MIM", "VQ"])
-    assert protected.restore("⟨1⟩⟨2⟩方法") == "MIM VQ方法"
+    assert protected.restore("X1X2方法") == "MIM VQ方法"
 
 
 def test_a_name_inside_a_longer_name_is_that_names():
-    assert protect("Qwen2-VL-7B beats Qwen2-VL", ["Qwen2-VL", "Qwen2-VL-7B"]).text == "⟨1⟩ beats ⟨2⟩"
+    assert protect("Qwen2-VL-7B beats Qwen2-VL", ["Qwen2-VL", "Qwen2-VL-7B"]).text == "X1 beats X2"
 
 
 def test_web_addresses_are_placeholders_too():
-    assert protect("Code: https://github.com/TencentARC/AnimeGamer.", []).text == "Code: ⟨1⟩."
+    assert protect("Code: https://github.com/TencentARC/AnimeGamer.", []).text == "Code: X1."
 
 
 def test_the_terms_of_a_unit_are_given_with_its_english_names_as_placeholders():
     message = unit_message(unit_of("MergeAR performs KV Cache compression for efficient raster-order prediction."))
     assert (
         message.splitlines()[0]
-        == "Terms: ⟨2⟩ cache = ⟨2⟩ 缓存; compression = 压缩; efficient = 高效; raster-order = 光栅顺序"
+        == "Terms: X2 cache = X2 缓存; compression = 压缩; efficient = 高效; raster-order = 光栅顺序"
+    )
+
+
+def test_a_unit_asked_again_is_told_what_to_mind_with_names_still_placeholders():
+    unit = unit_of(SENTENCE)
+    problems = judge_unit(unit, "仅用 120 小时，我们从 X3 微调得到的 X2 模型 can 超过 X4。")[1]
+    mind = next(line for line in unit_message(unit, problems).splitlines() if line.startswith("Mind: "))
+    assert mind == (
+        "Mind: copy every mark of Keep exactly as written; translate every English word (can); "
+        "use the Terms' Chinese (X1 hour = X1 小时)"
     )
 
 
 def test_a_kept_term_is_a_placeholder_as_it_is_written():
-    assert unit_of("It improves token efficiency of Tokens.").protected.names == {"⟨1⟩": "token", "⟨2⟩": "Tokens"}
+    assert unit_of("It improves token efficiency of Tokens.").protected.names == {"X1": "token", "X2": "Tokens"}
 
 
 # --- the units of a digest, and the digest they make ------------------------------------------------------

@@ -11,11 +11,36 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# The form the offline 1.5B model kept best of those measured (bench/placeholders.py; docs/translation.md).
-PLACEHOLDER = "⟨{n}⟩"
+# The form the offline 1.5B model kept best of those measured (bench/placeholders.py, docs/translation.md, "Names
+# as placeholders"): on the sample day's units with two names or more it kept every X1 and lost or altered
+# ⟨1⟩, [N1], {1} and <1> in 3 to 5 of 11.
+PLACEHOLDER = "X{n}"
 _ASCII_END_RE = re.compile(r"[A-Za-z0-9+]$")
 _ASCII_START_RE = re.compile(r"^[A-Za-z0-9]")
 _URL_RE = re.compile(r"(?:https?://|www\.)[A-Za-z0-9._~:/?#@!$&'*+,;=%\-]*[A-Za-z0-9/#=_\-]")
+
+
+def mark_pattern(form: str = PLACEHOLDER, loose: bool = False) -> re.Pattern[str]:
+    """The placeholders of `form` in a text (`marks_in` reads them whole); `loose` finds them also altered by the
+    model, spaced or in another case ("X 1", "x1"), and alone: not inside a longer word ("MAX1")."""
+    head, _, tail = form.partition("{n}")
+    if not loose:
+        return re.compile(f"{re.escape(head)}\\d+{re.escape(tail)}")
+    before = r"(?<![A-Za-z0-9_])" if head[-1:].isalnum() else ""
+    return re.compile(f"{before}{re.escape(head)}\\s*\\d+\\s*{re.escape(tail)}(?![0-9])", re.I)
+
+
+def marks_in(text: str, form: str = PLACEHOLDER) -> list[re.Match[str]]:
+    """The placeholders of `form` in `text`, each whole: a mark of letters and digits ("X1") counts only where
+    its word is made of marks alone ("X1", "X1X2"), never inside a longer word ("MAX1", "X1a")."""
+    pattern = mark_pattern(form)
+    if not form[:1].isalnum():  # "⟨1⟩": its own brackets bound it
+        return list(pattern.finditer(text))
+    marks = []
+    for word in re.finditer(r"[A-Za-z0-9_]+", text):
+        if re.fullmatch(f"(?:{pattern.pattern})+", word.group()):
+            marks += [m for m in pattern.finditer(text, word.start(), word.end())]
+    return marks
 
 
 @dataclass(frozen=True)
@@ -24,32 +49,41 @@ class Protected:
 
     text: str
     names: dict[str, str]  # placeholder -> the name it stands for, in order of first use
+    form: str = PLACEHOLDER
 
     def restore(self, chinese: str) -> str:
         """The model's Chinese with each placeholder replaced by its name again; a name written right beside a
-        Latin letter or digit gets a space there ("⟨1⟩⟨2⟩" is "MIM VQ", not "MIMVQ")."""
-        for placeholder, name in self.names.items():
-            pieces = chinese.split(placeholder)
-            chinese = pieces[0]
-            for piece in pieces[1:]:
-                before = " " if _ASCII_END_RE.search(chinese) and _ASCII_START_RE.match(name) else ""
-                after = " " if _ASCII_START_RE.match(piece) and _ASCII_END_RE.search(name) else ""
-                chinese += f"{before}{name}{after}{piece}"
-        return chinese
+        Latin letter or digit gets a space there ("X1X2" is "MIM VQ", not "MIMVQ")."""
+        pieces = []
+        at = 0
+        for match in marks_in(chinese, self.form):
+            name = self.names.get(match.group())
+            if name is None:
+                continue
+            before = chinese[at : match.start()]
+            if _ASCII_END_RE.search("".join(pieces) + before) and _ASCII_START_RE.match(name):
+                before += " "
+            pieces += [before, name]
+            at = match.end()
+            if _ASCII_START_RE.match(chinese[at:]) and _ASCII_END_RE.search(name):
+                pieces.append(" ")
+        return "".join([*pieces, chinese[at:]])
 
     def problems(self, chinese: str) -> list[str]:
         """What the answer did to the placeholders: each lost, written more often than the English has it, or
         one that is no placeholder of this unit (an altered or invented one)."""
+        wanted = [m.group() for m in marks_in(self.text, self.form)]
+        written = [m.group() for m in marks_in(chinese, self.form)]
         found = []
         for placeholder, name in self.names.items():
-            want, got = self.text.count(placeholder), chinese.count(placeholder)
+            want, got = wanted.count(placeholder), written.count(placeholder)
             if got < want:
                 found.append(f"{placeholder} ({name}) is missing")
             elif got > want:
                 found.append(f"{placeholder} ({name}) is written {got} times, the English has it {want}")
-        for stray in _stray_placeholders(chinese, self.names):
-            found.append(f"{stray} is not a placeholder of the English")
-        return found
+        loose = (m.strip() for m in mark_pattern(self.form, loose=True).findall(chinese))
+        strays = [m for m in loose if m not in self.names]
+        return found + [f"{stray} is not a placeholder of the English" for stray in dict.fromkeys(strays)]
 
 
 def protect(text: str, names: list[str], form: str = PLACEHOLDER) -> Protected:
@@ -66,7 +100,7 @@ def protect(text: str, names: list[str], form: str = PLACEHOLDER) -> Protected:
             placeholders[by_name[name]] = name
         pieces += [text[at:start], by_name[name]]
         at = end
-    return Protected("".join([*pieces, text[at:]]), placeholders)
+    return Protected("".join([*pieces, text[at:]]), placeholders, form)
 
 
 def _name_spans(text: str, names: list[str]) -> list[tuple[int, int]]:
@@ -80,9 +114,3 @@ def _name_spans(text: str, names: list[str]) -> list[tuple[int, int]]:
             if all(end <= a or start >= b for a, b in taken):
                 taken.append((start, end))
     return taken
-
-
-def _stray_placeholders(chinese: str, names: dict[str, str]) -> list[str]:
-    """Placeholder-like marks in the answer that are none of the unit's (a changed number, an invented one)."""
-    mark = re.escape(PLACEHOLDER).replace(re.escape("{n}"), r"\s*\d+\s*")
-    return [m for m in dict.fromkeys(re.findall(mark, chinese)) if m not in names]

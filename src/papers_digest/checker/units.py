@@ -16,7 +16,7 @@ from typing import Any, Literal
 from papers_digest.checker.chinese import cjk_share, number_difference, zh_ratio
 from papers_digest.checker.fields import prose_fields
 from papers_digest.checker.paths import set_field
-from papers_digest.checker.placeholders import Protected, protect
+from papers_digest.checker.placeholders import Protected, marks_in, protect
 from papers_digest.checker.problems import Problem
 from papers_digest.checker.zh_words import EnglishFacts, word_problems
 from papers_digest.core.models import Digest
@@ -24,7 +24,7 @@ from papers_digest.reading.names import title_names
 
 UnitKind = Literal["title", "sentence", "label"]
 # A sentence ends at . ! or ? before a capital, a digit, a quote or a bracket, except after an abbreviation.
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(\[⟨])")
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(\[])")
 _ABBREVIATION_RE = re.compile(
     r"(?:\b(?:e\.g|i\.e|et al|etc|vs|cf|Fig|Figs|Eq|Eqs|Sec|Dr|Mr|Ms|No|approx|resp)\.|\b[A-Z]\.)$"
 )
@@ -58,7 +58,7 @@ class Unit:
     @property
     def needs_model(self) -> bool:
         """Whether anything is left to translate once the names are placeholders ("MergeVQ" alone is not)."""
-        return _LATIN_RE.search(self.protected.text) is not None
+        return _LATIN_RE.search(_without_marks(self.protected.text)) is not None
 
 
 def translation_units(english: Digest, title: str | None = None) -> list[Unit]:
@@ -142,7 +142,7 @@ def assemble(english: Digest, units: list[Unit], chinese: dict[str, str]) -> dic
 
 def _length_problems(unit: Unit, chinese: str) -> list[Problem]:
     """A sentence far longer than its English says more than it (a clause added); far shorter, less."""
-    words = len(re.findall(r"[A-Za-z][A-Za-z'’\-]*|⟨\d+⟩", unit.protected.text))
+    words = len(re.findall(r"[A-Za-z][A-Za-z'’\-]*", unit.protected.text))  # a placeholder is one word
     if unit.kind != "sentence" or words < MIN_MEASURED_WORDS:
         return []
     ratio = unit_ratio(unit, chinese)
@@ -159,8 +159,15 @@ def unit_ratio(unit: Unit, chinese: str) -> float:
     protected_chinese = chinese
     for name in sorted(unit.protected.names.values(), key=len, reverse=True):
         protected_chinese = protected_chinese.replace(name, " N ")
-    english = re.sub(r"⟨\d+⟩", " N ", unit.protected.text)
+    english = _without_marks(unit.protected.text, " N ")
     return zh_ratio(protected_chinese, english)
+
+
+def _without_marks(text: str, instead: str = " ") -> str:
+    """`text` with its placeholders replaced by `instead`."""
+    for mark in reversed(marks_in(text)):
+        text = text[: mark.start()] + instead + text[mark.end() :]
+    return text
 
 
 def _kept_spellings(text: str, facts: EnglishFacts) -> list[str]:

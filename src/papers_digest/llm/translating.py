@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from papers_digest.checker.chinese import check_digest_zh
@@ -24,36 +25,56 @@ from papers_digest.llm.budget import estimate_tokens
 from papers_digest.llm.client import CallContext, ChatReply, LlmClient, LlmError
 from papers_digest.llm.conversation import CUT_OFF, Task, failed_call, mark_rejected
 from papers_digest.llm.prompting import Message
-from papers_digest.llm.steps import sampling
 
-MAX_ROUNDS = 4  # the units, then three rounds asking again for the ones that failed (from the third, sampled)
+MAX_ROUNDS = 5  # the units, then four rounds asking again for the ones that failed, each sampled
 TERMS_PREFIX = "Terms: "
+KEEP_PREFIX = "Keep: "
+MIND_PREFIX = "Mind: "
 # The line that ends a unit's user message, by the unit's kind (the simulator reads it back).
 ENGLISH_PREFIX = {
     "sentence": "English: ",
     "title": "English (a paper's title): ",
     "label": "English (a mind-map label, a short phrase): ",
 }
-AGAIN = (
-    "Your translation has these problems: {problems}. Translate the English again, correcting them. Answer with "
-    "the Chinese translation only."
-)
+# What a unit asked again is told, by the rule its answer broke: short, in the request's own words. Measured on
+# the sample day: asked again in its conversation, after its answer and the checker's problem list, the 1.5B
+# model wrote the same answer, or translated the problem list itself ("你的翻译有这些问题：…").
+HINTS = {
+    "zh_placeholder": "copy every mark of Keep exactly as written",
+    "zh_name": "copy every mark of Keep exactly as written",
+    "zh_chinese": "write the whole sentence in Chinese",
+    "zh_numbers": "write every figure exactly as the English has it",
+    "zh_english_word": "translate every English word ({words})",
+    "zh_term": "use the Terms' Chinese ({terms})",
+    "zh_punctuation": "use Chinese punctuation (，。：；)",
+    "zh_added": "translate only what the English says, adding nothing",
+    "zh_length": "translate every clause of the English",
+    "length": "answer with the translation only, one sentence",
+}
+_RENDERED_RE = re.compile(r"'([^']+)' is rendered ([^;,]+)")  # a zh_term problem's terms (checker/zh_words.py)
+# Asked again, a unit is sampled (seeded by its round, so a rerun is the same): greedy decoding asked the same
+# thing answers the same, and the checker picks among the tries.
+RESAMPLING = {"temperature": 0.7}
 # A unit's answer cap: a Chinese sentence takes about as many tokens as its English; the cap stops a model that
 # goes on into notes.
 TOKENS_PER_ENGLISH_TOKEN = 3
 MIN_TOKENS = 48
 
 
-def unit_message(unit: Unit) -> str:
-    """A unit's user message: the glossary's terms it holds (names in them as placeholders), then its English."""
+def unit_message(unit: Unit, problems: Sequence[Problem] = ()) -> str:
+    """A unit's user message: the glossary's terms it holds (names in them as placeholders), the placeholders to
+    keep, what to mind when it is asked again after `problems`, then its English."""
     placeholders = {name: mark for mark, name in unit.protected.names.items()}
     terms = [
         f"{_marked(term.en, placeholders)} = {_marked(term.rendering, placeholders)}"
         for term in unit.facts.terms
         if not term.keep
     ]
-    head = f"{TERMS_PREFIX}{'; '.join(terms)}\n" if terms else ""
-    return f"{head}{ENGLISH_PREFIX[unit.kind]}{unit.protected.text}"
+    lines = [f"{TERMS_PREFIX}{'; '.join(terms)}"] if terms else []
+    lines += [f"{KEEP_PREFIX}{', '.join(unit.protected.names)}"] if unit.protected.names else []
+    hints = _marked("; ".join(_hints(problems)), placeholders)  # the problems name names: never the model's
+    lines += [f"{MIND_PREFIX}{hints}"] if hints else []
+    return "\n".join([*lines, f"{ENGLISH_PREFIX[unit.kind]}{unit.protected.text}"])
 
 
 def unit_max_tokens(unit: Unit) -> int:
@@ -62,27 +83,27 @@ def unit_max_tokens(unit: Unit) -> int:
 
 @dataclass
 class _Asking:
-    """One paper's units in flight: each unit's conversation so far, its accepted translation and reply."""
+    """One paper's units in flight: each unit's accepted translation and reply, or the problems of its last
+    answer."""
 
     client: LlmClient
     task: Task
     system_prompt: str
     calls: list[CallRecord] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
-    conversations: dict[str, list[Message]] = field(default_factory=dict)
     accepted: dict[str, ChatReply] = field(default_factory=dict)
     chinese: dict[str, str] = field(default_factory=dict)
     problems: dict[str, list[Problem]] = field(default_factory=dict)
 
     async def ask(self, unit: Unit, round_: int) -> None:
-        """Ask a unit (its conversation so far) and judge the answer: accepted, or its problems kept."""
-        messages = self.conversations.setdefault(
-            unit.key,
-            [{"role": "system", "content": self.system_prompt}, {"role": "user", "content": unit_message(unit)}],
-        )
+        """Ask a unit afresh (after a failed answer: with what to mind, sampled) and judge the answer: accepted,
+        or its problems kept."""
+        user = unit_message(unit, self.problems.get(unit.key, []))
+        messages: list[Message] = [{"role": "system", "content": self.system_prompt}, {"role": "user", "content": user}]
         context = CallContext(self.task.date, self.task.arxiv_id, self.task.stage, round_, repair=round_ > 1)
+        sampled = {**RESAMPLING, "seed": round_} if round_ > 1 else None
         reply = await self.client.chat(
-            messages, context, self.calls, max_tokens=unit_max_tokens(unit), sampling=sampling(round_)
+            messages, context, self.calls, max_tokens=unit_max_tokens(unit), sampling=sampled
         )
         chinese, problems = judge_unit(unit, reply.content)
         if reply.finish_reason == "length":
@@ -94,17 +115,12 @@ class _Asking:
             self.problems.pop(unit.key, None)
 
     def reject(self, unit: Unit, reply: ChatReply, problems: list[Problem]) -> None:
-        """A unit's answer rejected: recorded, and its conversation asks again with the problems."""
+        """A unit's answer rejected: recorded, and its problems kept for the next time it is asked."""
         mark_rejected(reply.record, problems)
         self.rejected.append(reply.content)
         self.problems[unit.key] = problems
         self.chinese.pop(unit.key, None)
         self.accepted.pop(unit.key, None)
-        said = "; ".join(p.message for p in problems)
-        self.conversations[unit.key] += [
-            {"role": "assistant", "content": reply.content},
-            {"role": "user", "content": AGAIN.format(problems=said)},
-        ]
 
 
 async def translate_in_units(
@@ -192,6 +208,17 @@ def _with_units(problems: list[Problem], state: _Asking) -> list[str]:
     """The failed units' problems, each with the unit it is about."""
     said = [f"{key}: {p.message}" for key, theirs in state.problems.items() for p in theirs]
     return said or problem_texts(problems)
+
+
+def _hints(problems: Sequence[Problem]) -> list[str]:
+    """What to mind, once per rule, from a unit's problems: the English words left, the terms rendered otherwise."""
+    hints = []
+    for rule in dict.fromkeys(p.rule for p in problems):
+        said = " ".join(p.message for p in problems if p.rule == rule)
+        words = said.rpartition("untranslated: ")[2]
+        terms = ", ".join(f"{en} = {zh.strip()}" for en, zh in _RENDERED_RE.findall(said))
+        hints.append(HINTS.get(rule, "").format(words=words, terms=terms))
+    return [h for h in dict.fromkeys(hints) if h]
 
 
 def _marked(text: str, placeholders: dict[str, str]) -> str:

@@ -8,6 +8,7 @@ import zlib
 from typing import Any
 
 from papers_digest.checker.numbers import prose_numbers
+from papers_digest.checker.placeholders import marks_in
 from papers_digest.checker.units import sentences, unit_of
 from papers_digest.llm.translating import ENGLISH_PREFIX, TERMS_PREFIX, unit_message
 from papers_digest.sim.faults import BAD_NUMBER, FaultKind
@@ -61,15 +62,17 @@ def unit_answer(user: str, fault: FaultKind | None) -> str:
     kind, english = unit_english(user) or ("sentence", "")
     if fault == "wrong_language":
         return english
-    rest = re.sub(r"⟨\d+⟩", " ", english)
+    rest = english
+    for found in reversed(marks_in(english)):
+        rest = rest[: found.start()] + " " + rest[found.end() :]
     chars = "".join(_zh_word(w) for w in re.findall(r"[A-Za-z][A-Za-z'\-]*", rest)) or _ZH_CHARS[:2]
     head = user.split("\n", 1)[0]
     listed = head[len(TERMS_PREFIX) :].split("; ") if head.startswith(TERMS_PREFIX) else []
     terms = [t.split(" = ", 1)[1] for t in listed]
-    # each placeholder as often as the English has it: inside the rendering of a term naming it ("⟨1⟩ 缓存"),
+    # each placeholder as often as the English has it: inside the rendering of a term naming it ("X1 缓存"),
     # the rest after the words
-    marks = re.findall(r"⟨\d+⟩", english)
-    for mark in (m for t in terms for m in re.findall(r"⟨\d+⟩", t)):
+    marks = [m.group() for m in marks_in(english)]
+    for mark in (m.group() for t in terms for m in marks_in(t)):
         if mark in marks:
             marks.remove(mark)
     figures = [n.text for n in prose_numbers(rest)] + ([BAD_NUMBER] if fault == "wrong_numbers" else [])
