@@ -26,7 +26,7 @@ from papers_digest.core.models import Digest
 from papers_digest.engines.localmodel import DEFAULT_MODEL, OFFLINE_MODELS
 from papers_digest.engines.process import ManagedEngine
 from papers_digest.llm.prompting import load_prompt
-from papers_digest.llm.translating import ENGLISH_PREFIX
+from papers_digest.llm.translating import KIND_NOTE
 from papers_digest.testing.harness import make_params, repo_root
 
 ROOT = repo_root()
@@ -47,8 +47,10 @@ def units(folders: list[Path]) -> list[tuple[str, list[str]]]:
 
 
 async def ask(client: httpx.AsyncClient, model: str, system: str, text: str) -> str:
-    user = f"{ENGLISH_PREFIX['sentence']}{text}"
-    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    messages = [
+        {"role": "system", "content": f"{system}\n\n{KIND_NOTE['sentence']}"},
+        {"role": "user", "content": text},
+    ]
     body = {"model": model, "temperature": 0, "max_tokens": 200, "messages": messages}
     reply = (await client.post("/v1/chat/completions", json=body)).json()
     return reply["choices"][0]["message"]["content"]

@@ -14,7 +14,7 @@ from papers_digest.checker.fields import prose_fields
 from papers_digest.checker.placeholders import protect
 from papers_digest.checker.units import assemble, judge_chinese, judge_unit, sentences, translation_units, unit_of
 from papers_digest.core.models import Digest
-from papers_digest.llm.translating import unit_message
+from papers_digest.llm.translating import unit_messages
 from papers_digest.reading.names import names_in, title_names
 
 CASES = json.loads((DATA / "zh" / "units.json").read_text(encoding="utf-8"))["cases"]
@@ -49,7 +49,8 @@ SENTENCE = "With just 120 GPU hours, our vsGRPO-2B model, fine-tuned from Qwen2-
 
 def test_no_name_reaches_the_model():
     unit = unit_of(SENTENCE)
-    assert [n for n in names_in(SENTENCE) if n in unit_message(unit)] == []
+    asked = "\n".join(m["content"] for m in unit_messages("system prompt", unit))
+    assert [n for n in names_in(SENTENCE) if n in asked] == []
 
 
 def test_names_come_back_where_the_model_put_their_placeholders():
@@ -88,18 +89,20 @@ def test_web_addresses_are_placeholders_too():
     assert protect("Code: https://github.com/TencentARC/AnimeGamer.", []).text == "Code: X1."
 
 
-def test_the_terms_of_a_unit_are_given_with_its_english_names_as_placeholders():
-    message = unit_message(unit_of("MergeAR performs KV Cache compression for efficient raster-order prediction."))
-    assert (
-        message.splitlines()[0]
-        == "Terms: X2 cache = X2 缓存; compression = 压缩; efficient = 高效; raster-order = 光栅顺序"
+def test_the_terms_of_a_unit_are_given_after_the_system_prompt_names_as_placeholders_its_english_alone():
+    unit = unit_of("MergeAR performs KV Cache compression for efficient raster-order prediction.")
+    system, user = unit_messages("The system prompt.", unit)
+    assert (system["content"].splitlines()[3:], user["content"]) == (
+        ["Terms: X2 cache = X2 缓存; compression = 压缩; efficient = 高效; raster-order = 光栅顺序", "Keep: X1, X2"],
+        "X1 performs X2 Cache compression for efficient raster-order prediction.",
     )
 
 
 def test_a_unit_asked_again_is_told_what_to_mind_with_names_still_placeholders():
     unit = unit_of(SENTENCE)
     problems = judge_unit(unit, "仅用 120 小时，我们从 X3 微调得到的 X2 模型 can 超过 X4。")[1]
-    mind = next(line for line in unit_message(unit, problems).splitlines() if line.startswith("Mind: "))
+    system, _ = unit_messages("", unit, problems)
+    mind = next(line for line in system["content"].splitlines() if line.startswith("Mind: "))
     assert mind == (
         "Mind: copy every mark of Keep exactly as written; translate every English word (can); "
         "use the Terms' Chinese (X1 hour = X1 小时)"

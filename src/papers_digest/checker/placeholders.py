@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# The form the offline 1.5B model kept best of those measured (bench/placeholders.py, docs/translation.md, "Names
-# as placeholders"): on the sample day's units with two names or more it kept every X1 and lost or altered
-# ⟨1⟩, [N1], {1} and <1> in 3 to 5 of 11.
+# The form the offline 1.5B model kept best of those measured (bench/placeholders.py; the table in
+# docs/translation.md, "Names as placeholders"): on the sample day's units with two names or more it kept every
+# X1 and lost or altered ⟨1⟩, [N1], {1} and <1> in 3 to 5 of 11.
 PLACEHOLDER = "X{n}"
 _ASCII_END_RE = re.compile(r"[A-Za-z0-9+]$")
 _ASCII_START_RE = re.compile(r"^[A-Za-z0-9]")

@@ -30,11 +30,13 @@ MAX_ROUNDS = 5  # the units, then four rounds asking again for the ones that fai
 TERMS_PREFIX = "Terms: "
 KEEP_PREFIX = "Keep: "
 MIND_PREFIX = "Mind: "
-# The line that ends a unit's user message, by the unit's kind (the simulator reads it back).
-ENGLISH_PREFIX = {
-    "sentence": "English: ",
-    "title": "English (a paper's title): ",
-    "label": "English (a mind-map label, a short phrase): ",
+# What a unit is, said after the system prompt (the simulator reads it back). The user message is the unit's
+# English alone: given the terms or the marks to keep on lines of its own, the 1.5B model translated those lines
+# too ("术语：视觉空间 = 视觉空间 | 保持：X1 | …", measured on the sample day).
+KIND_NOTE = {
+    "sentence": "The user's text is one sentence of the digest.",
+    "title": "The user's text is a paper's title: translate it as a title.",
+    "label": "The user's text is a label of the digest's mind map: translate it as a short phrase.",
 }
 # What a unit asked again is told, by the rule its answer broke: short, in the request's own words. Measured on
 # the sample day: asked again in its conversation, after its answer and the checker's problem list, the 1.5B
@@ -61,20 +63,23 @@ TOKENS_PER_ENGLISH_TOKEN = 3
 MIN_TOKENS = 48
 
 
-def unit_message(unit: Unit, problems: Sequence[Problem] = ()) -> str:
-    """A unit's user message: the glossary's terms it holds (names in them as placeholders), the placeholders to
-    keep, what to mind when it is asked again after `problems`, then its English."""
+def unit_messages(system_prompt: str, unit: Unit, problems: Sequence[Problem] = ()) -> list[Message]:
+    """A unit's request: the system prompt (the prefix every unit shares, in the engine's prefix cache), then what
+    the unit is, the glossary's terms it holds, the marks to keep and, asked again after `problems`, what to
+    mind (names in all of them as placeholders); the user message is its English alone."""
     placeholders = {name: mark for mark, name in unit.protected.names.items()}
     terms = [
         f"{_marked(term.en, placeholders)} = {_marked(term.rendering, placeholders)}"
         for term in unit.facts.terms
         if not term.keep
     ]
-    lines = [f"{TERMS_PREFIX}{'; '.join(terms)}"] if terms else []
-    lines += [f"{KEEP_PREFIX}{', '.join(unit.protected.names)}"] if unit.protected.names else []
+    notes = [KIND_NOTE[unit.kind]]
+    notes += [f"{TERMS_PREFIX}{'; '.join(terms)}"] if terms else []
+    notes += [f"{KEEP_PREFIX}{', '.join(unit.protected.names)}"] if unit.protected.names else []
     hints = _marked("; ".join(_hints(problems)), placeholders)  # the problems name names: never the model's
-    lines += [f"{MIND_PREFIX}{hints}"] if hints else []
-    return "\n".join([*lines, f"{ENGLISH_PREFIX[unit.kind]}{unit.protected.text}"])
+    notes += [f"{MIND_PREFIX}{hints}"] if hints else []
+    system = f"{system_prompt}\n\n" + "\n".join(notes)
+    return [{"role": "system", "content": system}, {"role": "user", "content": unit.protected.text}]
 
 
 def unit_max_tokens(unit: Unit) -> int:
@@ -98,8 +103,7 @@ class _Asking:
     async def ask(self, unit: Unit, round_: int) -> None:
         """Ask a unit afresh (after a failed answer: with what to mind, sampled) and judge the answer: accepted,
         or its problems kept."""
-        user = unit_message(unit, self.problems.get(unit.key, []))
-        messages: list[Message] = [{"role": "system", "content": self.system_prompt}, {"role": "user", "content": user}]
+        messages = unit_messages(self.system_prompt, unit, self.problems.get(unit.key, []))
         context = CallContext(self.task.date, self.task.arxiv_id, self.task.stage, round_, repair=round_ > 1)
         sampled = {**RESAMPLING, "seed": round_} if round_ > 1 else None
         reply = await self.client.chat(

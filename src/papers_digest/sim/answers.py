@@ -18,7 +18,7 @@ from papers_digest.checker.substance import REPEAT_SHARE, ends_as_sentence, over
 from papers_digest.core.models import DIGEST_KEYS, FulltextDoc, Section
 from papers_digest.llm.drafting import is_draft_request
 from papers_digest.llm.prompting import TAGS_PREFIX, TITLE_PREFIX
-from papers_digest.sim.chinese import translate, unit_answer, unit_english
+from papers_digest.sim.chinese import translate, unit_answer, unit_request
 from papers_digest.sim.faults import FaultKind, damage, repeating
 from papers_digest.sim.wording import keywords, listed
 
@@ -50,7 +50,7 @@ def classify(messages: list[dict[str, str]]) -> RequestKind:
         return "digest"
     if is_draft_request(first_user):
         return "draft"
-    if _digest_json(first_user) is not None or unit_english(first_user) is not None:
+    if _digest_json(first_user) is not None or unit_request(messages) is not None:
         return "translate"
     return "other"
 
@@ -161,8 +161,8 @@ def _name(title: str) -> str:
 def answer(messages: list[dict[str, str]], kind: RequestKind, fault: FaultKind | None) -> tuple[str, str]:
     """(content, finish_reason) for a request, with a content fault applied."""
     first_user = next((m["content"] for m in messages if m["role"] == "user"), "")
-    if kind == "translate" and unit_english(first_user) is not None:
-        return unit_answer(first_user, fault), "stop"
+    if kind == "translate" and unit_request(messages) is not None:
+        return unit_answer(messages, fault), "stop"
     if kind == "digest":
         english = build_digest(first_user)
         obj: dict[str, Any] | None = translate(english) if fault == "wrong_language" else english

@@ -10,7 +10,7 @@ from typing import Any
 from papers_digest.checker.numbers import prose_numbers
 from papers_digest.checker.placeholders import marks_in
 from papers_digest.checker.units import sentences, unit_of
-from papers_digest.llm.translating import ENGLISH_PREFIX, TERMS_PREFIX, unit_message
+from papers_digest.llm.translating import KIND_NOTE, TERMS_PREFIX, unit_messages
 from papers_digest.sim.faults import BAD_NUMBER, FaultKind
 
 # Characters the simulator's Chinese is written in: each English word stands for one or two of them, chosen
@@ -45,30 +45,35 @@ def chinese_prose(english: str, key: str) -> str:
     a translation unit (its names, figures and glossary terms kept)."""
     kind = "label" if key == "label" else "sentence"
     units = [unit_of(part, kind) for part in (sentences(english) if kind == "sentence" else [english])]
-    said = "".join(u.protected.restore(unit_answer(unit_message(u), None)) for u in units if u.english.strip())
+    said = "".join(u.protected.restore(unit_answer(unit_messages("", u), None)) for u in units if u.english.strip())
     return f"{_ZH_PREFIX.get(key, '内容：')}{said or _ZH_CHARS[:4]}"
 
 
-def unit_english(user: str) -> tuple[str, str] | None:
-    """(the unit's kind, its English) of a translation unit's request (llm/translating.py), or None."""
-    last = user.rsplit("\n", 1)[-1]
-    return next(((kind, last[len(p) :]) for kind, p in ENGLISH_PREFIX.items() if last.startswith(p)), None)
+def unit_request(messages: list[dict[str, str]]) -> tuple[str, str, list[str]] | None:
+    """(the unit's kind, its English, the terms' renderings) of a translation unit's request
+    (llm/translating.py: what the unit is and its terms after the system prompt, its English as the user
+    message), or None."""
+    system = next((m["content"] for m in messages if m["role"] == "system"), "")
+    english = next((m["content"] for m in messages if m["role"] == "user"), "")
+    kind = next((k for k, note in KIND_NOTE.items() if f"\n{note}" in system), None)
+    if kind is None:
+        return None
+    line = next((x for x in system.splitlines() if x.startswith(TERMS_PREFIX)), "")
+    terms = [t.split(" = ", 1)[1] for t in line[len(TERMS_PREFIX) :].split("; ") if " = " in t]
+    return kind, english, terms
 
 
-def unit_answer(user: str, fault: FaultKind | None) -> str:
+def unit_answer(messages: list[dict[str, str]], fault: FaultKind | None) -> str:
     """A unit's Chinese: a character or two per English word, its placeholders and figures as they are, and the
     glossary's renderings the request lists; with `wrong_language` its English, with `wrong_numbers` a figure
     the English lacks."""
-    kind, english = unit_english(user) or ("sentence", "")
+    kind, english, terms = unit_request(messages) or ("sentence", "", [])
     if fault == "wrong_language":
         return english
     rest = english
     for found in reversed(marks_in(english)):
         rest = rest[: found.start()] + " " + rest[found.end() :]
     chars = "".join(_zh_word(w) for w in re.findall(r"[A-Za-z][A-Za-z'\-]*", rest)) or _ZH_CHARS[:2]
-    head = user.split("\n", 1)[0]
-    listed = head[len(TERMS_PREFIX) :].split("; ") if head.startswith(TERMS_PREFIX) else []
-    terms = [t.split(" = ", 1)[1] for t in listed]
     # each placeholder as often as the English has it: inside the rendering of a term naming it ("X1 缓存"),
     # the rest after the words
     marks = [m.group() for m in marks_in(english)]
