@@ -92,3 +92,8 @@ def test_a_term_listed_twice_is_reported(tmp_path):
     path.write_text(f"terms:\n{entry}{entry.replace('Agent', 'agent')}", encoding="utf-8")
     with pytest.raises(GlossaryError, match="each term once"):
         load_glossary(path)
+
+
+def test_a_compound_suffix_is_a_term_only_after_a_hyphen():
+    """"R1-Zero-like training" asks for 式 or 类; "models like GPT-4o" asks for nothing."""
+    assert (english("R1-Zero-like training"), english("models like GPT-4o")) == (["training", "like"], [])

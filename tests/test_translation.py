@@ -145,11 +145,12 @@ def test_the_assembled_digest_keeps_the_english_shape_numbers_and_sections():
     assert [(r.numbers, r.sections) for r in kept.results] == [(r.numbers, r.sections) for r in english.results]
 
 
-def test_the_assembled_digest_joins_a_fields_sentences_and_carries_the_title():
+def test_the_assembled_digest_joins_a_fields_sentences_and_carries_the_title_its_head_and_rest_apart():
+    """The title "AnimeGamer: Infinite Anime …" is asked as its head and its rest, joined by a Chinese colon."""
     english = Digest.model_validate(RECORDED["english"])
     units = translation_units(english, ANIMEGAMER)
-    chinese = assemble(english, units, {u.key: f"{u.path}-{u.index}。" for u in units})
-    assert (chinese["title"], chinese["one_sentence"]) == ("title-0。", "one_sentence-0。one_sentence-1。")
+    chinese = assemble(english, units, {u.key: f"{u.path}-{u.index}" + "。" * (u.kind == "sentence") for u in units})
+    assert (chinese["title"], chinese["one_sentence"]) == ("title-0：title-1", "one_sentence-0。one_sentence-1。")
 
 
 # --- the whole translation: the real one of the 0.5B model (tests/data/llm) --------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from papers_digest.checker.chinese import cjk_share, number_difference, zh_ratio
@@ -38,6 +38,7 @@ _QUOTES = "\"'“”‘’「」『』"
 # Measured on faithful unit translations (tests/data/zh/, docs/translation.md): 0.9-2.6.
 UNIT_RATIO = (0.6, 3.4)
 MIN_MEASURED_WORDS = 5  # shorter units (labels, short titles) vary too much to be measured
+HEAD_WORDS = 5  # a title's or label's head before its colon, at most (its name, or a term)
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,7 @@ class Unit:
     kind: UnitKind
     protected: Protected
     facts: EnglishFacts
+    lead: str = ""  # what stands before its translation in the field: "：" after a title's or label's head
 
     @property
     def key(self) -> str:
@@ -69,9 +71,22 @@ def translation_units(english: Digest, title: str | None = None) -> list[Unit]:
     units = []
     for path, text in fields:
         kind: UnitKind = "title" if path == "title" else "label" if path.endswith(".label") else "sentence"
-        parts = sentences(text) if kind == "sentence" else [" ".join(text.split())]
-        units += [unit_of(part, kind, names, path, index) for index, part in enumerate(parts)]
+        parts = sentences(text) if kind == "sentence" else _head_and_rest(" ".join(text.split()))
+        units += [
+            replace(unit_of(part, kind, names, path, index), lead="：" if index and kind != "sentence" else "")
+            for index, part in enumerate(parts)
+        ]
     return units
+
+
+def _head_and_rest(text: str) -> list[str]:
+    """A title or label "Head: the rest" as its two parts, each asked alone ("MergeVQ", "A Unified Framework for
+    …"): asked whole, the 1.5B model dropped the head of "X1: Infinite Anime Life Simulation …" and of "Token
+    Merging: Decouples top-k semantics …" in every round."""
+    head, colon, rest = text.partition(": ")
+    if colon and rest and len(head.split()) <= HEAD_WORDS:
+        return [head, rest]
+    return [text]
 
 
 def unit_of(
@@ -133,7 +148,7 @@ def assemble(english: Digest, units: list[Unit], chinese: dict[str, str]) -> dic
     digest = copy.deepcopy(english.model_dump(mode="json"))
     by_path: dict[str, list[str]] = {}
     for unit in units:
-        by_path.setdefault(unit.path, []).append(chinese[unit.key])
+        by_path.setdefault(unit.path, []).append(unit.lead + chinese[unit.key])
     title = by_path.pop("title", None)
     for path, parts in by_path.items():
         set_field(digest, path, _joined(parts))

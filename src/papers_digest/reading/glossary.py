@@ -41,6 +41,7 @@ class Term(BaseModel):
     avoid: tuple[str, ...] = ()
     forms: tuple[str, ...] = ()
     verb: bool = False  # matched in a verb's inflections too ("outperformed"), not only its plurals
+    suffix: bool = False  # a compound's second half, matched only after a hyphen ("R1-Zero-like": "-like")
     note: str = Field(min_length=10)
 
     @model_validator(mode="after")
@@ -109,7 +110,7 @@ def load_glossary(path: Path = GLOSSARY_FILE) -> tuple[Term, ...]:
 
 def terms_in(text: str, path: Path = GLOSSARY_FILE) -> list[Term]:
     """The glossary terms an English text contains, each once, in order of first use; at each place the
-    longest term that matches (and no shorter one inside it)."""
+    longest term that matches (and no shorter one inside it); then the compound suffixes it holds ("-like")."""
     index, longest = _index(path)
     words = words_of(text)
     found: list[Term] = []
@@ -124,7 +125,8 @@ def terms_in(text: str, path: Path = GLOSSARY_FILE) -> list[Term]:
                 break
         else:
             start += 1
-    return found
+    suffixes = [t for t in load_glossary(path) if t.suffix and re.search(rf"(?<=[A-Za-z0-9])-{t.en}\b", text, re.I)]
+    return found + suffixes
 
 
 def words_of(text: str) -> tuple[str, ...]:
@@ -136,7 +138,7 @@ def words_of(text: str) -> tuple[str, ...]:
 def _index(path: Path) -> tuple[dict[tuple[str, ...], Term], int]:
     """Every spelling of every term -> the term; a spelling written out (`en`, `forms`) wins over another
     term's inflection of the same words ("sampling" is its own term, not the verb "sample")."""
-    terms = load_glossary(path)
+    terms = [t for t in load_glossary(path) if not t.suffix]  # a suffix is matched after its hyphen only
     index: dict[tuple[str, ...], Term] = {}
     for term in terms:
         for spelled in term.spellings():
