@@ -26,7 +26,7 @@ from papers_digest.llm.client import CallContext, ChatReply, LlmClient, LlmError
 from papers_digest.llm.conversation import CUT_OFF, Task, failed_call, mark_rejected
 from papers_digest.llm.prompting import Message
 
-MAX_ROUNDS = 5  # the units, then four rounds asking again for the ones that failed, each sampled
+MAX_ROUNDS = 8  # the units, then up to seven rounds asking again for the ones that failed, each sampled
 TERMS_PREFIX = "Terms: "
 KEEP_PREFIX = "Keep: "
 MIND_PREFIX = "Mind: "
