@@ -237,3 +237,20 @@ def test_calls_overlap_up_to_the_configured_concurrency_and_never_more(concurren
     # (an upper bound on wall time flaked next to a compile)
     assert sim.stats.max_in_flight == concurrency
     assert wall >= 0.3 * 6 / concurrency  # six 0.3 s calls, `concurrency` at a time at best
+
+
+def test_a_sentence_that_keeps_failing_is_asked_clause_by_clause_and_joined(engine):
+    """The sim answers the whole `problem` sentence in English every time; from the round after
+    SPLIT_AFTER_ROUND its clauses are asked apart (the fault does not match them), pass, and make the sentence."""
+    from papers_digest.checker.units import clauses
+    from papers_digest.llm.translating import SPLIT_AFTER_ROUND
+
+    sim, base_url = engine
+    [english] = run_digests(base_url, docs=[FIRST])
+    first, second = clauses(english.digest["problem"])[:2]
+    across = f"{' '.join(first.split()[-2:])} {' '.join(second.split()[:2])}"  # words of both clauses
+    sim.add_fault(Fault(kind="wrong_language", request="translate", match=across, times=-1))
+    params = make_params(llm={"base_url": base_url, "model": "sim-digest"})
+    [chinese] = asyncio.run(generate("translate_zh", params, SAMPLE_DATE, [english], TRANSLATE_PROMPT, lambda r: None))
+    rejected = sorted(c.attempt for c in chinese.calls if c.status == "rejected")
+    assert (chinese.status, rejected) == ("done", list(range(1, SPLIT_AFTER_ROUND + 1)))

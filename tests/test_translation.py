@@ -12,7 +12,16 @@ from conftest import DATA
 from papers_digest.checker.chinese import check_digest_zh
 from papers_digest.checker.fields import prose_fields
 from papers_digest.checker.placeholders import protect
-from papers_digest.checker.units import assemble, judge_chinese, judge_unit, sentences, translation_units, unit_of
+from papers_digest.checker.units import (
+    assemble,
+    clauses,
+    joined_clauses,
+    judge_chinese,
+    judge_unit,
+    sentences,
+    translation_units,
+    unit_of,
+)
 from papers_digest.core.models import Digest
 from papers_digest.llm.translating import unit_messages
 from papers_digest.reading.names import names_in, title_names
@@ -160,3 +169,21 @@ def test_the_recorded_translations_changed_names_and_english_words_are_named():
     verdict = check_digest_zh(RECORDED["first_answer"], Digest.model_validate(RECORDED["english"]), ANIMEGAMER)
     found = {(p.rule, p.field) for p in verdict.problems}
     assert {("zh_name", "one_sentence"), ("zh_english_word", "one_sentence")} <= found  # "动漫Gamer … novel"
+
+
+def test_a_long_sentence_is_cut_into_clauses_outside_brackets_never_into_short_pieces():
+    text = (
+        "MergeVQ is a unified framework (with merging, and quantization) for generation, which addresses the "
+        "trade-off in a shared latent space; it integrates token merging, as shown."
+    )
+    assert clauses(text) == [
+        "MergeVQ is a unified framework (with merging, and quantization) for generation,",
+        "which addresses the trade-off in a shared latent space;",
+        "it integrates token merging, as shown.",
+    ]
+
+
+def test_clauses_translated_apart_make_one_chinese_sentence():
+    assert joined_clauses(["MergeVQ 是一个统一框架。", "它解决了权衡问题；", "并集成了 token 合并。"]) == (
+        "MergeVQ 是一个统一框架，它解决了权衡问题，并集成了 token 合并。"
+    )

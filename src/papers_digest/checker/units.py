@@ -39,6 +39,7 @@ _QUOTES = "\"'“”‘’「」『』"
 UNIT_RATIO = (0.6, 3.4)
 MIN_MEASURED_WORDS = 5  # shorter units (labels, short titles) vary too much to be measured
 HEAD_WORDS = 5  # a title's or label's head before its colon, at most (its name, or a term)
+CLAUSE_WORDS = 4  # a clause asked apart has at least this many words
 
 
 @dataclass(frozen=True)
@@ -52,10 +53,11 @@ class Unit:
     protected: Protected
     facts: EnglishFacts
     lead: str = ""  # what stands before its translation in the field: "：" after a title's or label's head
+    clause: int | None = None  # a clause of a sentence asked apart (`clause_units`)
 
     @property
     def key(self) -> str:
-        return f"{self.path}#{self.index}"
+        return f"{self.path}#{self.index}" + (f".{self.clause}" if self.clause is not None else "")
 
     @property
     def needs_model(self) -> bool:
@@ -97,6 +99,41 @@ def unit_of(
     facts = EnglishFacts.of(english, names)
     protected = protect(english, [*facts.names, *_kept_spellings(english, facts)])
     return Unit(path or kind, index, english, kind, protected, facts)
+
+
+def clause_units(unit: Unit) -> list[Unit]:
+    """A long sentence's clauses as units of their own, to be asked apart and joined with a Chinese comma
+    (`joined_clauses`); [] when it has no two clauses of CLAUSE_WORDS words or more."""
+    parts = clauses(unit.english)
+    if len(parts) < 2:
+        return []
+    made = [unit_of(part, unit.kind, unit.facts.names, unit.path, unit.index) for part in parts]
+    return [replace(u, clause=k) for k, u in enumerate(made)]
+
+
+def clauses(text: str) -> list[str]:
+    """A sentence cut after its commas and semicolons outside brackets, where both sides hold CLAUSE_WORDS words
+    or more ("… 120 GPU hours, our model, fine-tuned from …" stays whole where a side is shorter)."""
+    pieces, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += (ch in "([") - (ch in ")]")
+        if ch in ",;" and depth == 0 and text[i + 1 : i + 2] == " ":
+            pieces.append(text[start : i + 1].strip())
+            start = i + 1
+    pieces.append(text[start:].strip())
+    merged: list[str] = []
+    for piece in pieces:  # a short piece joins the one before it, or the next when it is the first
+        if merged and (len(merged[-1].split()) < CLAUSE_WORDS or len(piece.split()) < CLAUSE_WORDS):
+            merged[-1] = f"{merged[-1]} {piece}"
+        else:
+            merged.append(piece)
+    return merged if len(merged) > 1 else [text]
+
+
+def joined_clauses(parts: list[str]) -> str:
+    """The clauses' Chinese as one sentence: each but the last ends with a Chinese comma."""
+    inner = [re.sub(r"[，,。.;；\s]+$", "", part) + "，" for part in parts[:-1]]
+    return "".join([*inner, parts[-1]]) if parts else ""
 
 
 def sentences(text: str) -> list[str]:
