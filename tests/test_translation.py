@@ -187,3 +187,8 @@ def test_clauses_translated_apart_make_one_chinese_sentence():
     assert joined_clauses(["MergeVQ 是一个统一框架。", "它解决了权衡问题；", "并集成了 token 合并。"]) == (
         "MergeVQ 是一个统一框架，它解决了权衡问题，并集成了 token 合并。"
     )
+
+
+def test_a_mark_written_right_after_a_figure_is_its_name_spaced_off():
+    unit = unit_of("It takes 120 GPU hours.")
+    assert judge_unit(unit, "它需要 120X1 小时。") == ("它需要 120 GPU 小时。", [])

@@ -32,13 +32,14 @@ def mark_pattern(form: str = PLACEHOLDER, loose: bool = False) -> re.Pattern[str
 
 def marks_in(text: str, form: str = PLACEHOLDER) -> list[re.Match[str]]:
     """The placeholders of `form` in `text`, each whole: a mark of letters and digits ("X1") counts only where
-    its word is made of marks alone ("X1", "X1X2"), never inside a longer word ("MAX1", "X1a")."""
+    its word is made of marks alone ("X1", "X1X2", after a figure "120X4"), never inside a longer word ("MAX1",
+    "X1a")."""
     pattern = mark_pattern(form)
     if not form[:1].isalnum():  # "⟨1⟩": its own brackets bound it
         return list(pattern.finditer(text))
     marks = []
-    for word in re.finditer(r"[A-Za-z0-9_]+", text):
-        if re.fullmatch(f"(?:{pattern.pattern})+", word.group()):
+    for word in re.finditer(r"[A-Za-z0-9_]+", text):  # a figure may stand right before a mark ("120X4")
+        if re.fullmatch(f"[0-9.]*(?:{pattern.pattern})+", word.group()):
             marks += [m for m in pattern.finditer(text, word.start(), word.end())]
     return marks
 
