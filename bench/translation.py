@@ -9,7 +9,8 @@ terms rendered otherwise (targets: 0, 0, 0). `--table` prints each done translat
 English, field by field (docs/translation.md). `--smoke` runs the sample day's abstracts on the engine
 simulator instead (seconds; a test runs it).
 
-    .venv/bin/python bench/translation.py /tmp/en/2025-04-03 /tmp/en/2025-03-10 --table
+    .venv/bin/python bench/translation.py /tmp/en/2025-04-03 --table        # done English digests
+    .venv/bin/python bench/translation.py --day /tmp/day --table --out /tmp/zh  # /tmp/day/hf/2025-03-10.json
     .venv/bin/python bench/translation.py --smoke
 """
 
@@ -24,8 +25,9 @@ from pathlib import Path
 
 from papers_digest.checker.english import prose_fields
 from papers_digest.checker.zh_words import EnglishFacts, english_words_left, names_changed, terms_otherwise
-from papers_digest.cli.sample import SAMPLE_DATE, offline_settings
+from papers_digest.cli.sample import SAMPLE_DATE, SAMPLE_LIMIT, offline_settings
 from papers_digest.core.models import Digest, GenerationResult
+from papers_digest.core.params import Params
 from papers_digest.engines.localmodel import DEFAULT_MODEL, OFFLINE_MODELS, fetch_model
 from papers_digest.engines.process import ManagedEngine
 from papers_digest.llm.prompting import load_prompt
@@ -115,6 +117,12 @@ def main() -> None:
     parser.add_argument("--table", action="store_true", help="print each done translation beside its English")
     parser.add_argument("--out", type=Path, help="write each translation here, one folder per day")
     parser.add_argument("--threads", type=int, help="the engine's threads (on busy cores 1 decodes faster)")
+    parser.add_argument(
+        "--day",
+        type=Path,
+        help="a recorded listing (hf/<file>.json, any date): its top papers digested first (abstracts, in steps), "
+        "their digests written under --out, then translated",
+    )
     args = parser.parse_args()
     if args.smoke:
         return run_smoke(args)
@@ -125,10 +133,34 @@ def main() -> None:
         engine["extra_args"] = ["--threads", str(args.threads)]
     params = make_params(llm=llm, engine=engine)
     with ManagedEngine.from_params(params, log_dir=ROOT / "logs" / "bench") as served:
+        if args.day:
+            english = digest_day(args.day, params, f"{served.url}/v1")
+            chinese, wall = translate(english, f"{served.url}/v1", params.llm.model)
+            finish(args.day.name, english, chinese, wall, args)
         for folder in args.folders:
             english = done_digests(folder)
             chinese, wall = translate(english, f"{served.url}/v1", params.llm.model)
             finish(folder.name, english, chinese, wall, args)
+
+
+def digest_day(day: Path, params: Params, base_url: str) -> list[GenerationResult]:
+    """The English digests of a recorded listing's top papers (their abstracts), asked in steps as the sample
+    is; only the done ones."""
+    from papers_digest.pipeline.fulltexts import fetch_fulltexts
+    from papers_digest.pipeline.listing import list_day
+    from papers_digest.testing.servers import replay_server
+
+    [listing] = sorted((day / "hf").glob("*.json"))
+    with replay_server(day / "hf", day / "arxiv") as (_, url):
+        run = params.model_copy(update={"limit": SAMPLE_LIMIT, "date": listing.stem})
+        run.source.hf_url = run.source.arxiv_url = url
+        run.llm.base_url = base_url
+        run.llm.asking = "steps"  # as the sample day's digests were asked (make_params asks for one JSON answer)
+        listed = asyncio.run(list_day(run, listing.stem, {}, ()))
+        docs = asyncio.run(fetch_fulltexts(run, listed.picked_papers(), lambda _doc: None))
+    prompt = load_prompt(ROOT / "prompts" / "digest_en_steps.md")
+    english = asyncio.run(generate("digest_en", run, listing.stem, docs, prompt, _said))
+    return [r for r in english if r.status == "done"]
 
 
 def finish(
@@ -138,8 +170,9 @@ def finish(
     by_id = {r.arxiv_id: r for r in english}
     if args.out:
         (args.out / day).mkdir(parents=True, exist_ok=True)
-        for result in chinese:
-            (args.out / day / f"{result.arxiv_id}.json").write_text(result.model_dump_json(indent=1), encoding="utf-8")
+        for result in [*english, *chinese]:
+            name = f"{result.arxiv_id}.{result.stage}.json"
+            (args.out / day / name).write_text(result.model_dump_json(indent=1), encoding="utf-8")
     if args.table:
         for result in (r for r in chinese if r.status == "done"):
             print("\n" + table(by_id[result.arxiv_id], result))

@@ -23,7 +23,7 @@ def test_the_glossary_holds_a_few_hundred_terms_each_with_its_usage():
     ("term", "rendering"),
     [("agent", "智能体"), ("disentangled", "解耦"), ("benchmark", "基准"), ("fine-tuning", "微调"),
      ("simulation", "模拟"), ("trade-off", "权衡"), ("curated", "精选"), ("latent", "潜在"), ("scalable", "可扩展"),
-     ("coherent", "连贯"), ("grounding", "定位"), ("token", "token")],
+     ("coherent", "连贯"), ("grounding", "定位 / 接地 / 落地 / 锚定"), ("token", "token")],
 )  # fmt: skip
 def test_the_issues_terms_are_rendered_as_the_field_renders_them(term, rendering):
     assert terms_in(term)[0].rendering == rendering

@@ -42,6 +42,7 @@ class Term(BaseModel):
     forms: tuple[str, ...] = ()
     verb: bool = False  # matched in a verb's inflections too ("outperformed"), not only its plurals
     suffix: bool = False  # a compound's second half, matched only after a hyphen ("R1-Zero-like": "-like")
+    senses: bool = False  # its renderings are of different senses: a request offers them all, the model picks
     note: str = Field(min_length=10)
 
     @model_validator(mode="after")
@@ -54,8 +55,11 @@ class Term(BaseModel):
 
     @property
     def rendering(self) -> str:
-        """What a translation request asks for: the first rendering, or the term itself when it is kept."""
-        return self.en if self.keep else self.zh[0]
+        """What a translation request asks for: the first rendering (all of a term of several senses: "注意力 /
+        关注"), or the term itself when it is kept."""
+        if self.keep:
+            return self.en
+        return " / ".join(r for r in self.zh if _CJK_RE.search(r)) if self.senses else self.zh[0]
 
     def rendered_in(self, chinese: str) -> bool:
         """Whether a Chinese text renders this term as the glossary says: one of its renderings (spaces aside),
