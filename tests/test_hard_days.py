@@ -133,7 +133,8 @@ def test_papers_past_the_budget_end_failed_the_day_publishes_and_the_next_day_ta
 ):
     _, engine_url = engine
     _, replay_url = sample_replay
-    budget = 6000  # the simulator's papers take about 2,600 tokens each, digest and translation
+    # the digests take about 12,500 tokens, the full paper's translation 14,000 (its 32 units), the others 6,000
+    budget = 36000
     price = {"input": 0.5, "cached_input": 0.25, "output": 1.5}
     project = _project(
         tmp_path, replay_url, engine_url, llm={"concurrency": 1, "budget_tokens_per_day": budget, "price": price}
