@@ -106,6 +106,15 @@ def _digest(chinese: GenerationResult) -> Digest:
     return Digest.model_validate({k: v for k, v in (chinese.digest or {}).items() if k != "title"})
 
 
+def write_results(folder: Path, results: list[GenerationResult]) -> None:
+    """Each result as `<stage>/<arxiv id>.json` under `folder` (its digest_en folder is one `done_digests` reads)."""
+    for result in results:
+        (folder / result.stage).mkdir(parents=True, exist_ok=True)
+        (folder / result.stage / f"{result.arxiv_id}.json").write_text(
+            result.model_dump_json(indent=1), encoding="utf-8"
+        )
+
+
 def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
@@ -135,6 +144,8 @@ def main() -> None:
     with ManagedEngine.from_params(params, log_dir=ROOT / "logs" / "bench") as served:
         if args.day:
             english = digest_day(args.day, params, f"{served.url}/v1")
+            if args.out:  # the digests first: the day's slowest part
+                write_results(args.out / args.day.name, english)
             chinese, wall = translate(english, f"{served.url}/v1", params.llm.model)
             finish(args.day.name, english, chinese, wall, args)
         for folder in args.folders:
@@ -169,10 +180,7 @@ def finish(
     report(day, english, chinese, wall)
     by_id = {r.arxiv_id: r for r in english}
     if args.out:
-        (args.out / day).mkdir(parents=True, exist_ok=True)
-        for result in [*english, *chinese]:
-            name = f"{result.arxiv_id}.{result.stage}.json"
-            (args.out / day / name).write_text(result.model_dump_json(indent=1), encoding="utf-8")
+        write_results(args.out / day, [*english, *chinese])
     if args.table:
         for result in (r for r in chinese if r.status == "done"):
             print("\n" + table(by_id[result.arxiv_id], result))
