@@ -35,7 +35,8 @@ _LABEL_RE = re.compile(r"^\s*(?:\*\*)?(?:中文|译文|翻译|Chinese|Translatio
 _QUOTES = "\"'“”‘’「」『』"
 # A unit is about as long as its English: (CJK characters + Latin words) per English word at most UNIT_RATIO[1]
 # (a clause added) and at least UNIT_RATIO[0] (one dropped); a placeholder counts as one word either side.
-# Measured on faithful unit translations (tests/data/zh/, docs/translation.md): 0.9-2.6.
+# Measured on the faithful sentences of tests/data/zh/units.json: 1.5-2.1; the review's sentence with a clause
+# added ("这个过程在图 一中 illustrated …"): 3.9.
 UNIT_RATIO = (0.6, 3.4)
 MIN_MEASURED_WORDS = 5  # shorter units (labels, short titles) vary too much to be measured
 HEAD_WORDS = 5  # a title's or label's head before its colon, at most (its name, or a term)
