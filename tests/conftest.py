@@ -48,6 +48,7 @@ __all__ = [
     "SAMPLE_DIR",
     "abstract_docs",
     "chat_calls",
+    "chats_of",
     "check_en",
     "check_zh",
     "copy_project",
@@ -154,6 +155,12 @@ def sent_calls(project: Path, stage: str, papers: set[str] | None = None, date: 
     paths = [p for p in folder.glob("*.json") if p.name != "_stage.json" and (papers is None or p.stem in papers)]
     calls = [c for p in paths for c in json.loads(p.read_text(encoding="utf-8"))["calls"]]
     return sum(1 for c in calls if not c.get("from_store"))
+
+
+def chats_of(sim: EngineSim, kind: str) -> int:
+    """Completions the simulator served for one kind of request: "digest" (an English digest's) or "translate"
+    (a translation unit's: a paper's translation is one request per unit, llm/translating.py)."""
+    return sum(1 for r in sim.stats.records if r.path.endswith("/completions") and r.kind == kind)
 
 
 @pytest.fixture(scope="module")

@@ -32,6 +32,9 @@ SMOKES = {
     "train_roles.py": ["--smoke"],
     "archive.py": ["--smoke"],
     "related.py": ["--smoke"],
+    "translation.py": ["--smoke"],  # tests/test_translation_bench.py runs these three and reads what they print
+    "roundtrip.py": ["--smoke"],
+    "placeholders.py": ["--smoke"],
 }
 SMOKE_TIMEOUT_S = 600  # seconds on 2 busy cores; each takes seconds to a minute alone
 

@@ -278,22 +278,6 @@ def test_the_translation_schema_takes_the_english_shape():
         jsonschema.validate(pruned, schema)
 
 
-def test_a_translated_field_cannot_run_on_in_the_digits_of_a_name():
-    """A name's digits stay writable, but not without end: the model writes one token per digit, so an
-    unbounded run of them could carry a capped field to llm.max_tokens (a finding cut off unterminated)."""
-    import jsonschema
-
-    from papers_digest.checker.schema import fields_schema
-
-    english = "With just 120 GPU hours, vsGRPO-2B on RTX4090 beats Qwen2.5-Math-1.5B by 12.1% and LLaVA-NeXT-Video-72B."
-    schema = fields_schema({"results[1].finding": english})
-    good = "仅用120 GPU小时，RTX4090上的vsGRPO-2B比Qwen2.5-Math-1.5B高12.1%，并超过LLaVA-NeXT-Video-72B。"
-    jsonschema.validate({"results[1].finding": good}, schema)
-    runaway = "仅用120 GPU小时，LLaVA-NeXT-Video-" + "7" * 40 + "B高12.1%。"
-    with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate({"results[1].finding": runaway}, schema)
-
-
 def test_the_digest_is_written_results_first_and_one_sentence_after_them():
     """Asked first, the 0.5B model restated the title as one_sentence; after the findings it sums them up."""
     from conftest import abstract_docs, sample_papers
@@ -401,7 +385,7 @@ def test_a_translated_field_is_held_to_its_english_figures_in_order():
     model dropped "7B" from a method and added "12.1%" to fields that had none."""
     import jsonschema
 
-    from papers_devtools.sim.answers import build_digest, translate
+    from papers_devtools.sim.answers import build_digest
     from papers_digest.checker.chinese import carried_figures
     from papers_digest.checker.schema import translation_schema
     from papers_digest.core.models import Digest
@@ -410,8 +394,6 @@ def test_a_translated_field_is_held_to_its_english_figures_in_order():
     doc = real_doc("2503.20783")
     english = Digest.model_validate(build_digest(digest_messages("system", doc)[1]["content"]))
     schema = translation_schema(english)
-    chinese = translate(english.model_dump())
-    jsonschema.validate(chinese, schema)
     i, with_figures = next((i, r) for i, r in enumerate(english.results) if carried_figures(r.finding))
     finding = schema["properties"]["results"]["prefixItems"][i]["properties"]["finding"]
     figures = carried_figures(with_figures.finding)

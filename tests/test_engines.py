@@ -19,7 +19,6 @@ import httpx
 import pytest
 import sqlite_utils
 from conftest import (
-    DATA,
     ROOT,
     SAMPLE_DATE,
     abstract_docs,
@@ -33,8 +32,6 @@ from conftest import (
 
 from papers_devtools.testing.fake_engine import install_as_sglang
 from papers_devtools.testing.harness import english_prompt
-from papers_digest.checker.chinese import check_digest_zh
-from papers_digest.core.models import Digest
 from papers_digest.core.params import EngineParams
 from papers_digest.engines.commands import LLAMA_BATCH_TOKENS, LLAMA_UBATCH_TOKENS, EngineError, engine_command
 from papers_digest.engines.embedded_server import parser, server_params
@@ -62,7 +59,7 @@ from papers_digest.engines.process import ManagedEngine, describe_exit, group_pr
 from papers_digest.llm.client import CallContext
 from papers_digest.llm.endpoint import prefix_cache_delta, scrape_prefix_cache
 from papers_digest.llm.prompting import load_prompt
-from papers_digest.llm.repair import Repair, digest_repair, translation_repair
+from papers_digest.llm.repair import Repair, digest_repair
 from papers_digest.pipeline.digesting import generate_digests
 from papers_digest.pipeline.generating import llm_client
 
@@ -662,30 +659,6 @@ def ask_repair_on_the_real_engine(
 
     with ManagedEngine.from_params(params, log_dir=log_dir):
         return asyncio.run(ask()), records
-
-
-@pytest.mark.slow
-@pytest.mark.xdist_group("llama-server")  # the offline model's tests on one worker: one real engine at a time
-@pytest.mark.timeout(600)
-def test_a_translations_repair_on_the_real_llama_cpp_engine(tmp_path, offline_gguf):
-    """The offline model left a limitation of 2504.01014 in English and wrote two findings as its one_sentence
-    (tests/data/llm, recorded on this engine); asked for those fields alone, held to their schema, it writes
-    them in Chinese, and the fields it was not asked for stay as they were."""
-    recorded = json.loads((DATA / "llm" / "2504.01014-translation.json").read_text(encoding="utf-8"))
-    english = Digest.model_validate(recorded["english"])
-    problems = check_digest_zh(recorded["first_answer"], english).problems
-    system_prompt, _ = load_prompt(ROOT / "prompts" / "translate_zh.md")
-    repair = translation_repair(system_prompt, english, recorded["first_answer"], problems)
-    assert repair is not None and list(repair.fields) == ["limitations[2]", "results[0].finding", "results[3].finding"]
-    reply, records = ask_repair_on_the_real_engine(
-        repair, offline_gguf, tmp_path, stage="translate_zh", arxiv_id="2504.01014", context_tokens=2048
-    )
-    merged = json.loads(repair.merged(reply))
-    first = json.loads(recorded["first_answer"])
-    left = [p for p in check_digest_zh(repair.merged(reply), english).problems if p.rule == "zh_chinese"]
-    assert not any(p.message.startswith("limitations[2]") for p in left), (reply, left)  # now in Chinese
-    assert merged["one_sentence"] == first["one_sentence"] and merged["results"][1] == first["results"][1]
-    assert records[0].completion_tokens < 400  # three fields, not the whole digest again
 
 
 @pytest.mark.slow

@@ -10,9 +10,8 @@ from conftest import SAMPLE_DATE, abstract_docs, chat_calls, make_params, sample
 from papers_devtools.sim.faults import Fault
 from papers_devtools.sim.routes import EngineSim
 from papers_devtools.sim.serve import BackgroundServer
-from papers_digest.core.models import Digest, GenerationResult
-from papers_digest.llm.budget import translation_max_tokens
-from papers_digest.llm.generation import EndpointDown, longest_first, paper_tokens
+from papers_digest.core.models import GenerationResult
+from papers_digest.llm.generation import EndpointDown, digest_tokens, longest_first, paper_tokens
 from papers_digest.llm.prompting import load_prompt
 from papers_digest.pipeline.digesting import generate_digests
 from papers_digest.pipeline.translating import generate_translations
@@ -44,7 +43,8 @@ def test_every_paper_gets_a_checked_digest_and_translation(engine):
     params = make_params(llm={"asking": "json", "base_url": base_url, "model": "sim-digest"})
     chinese = asyncio.run(generate_translations(params, SAMPLE_DATE, english, TRANSLATE_PROMPT, lambda r: None))
     assert all(r.status == "done" for r in chinese)
-    assert sim.stats.requests == 2 * len(DOCS)
+    # one request per English digest, then one per translation unit
+    assert sim.stats.requests == len(DOCS) + sum(len(r.calls) for r in chinese)
 
 
 def test_a_rejected_answer_is_repaired_in_its_conversation_asking_only_for_the_result_that_failed(engine):
@@ -104,35 +104,22 @@ def test_a_figure_invented_in_a_finding_binds_the_repaired_result_to_its_section
     assert repair["properties"] == {"results[0]": bound} != digest_schema(facts)["properties"]["results"]["items"]
 
 
-def test_a_translation_that_failed_only_in_fields_is_retried_with_those_fields_alone(engine):
-    """The repair (llm/repair.py): the retry of a translation whose problems are all some fields' prose asks
-    for those fields alone, held to their schema, and the whole translation is checked with them put back."""
-    from papers_devtools.sim.routes import schema_fingerprint
-    from papers_digest.checker.chinese import check_digest_zh
-    from papers_digest.checker.english import prose_fields
-    from papers_digest.checker.schema import fields_schema
-
+def test_a_translation_unit_that_failed_is_asked_again_alone_with_its_problems(engine):
+    """llm/translating.py: the unit the sim answered in English is asked again afresh, alone (what to mind in its
+    request: tests/test_translation.py), the other units once; the translation is done."""
     sim, base_url = engine
     [english] = run_digests(base_url, docs=[FIRST])
-    source = Digest.model_validate(english.digest)
     sim.reset_stats()
     sim.add_fault(Fault(kind="wrong_language", request="translate", on="first", times=1))
-    params = make_params(llm={"asking": "json", "base_url": base_url, "model": "sim-digest", "structured_output": True})
+    params = make_params(llm={"base_url": base_url, "model": "sim-digest"})
     [chinese] = asyncio.run(generate_translations(params, SAMPLE_DATE, [english], TRANSLATE_PROMPT, lambda r: None))
-    assert chinese.status == "done"
-    assert [(c.attempt, c.status, c.repair) for c in chinese.calls] == [(1, "rejected", False), (2, "ok", True)]
-    assert chinese.calls[0].checker_rules == ["zh_chinese"]
-    # the sim's first answer was the English digest itself: every field that must be Chinese failed
-    untranslated = {p.field for p in check_digest_zh(json.dumps(english.digest), source).problems}
-    first, repair = [r for r in sim.stats.records if r.path.endswith("/completions")]
-    assert (first.messages, repair.messages, repair.kind) == (2, 2, "translate")
-    assert repair.prompt_tokens < first.prompt_tokens  # the fields, not the whole digest again
-    fields = {path: text for path, text in prose_fields(source) if path in untranslated}
-    assert repair.schema_sha == schema_fingerprint({"json_schema": {"schema": fields_schema(fields)}})
-    done = Digest.model_validate(chinese.digest)
-    assert done.results[0].numbers == source.results[0].numbers  # kept from the first answer
-    untranslated = {"title": english.title, **english.digest}  # the first answer: the English sent back
-    assert [json.loads(a) for a in chinese.rejected_answers] == [untranslated]
+    rejected = [c for c in chinese.calls if c.status == "rejected"]
+    again = [c for c in chinese.calls if c.attempt == 2]
+    assert (chinese.status, [c.checker_rules for c in rejected], [c.repair for c in again]) == (
+        "done",
+        [["zh_chinese"]],
+        [True],
+    )
 
 
 def test_a_second_failure_marks_the_paper_failed_with_the_problems(engine):
@@ -224,58 +211,18 @@ def test_the_longest_papers_start_first_so_a_long_one_listed_last_does_not_run_a
     assert prompts[concurrency:] == sorted(prompts[concurrency:], reverse=True)
 
 
-def test_a_translation_may_run_past_llm_max_tokens_as_far_as_its_english_digest_is_long(engine):
-    """The sim's translations take about 550-630 tokens. Digests written under a higher cap are translated
-    with llm.max_tokens 500: every answer would be cut off there, but each translation's cap is twice its
-    digest's tokens (llm/budget.py), and every translation passes."""
-    sim, base_url = engine
-    english = run_digests(base_url, max_tokens=2000)
-    assert all(r.status == "done" for r in english)
-    params = make_params(llm={"asking": "json", "base_url": base_url, "model": "sim-digest", "max_tokens": 500})
-    chinese = asyncio.run(generate_translations(params, SAMPLE_DATE, english, TRANSLATE_PROMPT, lambda r: None))
-    assert [r.status for r in chinese] == ["done"] * len(english), [r.error for r in chinese]
-    translations = [r for r in sim.stats.records if r.kind == "translate"]
-    assert max(r.completion_tokens for r in translations) > 500
-    assert all(r.finish_reason == "stop" for r in translations)  # the sim cuts an answer at max_tokens
-
-
-def test_a_translation_keeps_its_raised_cap_when_the_engine_refuses_structured_output():
-    """The request sent again without response_format keeps its own max_tokens (twice the digest's tokens),
-    not llm.max_tokens 500, which would cut every translation off."""
-    sim = EngineSim(refuse_response_format=True)
-    with BackgroundServer(sim.app) as server:
-        base_url = f"{server.url}/v1"
-        english = run_digests(base_url, max_tokens=2000)
-        params = make_params(
-            llm={"base_url": base_url, "model": "sim-digest", "max_tokens": 500, "structured_output": True}
-        )
-        chinese = asyncio.run(generate_translations(params, SAMPLE_DATE, english, TRANSLATE_PROMPT, lambda r: None))
-    assert [r.status for r in chinese] == ["done"] * len(english), [r.error for r in chinese]
-    translations = [r for r in sim.stats.records if r.kind == "translate"]
-    assert any(r.status == 400 for r in translations)  # refused with the schema, then asked plainly
-    answered = [r for r in translations if r.status == 200]
-    assert max(r.completion_tokens for r in answered) > 500
-    assert all(r.finish_reason == "stop" for r in answered)  # none was cut off at 500, the first answers neither
-
-
-def test_a_translations_cap_is_llm_max_tokens_for_a_short_digest_and_none_without_one():
-    assert translation_max_tokens(1500, english_tokens=600) == 1500
-    assert translation_max_tokens(1500, english_tokens=1264) == 2528
-    assert translation_max_tokens(None, english_tokens=1264) is None
-
-
 def test_papers_of_the_same_size_keep_their_list_order():
     assert longest_first(["bb", "a", "cc", "d", "eee"], len) == ["eee", "bb", "cc", "a", "d"]
 
 
 def test_translations_start_with_the_longest_english_digest(engine):
-    sim, base_url = engine
-    params = make_params(llm={"asking": "json", "base_url": base_url, "model": "sim-digest", "concurrency": 1})
+    """One slot: the papers' first units are asked in the order of their English digests' sizes."""
+    _, base_url = engine
+    params = make_params(llm={"base_url": base_url, "model": "sim-digest", "concurrency": 1})
     english = run_digests(base_url)
-    asyncio.run(generate_translations(params, SAMPLE_DATE, english, TRANSLATE_PROMPT, lambda r: None))
-    prompts = [r.prompt_tokens for r in chats_in_started_order(sim) if r.kind == "translate"]
-    assert len(prompts) == len(english) and len(set(prompts)) > 1
-    assert prompts == sorted(prompts, reverse=True)
+    chinese = asyncio.run(generate_translations(params, SAMPLE_DATE, english, TRANSLATE_PROMPT, lambda r: None))
+    started = sorted(chinese, key=lambda r: min(c.started_at for c in r.calls))
+    assert [r.arxiv_id for r in started] == [r.arxiv_id for r in longest_first(english, digest_tokens)]
 
 
 @pytest.mark.parametrize("concurrency", [1, 3])
@@ -291,3 +238,20 @@ def test_calls_overlap_up_to_the_configured_concurrency_and_never_more(concurren
     # (an upper bound on wall time flaked next to a compile)
     assert sim.stats.max_in_flight == concurrency
     assert wall >= 0.3 * 6 / concurrency  # six 0.3 s calls, `concurrency` at a time at best
+
+
+def test_a_sentence_that_keeps_failing_is_asked_clause_by_clause_and_joined(engine):
+    """The sim answers the whole `problem` sentence in English every time; from the round after
+    SPLIT_AFTER_ROUND its clauses are asked apart (the fault does not match them), pass, and make the sentence."""
+    from papers_digest.checker.units import clauses
+    from papers_digest.llm.translating import SPLIT_AFTER_ROUND
+
+    sim, base_url = engine
+    [english] = run_digests(base_url, docs=[FIRST])
+    first, second = clauses(english.digest["problem"])[:2]
+    across = f"{' '.join(first.split()[-2:])} {' '.join(second.split()[:2])}"  # words of both clauses
+    sim.add_fault(Fault(kind="wrong_language", request="translate", match=across, times=-1))
+    params = make_params(llm={"base_url": base_url, "model": "sim-digest"})
+    [chinese] = asyncio.run(generate_translations(params, SAMPLE_DATE, [english], TRANSLATE_PROMPT, lambda r: None))
+    rejected = sorted(c.attempt for c in chinese.calls if c.status == "rejected")
+    assert (chinese.status, rejected) == ("done", list(range(1, SPLIT_AFTER_ROUND + 1)))

@@ -73,17 +73,19 @@ def test_sample_day_end_to_end_then_a_rerun_makes_no_http_call(tmp_path, sample_
     assert db.execute("select count(*) from digests").fetchone()[0] == 8
     langs = {(r["arxiv_id"], r["lang"]) for r in db.query("select arxiv_id, lang from digests")}
     assert langs == {(i, lang) for i in SAMPLE_PICKS for lang in ("en", "zh")}
-    # every call the engine answered is in the day's calls.jsonl (the database's llm_calls: see the test below)
-    calls = [json.loads(line) for line in (day / "calls.jsonl").read_text().splitlines()]
-    assert len(calls) == chat_calls(sim) > 8  # asked in steps: several calls a paper
+    calls = list(db.query("select * from llm_calls"))
+    # 4 digests, then each translation's units; a unit's English that an earlier paper had (a label "Abstract")
+    # comes from the store
+    asked = [c for c in calls if not c["from_store"]]
+    assert len(calls) > 8 and len(asked) == chat_calls(sim)
     assert all(c["prompt_tokens"] > 0 and c["latency_s"] >= 0 and c["status"] == "ok" for c in calls)
     run = json.loads((day / "run.json").read_text())
     (runs_row,) = db.query("select * from runs")
     assert run["papers"] == runs_row["papers"] == 4 and run["papers_done"] == 4
     assert run["prompt_tokens"] == runs_row["prompt_tokens"] == sum(c["prompt_tokens"] for c in calls)
     # The engine's /metrics counters (vLLM's, from the simulator) match the calls' own usage.
-    assert run["prefix_cache_queries"] == sum(c["prompt_tokens"] for c in calls)
-    assert run["prefix_cache_hits"] == sum(c["cached_tokens"] for c in calls) > 0
+    assert run["prefix_cache_queries"] == sum(c["prompt_tokens"] for c in asked)
+    assert run["prefix_cache_hits"] == sum(c["cached_tokens"] for c in asked) > 0
     metrics = run_dvc(project, "metrics", "show", "--json")
     assert '"papers_done": 4' in metrics.stdout.replace(" ", "").replace('":', '": ')
 

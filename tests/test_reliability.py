@@ -47,7 +47,7 @@ def db_state(project: Path) -> dict[str, list]:
     calls = list(
         db.query(
             "select date, arxiv_id, stage, attempt, retry, status, error_kind, prompt_tokens, completion_tokens "
-            "from llm_calls order by 1, 2, 3, 4, 5, 6, 7, 8, 9"  # a round of steps: many calls of one attempt
+            "from llm_calls order by 1, 2, 3, 4, 5, 6, 7, 8, 9"  # steps and units: many calls of one attempt
         )
     )
     runs = list(db.query("select date, papers, papers_done, papers_failed, prompt_tokens, completion_tokens from runs"))

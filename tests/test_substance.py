@@ -23,6 +23,7 @@ from papers_digest.checker.passages import longest_run
 from papers_digest.checker.problems import RULES, rules_broken
 from papers_digest.checker.schema import digest_schema
 from papers_digest.checker.substance import COPY_WORDS, REPEAT_SHARE, overlap
+from papers_digest.checker.zh_words import ZH_TEXT_RULES
 from papers_digest.core.models import Digest
 from papers_digest.llm.prompting import digest_messages, load_prompt
 from papers_digest.llm.repair import digest_repair
@@ -171,11 +172,12 @@ def test_the_real_translation_of_two_findings_as_the_one_sentence_is_named():
 
 
 def test_the_rule_tables_list_every_rule_one_function_each():
-    """The checker's rules, one function each (#28): the English and the translation tables, with the rules
-    judged elsewhere (parsing: json, schema; the conversation: length, echo; what a field asked in steps owes its
-    sentence: scope, summary_figure; and a label asked in steps: label), are every rule the report knows."""
-    tables = [*ENGLISH_RULES, *ZH_RULES]
-    elsewhere = {"json", "schema", "length", "echo", "scope", "summary_figure", "label"}
+    """The checker's rules, one function each (#28): the English and the translation tables (of the fields and
+    of their words), with the rules judged elsewhere (parsing: json, schema; the conversation: length, echo; what
+    a field asked in steps owes its sentence: scope, summary_figure; a label asked in steps: label; a translation
+    unit alone: zh_placeholder, zh_added), are every rule the report knows."""
+    tables = [*ENGLISH_RULES, *ZH_RULES, *ZH_TEXT_RULES]
+    elsewhere = {"json", "schema", "length", "echo", "scope", "summary_figure", "label", "zh_placeholder", "zh_added"}
     assert {name for name, _ in tables} | elsewhere == set(RULES)
     assert all(callable(rule) and rule.__doc__ for _, rule in tables)
     assert len({id(rule) for _, rule in tables}) == len(tables)

@@ -1,11 +1,9 @@
-"""#39: the translation carries the paper's title in Chinese: sent with the English digest, held first by
-the translation's schema, taken out before the digest's rules and kept when it is Chinese, read by the site
-and the feeds from the translation's `title`."""
+"""#39: the translation carries the paper's title in Chinese (#45: asked as a unit of its own, its name kept), read
+by the site and the feeds from the translation's `title`."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 
 from conftest import SAMPLE_DATE, make_params
 from test_checker import MERGEVQ, doc, en
@@ -13,22 +11,12 @@ from test_checker import MERGEVQ, doc, en
 from papers_devtools.sim.routes import EngineSim
 from papers_devtools.sim.serve import BackgroundServer
 from papers_devtools.testing.harness import chinese_prompt, english_prompt
-from papers_digest.checker.chinese import translated_title
 from papers_digest.checker.schema import translation_schema
 from papers_digest.core.models import Digest
 from papers_digest.pipeline.digesting import generate_digests
 from papers_digest.pipeline.translating import generate_translations
 
 TITLE = "MergeVQ: A Unified Framework for Visual Generation and Representation"
-
-
-def test_a_chinese_title_is_taken_out_of_the_answer_and_an_english_one_dropped():
-    answer = {"title": "MergeVQ：统一视觉生成与表示的框架", "one_sentence": "一句话。"}
-    rest, title = translated_title(json.dumps(answer, ensure_ascii=False))
-    assert title == "MergeVQ：统一视觉生成与表示的框架" and json.loads(rest) == {"one_sentence": "一句话。"}
-    rest, title = translated_title(json.dumps({"title": TITLE, "one_sentence": "一句话。"}))
-    assert title is None and "title" not in json.loads(rest)  # left in English: the site shows the English one
-    assert translated_title('{"one_sentence": "一句话。"}') == ('{"one_sentence": "一句话。"}', None)
 
 
 def test_the_schema_asks_for_the_title_first_only_when_there_is_one():

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 
 from papers_digest.checker.english import Verdict, prose_fields
 from papers_digest.checker.numbers import Number, entry_numbers, numbers_in, values
-from papers_digest.checker.parse import extract_json, parse_digest
+from papers_digest.checker.parse import parse_digest
 from papers_digest.checker.problems import Problem
 from papers_digest.checker.substance import REPEAT_SHARE, overlap
+from papers_digest.checker.zh_words import ZH_TEXT_RULES
 from papers_digest.core.models import Digest, MindMapNode
+from papers_digest.reading.names import title_names
 
 _CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
@@ -44,25 +45,18 @@ ZH_RATIO = (0.5, 5.0)
 ZH_REPEAT_SHARE = 0.8
 
 
-def check_digest_zh(reply: str, english: Digest) -> Verdict:
-    """Check a Chinese translation against the English digest it translates (every rule of ZH_RULES)."""
+def check_digest_zh(reply: str, english: Digest, title: str | None = None) -> Verdict:
+    """Check a Chinese translation against the English digest it translates (every rule of ZH_RULES, then
+    those of the words, ZH_TEXT_RULES, which read the paper's `title` for its names)."""
     digest, problems = parse_digest(reply)
     if digest is None:
         return Verdict(None, problems)
     for _, rule in ZH_RULES:
         problems.extend(rule(digest, english))
+    names = tuple(title_names(title or ""))
+    for _, text_rule in ZH_TEXT_RULES:
+        problems.extend(text_rule(digest, english, names))
     return Verdict(None if problems else digest, problems)
-
-
-def translated_title(reply: str) -> tuple[str, str | None]:
-    """A translation's answer without its `title` key, and that title when it is Chinese: it holds a run of
-    Chinese characters (a title left in English is dropped, and the site shows the English one)."""
-    data, error = extract_json(reply)
-    if error or not isinstance(data, dict) or "title" not in data:
-        return reply, None
-    title = data.pop("title")
-    chinese = isinstance(title, str) and _CJK_RE.search(title) is not None
-    return json.dumps(data, ensure_ascii=False), (" ".join(title.split()) if chinese else None)
 
 
 def zh_shape(digest: Digest, english: Digest) -> list[Problem]:
@@ -106,7 +100,7 @@ def zh_numbers(digest: Digest, english: Digest) -> list[Problem]:
     }
     problems = []
     for path, text, original in _paired(digest, english):
-        missing, extra = _number_difference(original, text)
+        missing, extra = number_difference(original, text)
         extra = [x for x in extra if _value(x) not in listed.get(path, set())]
         if missing or extra:
             wanted = ", ".join(n.text for n in _numbers(original) if n.counts_in_prose) or "no numbers"
@@ -278,7 +272,7 @@ def carried_numbers(english: str) -> list[tuple[str, bool]]:
     return carried
 
 
-def _number_difference(english: str, chinese: str) -> tuple[list[str], list[str]]:
+def number_difference(english: str, chinese: str) -> tuple[list[str], list[str]]:
     """(the English field's numbers the Chinese lacks, the Chinese numbers the English lacks), compared as
     multisets of signed values (units aside: `2.5×` is `2.5 倍`). A number counts as in Number.counts_in_prose;
     a lone digit that counts on one side ("2×") may stand without its unit on the other ("2 倍", "8 块 A100"),

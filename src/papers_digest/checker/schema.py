@@ -125,26 +125,6 @@ def translation_schema(english: Digest, title: str | None = None) -> dict[str, A
 TITLE_CAP = 300  # characters of a translated title (arXiv titles run to about 250)
 
 
-def fields_schema(english: dict[str, str]) -> dict[str, Any]:
-    """The schema of a translation's repair (docs/design.md §1): one object whose keys are field paths
-    (`limitations[2]`, `results[1].finding`) and whose values are held as that field is in
-    `translation_schema`."""
-    properties = {path: _translated_field(path, text) for path, text in english.items()}
-    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
-
-
-def _translated_field(path: str, english: str) -> dict[str, Any]:
-    if path.endswith(".label"):  # as `_mind_map_schema` holds a translated label
-        return _chinese("label", english) if must_be_chinese(english, label=True) else _capped("label")
-    if path.endswith(".finding"):
-        return _chinese("finding", english)
-    if path.startswith(("limitations[", "takeaways[")):
-        return _chinese("item", english)
-    if path in ("one_sentence", "problem", "method"):
-        return _chinese(path, english)
-    raise ValueError(f"{path!r} is not a prose field of a digest")
-
-
 def _base_schema(
     like: Digest | None = None, bound: frozenset[str] = frozenset(), figures: list[str] | None = None
 ) -> dict[str, Any]:

@@ -87,6 +87,21 @@ def read_model(path: str | Path, model: type[M]) -> M:
         raise ArtefactError(f"{path}: not a valid {model.__name__}: {where}: {first['msg']}") from None
 
 
+def read_yaml_model(path: Path, model: type[M], error: type[Exception]) -> M:
+    """A YAML file read into `model`; `error` naming the file and the key when it cannot be read or holds a bad
+    value (`areas.yaml: areas.3.slug: …`)."""
+    import yaml  # only the vocabularies shipped with the package are YAML; the artefacts are JSON
+
+    try:
+        return model.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    except (OSError, yaml.YAMLError) as exc:
+        raise error(f"{path}: cannot be read: {exc}") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise error(f"{path}: {where}: {first['msg']}") from None
+
+
 def read_folder(folder: str | Path, model: type[M]) -> dict[str, M]:
     """Every per-paper file of a stage's output folder, keyed by arXiv id (file stem)."""
     folder = Path(folder)

@@ -9,9 +9,9 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from papers_digest.core.artefacts import read_yaml_model
 from papers_digest.core.errors import ConfigError
 
 AREAS_FILE = Path(__file__).with_name("areas.yaml")
@@ -82,14 +82,7 @@ class _AreasFile(BaseModel):
 @functools.cache
 def all_areas(path: Path = AREAS_FILE) -> tuple[Area, ...]:
     """The areas of `path`, in their order of preference; read once."""
-    try:
-        return tuple(_AreasFile.model_validate(yaml.safe_load(path.read_text(encoding="utf-8"))).areas)
-    except (OSError, yaml.YAMLError) as exc:
-        raise AreasError(f"{path}: cannot be read: {exc}") from None
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise AreasError(f"{path}: {where}: {first['msg']}") from None
+    return tuple(read_yaml_model(path, _AreasFile, AreasError).areas)
 
 
 def area_of(slug: str) -> Area | None:

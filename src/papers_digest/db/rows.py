@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections import Counter
 from typing import Any
 
 from papers_digest.core.models import GenerationResult, Paper
@@ -120,8 +121,16 @@ def term_rows(arxiv_id: str, title: str, digest_json: str | None) -> list[dict[s
 
 
 def call_rows(files: DayFiles) -> list[dict[str, Any]]:
-    """The day's LLM calls as `llm_calls` rows: `checker_rules` as JSON text (`[]` when none broke)."""
-    return [c.model_dump() | {"checker_rules": json.dumps(c.checker_rules)} for c in files.calls]
+    """The day's LLM calls as `llm_calls` rows: `checker_rules` as JSON text (`[]` when none broke), `call` the
+    call's place among its paper's calls of the stage (from 0, in the order they were made)."""
+    made: Counter[tuple[str, str]] = Counter()
+    rows = []
+    for c in files.calls:
+        rows.append(
+            c.model_dump() | {"checker_rules": json.dumps(c.checker_rules), "call": made[(c.arxiv_id, c.stage)]}
+        )
+        made[(c.arxiv_id, c.stage)] += 1
+    return rows
 
 
 def day_item_rows(files: DayFiles) -> list[dict[str, Any]]:

@@ -10,8 +10,9 @@ from papers_digest.core.models import CallRecord
 from papers_digest.db.published import PUBLISHED_COLUMNS, PUBLISHED_TABLE
 
 TABLES = ("papers", "digests", "llm_calls", "runs", "day_items")  # paper_terms is the related papers' index
-# A call is its start within its paper's attempt: asked in steps, one attempt (a round) holds a call per part.
-CALL_KEY = ("date", "arxiv_id", "stage", "attempt", "retry", "started_at")
+# A call's place among its paper's calls of one stage (`call`, db/rows.py): a digest asked in steps and a
+# translation asked unit by unit make many calls of one attempt.
+CALL_KEY = ("date", "arxiv_id", "stage", "call")
 # JSON text columns: sqlite-utils would write a list as JSON itself, but the rows spell it out (db/rows.py).
 DIGEST_COLUMNS: dict[str, type] = {
     "arxiv_id": str,
@@ -80,7 +81,8 @@ def ensure_schema(db: sqlite_utils.Database) -> None:
     db["digests"].create(DIGEST_COLUMNS, pk=("arxiv_id", "lang"), if_not_exists=True)
     # Every column typed up front: sqlite-utils would guess TEXT for a column that is null in the first rows.
     db["llm_calls"].create(call_columns(), pk=CALL_KEY, if_not_exists=True)
-    if list(db["llm_calls"].pks) != list(CALL_KEY):  # a database keyed before steps: one row per round, rekeyed
+    if list(db["llm_calls"].pks) != list(CALL_KEY):  # a database written before calls were numbered
+        _add_missing_columns(db, "llm_calls", call_columns())
         db["llm_calls"].transform(pk=CALL_KEY)
     db["runs"].create(
         {"date": str, "papers": int, "prompt_tokens": int, "completion_tokens": int, "elapsed_s": float},
@@ -109,8 +111,8 @@ def ensure_schema(db: sqlite_utils.Database) -> None:
 
 
 def call_columns() -> dict[str, type]:
-    """The `llm_calls` columns and types, from CallRecord's fields."""
-    return _column_types(CallRecord)
+    """The `llm_calls` columns and types, from CallRecord's fields, and the call's number (CALL_KEY)."""
+    return {**_column_types(CallRecord), "call": int}
 
 
 def _column_types(model: type[CallRecord]) -> dict[str, type]:

@@ -1,5 +1,5 @@
 """Token budgets: fitting a paper into the context (count its tokens, then drop appendices and the longest
-sections), and how long a translation's answer may be.
+sections).
 
 Tokens are counted by the engine when it has a tokenize endpoint (vLLM and SGLang `/tokenize`,
 llama.cpp's server `/tokenize`, llama-cpp-python `/extras/tokenize/count`), else estimated: every run of
@@ -87,20 +87,3 @@ async def fit_to_budget(doc: FulltextDoc, budget: int | None, count: TokenCount)
             return candidate.model_copy(update={"tokens": counted})
         target -= counted - budget
     return candidate.model_copy(update={"tokens": counted})
-
-
-# A translation runs up to about twice its English digest's tokens, so twice the digest is what one may need
-# (docs/performance.md, "The sample day on the 0.5B model: what the runs showed").
-TRANSLATION_ROOM = 2
-
-
-def translation_max_tokens(max_tokens: int | None, english_tokens: int) -> int | None:
-    """A translation's answer cap: llm.max_tokens, raised to TRANSLATION_ROOM x its English digest's tokens.
-
-    The cap stops a runaway answer; a translation's length follows the digest it translates (with structured
-    output its schema holds it to the digest's shape, every field capped), so a digest that came close to
-    llm.max_tokens could not be translated within it (docs/performance.md, "The sample day on the 0.5B model:
-    what the runs showed"). None (no cap) stays None."""
-    if max_tokens is None:
-        return None
-    return max(max_tokens, TRANSLATION_ROOM * english_tokens)

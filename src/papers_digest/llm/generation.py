@@ -9,13 +9,11 @@ from typing import TypeVar
 
 from tqdm import tqdm
 
-from papers_digest.checker.chinese import check_digest_zh, translated_title
 from papers_digest.checker.echo import echoed
 from papers_digest.checker.english import Verdict
 from papers_digest.checker.problems import Problem, problem_texts, retry_message
-from papers_digest.checker.schema import translation_schema
-from papers_digest.core.models import CallRecord, Digest, FulltextDoc, GenerationResult
-from papers_digest.llm.budget import estimate_tokens, translation_max_tokens
+from papers_digest.core.models import CallRecord, FulltextDoc, GenerationResult
+from papers_digest.llm.budget import estimate_tokens
 from papers_digest.llm.client import CallContext, LlmClient, LlmError
 from papers_digest.llm.conversation import (
     CUT_OFF,
@@ -25,8 +23,9 @@ from papers_digest.llm.conversation import (
     instructions,
     mark_rejected,
 )
-from papers_digest.llm.prompting import Message, paper_message, translate_messages, translation_message
-from papers_digest.llm.repair import Repair, translation_repair
+from papers_digest.llm.prompting import Message, paper_message, translation_message
+from papers_digest.llm.repair import Repair
+from papers_digest.llm.translating import translate_in_units
 
 Check = Callable[[str], Verdict]
 T = TypeVar("T")
@@ -148,30 +147,10 @@ async def digest_paper(ask: AskOnce, doc: FulltextDoc, refit: Refit | None = Non
 async def translate_paper(
     client: LlmClient, english: GenerationResult, system_prompt: str, prompt_version: str, date: str
 ) -> GenerationResult:
-    """Chinese translation of a done English digest, checked against it; each answer may take up to twice
-    the digest's tokens where that is more than llm.max_tokens (llm/budget.py translation_max_tokens)."""
-    if english.digest is None:
-        raise ValueError(f"{english.arxiv_id}: no English digest to translate")
-    source = Digest.model_validate(english.digest)
-    titles: list[str | None] = []  # the Chinese title of each answer checked: the passing one's is kept
-
-    def check(reply: str) -> Verdict:
-        rest, title = translated_title(reply)
-        titles.append(title)
-        return check_digest_zh(rest, source)
-
-    asking = Asking(
-        check,
-        # the English shape, numbers and sections, held by the grammar; the paper's title first
-        schema=translation_schema(source, english.title),
-        repair=lambda answer, problems: translation_repair(system_prompt, source, answer, problems),
-        max_tokens=translation_max_tokens(client.settings.get("max_tokens"), digest_tokens(english)),
-    )
+    """Chinese translation of a done English digest, asked unit by unit and checked against it
+    (llm/translating.py)."""
     task = Task(date, english.arxiv_id, "translate_zh", prompt_version)
-    result = await converse(client, task, translate_messages(system_prompt, translation_source(english)), asking)
-    if result.status == "done" and result.digest is not None and titles and titles[-1]:
-        result.digest = {"title": titles[-1], **result.digest}  # the site and the feeds read it (docs/site.md)
-    return result
+    return await translate_in_units(client, english, system_prompt, task)
 
 
 def paper_tokens(doc: FulltextDoc) -> int:

@@ -16,18 +16,15 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from papers_digest.checker.english import prose_fields
 from papers_digest.checker.paper import PaperFacts
 from papers_digest.checker.parse import extract_json
 from papers_digest.checker.paths import get_field, result_index, set_field
 from papers_digest.checker.problems import Problem, repair_message
-from papers_digest.checker.schema import digest_fields_schema, fields_schema
-from papers_digest.core.models import Digest
-from papers_digest.llm.prompting import Message, translate_messages
+from papers_digest.checker.schema import digest_fields_schema
+from papers_digest.llm.prompting import Message
 
-# The rules a field answers for alone; any other problem (the JSON, the shape, the lists, results that all
-# cite the same sections, a cut-off answer) is the whole answer's, and the retry resends the conversation.
-TRANSLATION_RULES = frozenset({"zh_numbers", "zh_chinese", "zh_length", "zh_repeated", "echo"})
+# The rules a field answers for alone; any other problem (the JSON, the shape, results that all cite the same
+# sections, a cut-off answer) is the whole answer's, and the retry resends the conversation.
 DIGEST_RULES = frozenset(
     {
         "english",
@@ -70,19 +67,6 @@ class Repair:
             if path in self.fields and isinstance(value, type(self.fields[path])):
                 set_field(merged, path, value)
         return json.dumps(merged, ensure_ascii=False)
-
-
-def translation_repair(system_prompt: str, english: Digest, answer: str, problems: list[Problem]) -> Repair | None:
-    """The repair of a translation whose problems are all in fields' prose (TRANSLATION_RULES): the same
-    system prompt, and those fields' English by path as the user message; None when any problem is the
-    whole answer's."""
-    parsed = _fields_only(answer, problems, TRANSLATION_RULES)
-    source = dict(prose_fields(english))
-    paths = list(dict.fromkeys(p.field for p in problems))
-    if parsed is None or any(path not in source for path in paths):
-        return None
-    fields = {path: source[path] for path in paths}
-    return Repair(fields, translate_messages(system_prompt, fields), fields_schema(fields), parsed)
 
 
 def digest_repair(messages: list[Message], facts: PaperFacts, answer: str, problems: list[Problem]) -> Repair | None:

@@ -1,17 +1,225 @@
-"""TEMPORARY stand-in for names in a text (replaced by the zh branch)."""
+"""The names in an English text: methods, models, datasets and acronyms, read from their spelling (pure).
+
+A name is a word a translation keeps as it is: one with capitals inside or digits (MergeVQ, vsGRPO-2B,
+Qwen2-VL-7B, GPT-4o, ImageNet), or an acronym (GRPO, KV, MLLMs). Hyphen- and dot-joined parts stay one
+name (DeepSeek-R1-Zero, Qwen2.5), but an ordinary English word joined to a name is no part of it
+("R1-Zero-like" is the name R1-Zero; "VQ-based" the name VQ). A capitalised word alone (a sentence's first
+word, "Figure") is no name; a paper's own one-word name is read from its title (`title_names`).
+"""
 
 from __future__ import annotations
 
 import re
 
-_NAME_RE = re.compile(r"\b[A-Za-z0-9]*(?:[a-z][A-Z]|[A-Z]{2}|\d)[A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*\b")
-_DEF_AFTER_RE = re.compile(r"((?:[A-Z][\w-]*\s+){1,7}[A-Z][\w-]*)\s+\(([A-Z][A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*)\)")
+from lemminflect import getAllLemmas
+
+# A word and the parts joined to it by hyphens or dots (a dot only between letters or digits: "Qwen2.5", never
+# a sentence's full stop); a trailing "+" belongs to a name ("ILLUME+").
+# Boundaries are ASCII: a name may stand right beside a Chinese character ("基于MergeVQ的").
+_WORD_RE = re.compile(r"(?<![A-Za-z0-9_.\-])[A-Za-z0-9]+(?:[-.][A-Za-z0-9]+)*\+*")
+_URL_RE = re.compile(r"(?:https?://|www\.)\S+|\b[\w.+-]+@[\w-]+\.[\w.]+")
+_PART_SPLIT_RE = re.compile(r"[-.]")
+# A figure with its unit is a number, not a name ("7B", "100k", "2.5x"): the checker's numbers rules own it.
+_FIGURE_RE = re.compile(r"^\d+(?:\.\d+)?(?:[kKMBx×%]|[kKM]?B)?$")
+# An abbreviation before a name is part of it ("Dr. GRPO").
+_TITLE_ABBREVIATION_RE = re.compile(r"\b(Dr|Mr|Ms|Mrs|St|Prof)\.\s+$")
+# Ordinary English words that join a name as a compound's second half: "R1-Zero-like", "VQ-based",
+# "LLM-generated". Dropped from the name's end, so the translation renders them (类…的, 基于…的, …生成的).
+_COMPOUND_TAILS = frozenset((
+    "like", "based", "aware", "specific", "free", "level", "wise", "style", "driven", "guided", "conditioned",
+    "only", "shot", "scale", "sized", "size", "related", "agnostic", "friendly", "centric", "oriented",
+    "enhanced", "augmented", "powered", "generated", "assisted", "tuned", "trained", "type", "bound", "intensive",
+    "efficient", "compatible", "dependent", "independent", "native", "ready", "grade", "class", "family",
+    "series", "variant", "variants", "version", "versions", "style", "equipped", "enabled", "induced", "informed",
+    "inspired", "motivated", "supervised", "annotated", "labeled", "labelled", "written", "produced", "synthesized",
+))  # fmt: skip
+_STOPWORDS = frozenset(("of", "and", "the", "for", "with", "in", "on", "to", "a", "an", "by", "from", "via", "&"))
+# Words that function in a sentence (lemminflect's tables hold only nouns, verbs, adjectives and adverbs).
+_FUNCTION_WORDS = frozenset((
+    "a", "an", "the", "of", "at", "in", "on", "for", "to", "and", "or", "but", "nor", "with", "by", "from", "as",
+    "into", "onto", "upon", "about", "over", "under", "than", "then", "that", "this", "these", "those", "which",
+    "who", "whom", "whose", "what", "when", "where", "while", "is", "are", "was", "were", "be", "been", "being", "it",
+    "its", "their", "our", "we", "they", "you", "he", "she", "his", "her", "not", "no", "via", "per", "each",
+    "every", "any", "all", "both", "either", "neither", "such", "so", "very", "also", "only", "just",
+))  # fmt: skip
+_DERIVED_RE = re.compile(r"(?:able|ible|ive|ous|ful|less|ness|ment|tion|sion|ity|ize|ise|ized|ised|izing|ally|ical)$")
+# Capitalised words that label a part of a paper or a language, never a name kept in Latin script.
+_LABEL_WORDS = frozenset((
+    "figure", "fig", "table", "section", "sec", "appendix", "equation", "eq", "algorithm", "theorem", "lemma",
+    "definition", "step", "stage", "part", "chapter", "english", "chinese", "japanese", "korean", "french", "german",
+    "spanish",
+))  # fmt: skip
+_CAPITALISED_RE = re.compile(r"(?<![A-Za-z0-9_\-.])[A-Z][a-z]+(?![A-Za-z0-9_\-])")
+_SENTENCE_START_RE = re.compile(r"(?:^|[.!?:;]\s+|[\"“]\s*)$")
+_ACRONYM_RE = re.compile(r"^[A-Z][A-Za-z]*[A-Z][A-Za-z]*s?$|^[A-Z]{2,}s?$")
+_PARENTHESIS_RE = re.compile(r"\(([^()]{1,120})\)")
 
 
 def names_in(text: str) -> list[str]:
-    found = [m.group(0) for m in _NAME_RE.finditer(text) if re.search(r"[A-Za-z]", m.group(0))]
-    return list(dict.fromkeys(n for n in found if not n.isdigit()))
+    """The names in `text`, each once, in order of first appearance (web addresses are not read)."""
+    text = _URL_RE.sub(lambda m: " " * len(m.group()), text)
+    found: list[str] = []
+    for match in _WORD_RE.finditer(text):
+        name = _name_of(match.group())
+        if name is None:
+            continue
+        before = _TITLE_ABBREVIATION_RE.search(text, 0, match.start())
+        if before is not None and name == match.group()[: len(name)]:
+            name = text[before.start() : match.start()] + name
+            name = " ".join(name.split())
+        if name not in found:
+            found.append(name)
+    return found
+
+
+def proper_nouns(text: str) -> list[str]:
+    """Capitalised words inside a sentence that are no name by their spelling: "Apple Silicon", "Llama",
+    "Mistral"; not a sentence's first word, not a label ("Figure 3"), not the words an acronym stands for, and
+    none in a title whose words are all capitalised."""
+    words = re.findall(r"[A-Za-z]{4,}", text)
+    if words and sum(w[0].isupper() for w in words) > 0.8 * len(words):  # Title Case: every word looks proper
+        return []
+    defined = " ".join(acronym_definitions(" ".join(text.split())).values())
+    found = []
+    for match in _CAPITALISED_RE.finditer(text):
+        word = match.group()
+        if _SENTENCE_START_RE.search(text[: match.start()]) or word.casefold() in _LABEL_WORDS or word in defined:
+            continue
+        if word not in found:
+            found.append(word)
+    return found
+
+
+def is_ordinary_word(word: str) -> bool:
+    """Whether a word is an ordinary English word (in lemminflect's tables in any of its forms, a function word,
+    or built with an English derivational ending: "scalable"), not an identifier like "vllm" or "cpp"."""
+    folded = word.casefold()
+    if folded in _FUNCTION_WORDS or getAllLemmas(folded):
+        return True
+    return len(folded) > 5 and _DERIVED_RE.search(folded) is not None
+
+
+def title_names(title: str) -> list[str]:
+    """The names of a paper's title: `names_in` and its own name, the one or two words before a colon
+    ("Soohak: …", "AnimeGamer: …"), which may be an ordinary-looking word."""
+    names = names_in(title)
+    head, colon, _ = title.partition(":")
+    head = " ".join(head.split())
+    if colon and 0 < len(head.split()) <= 2 and head not in names and not head.islower():
+        names.insert(0, head)
+    return names
 
 
 def acronym_definitions(text: str) -> dict[str, str]:
-    return {m.group(2): m.group(1) for m in _DEF_AFTER_RE.finditer(text)}
+    """Acronyms defined in `text`, each with the words it stands for: "Group Relative Policy Optimization
+    (GRPO)" and "GRPO (Group Relative Policy Optimization)" both give {"GRPO": "Group Relative Policy
+    Optimization"}, only where the words' initials (and a hyphenated word's parts, a word's inner capitals)
+    spell the acronym; small words (of, and, the, …) may stand in it or not."""
+    definitions: dict[str, str] = {}
+    for match in _PARENTHESIS_RE.finditer(text):
+        inside = match.group(1).strip()
+        if _ACRONYM_RE.match(inside):  # "… words (ACR)"
+            before = text[: match.start()].split()
+            phrase = _spelled_by(inside, before[-(len(inside) + 4) :])
+        else:  # "ACR (words …)"
+            head = text[: match.start()].split()
+            acronym = head[-1] if head else ""
+            if not _ACRONYM_RE.match(acronym):
+                continue
+            words = inside.split()
+            phrase = " ".join(words) if _spells(_letters(acronym), words) else None
+            inside = acronym
+        if phrase and inside not in definitions:
+            definitions[inside] = phrase
+    return definitions
+
+
+def _name_of(word: str) -> str | None:
+    """The name a word holds, or None: ordinary words joined at its ends dropped (`_COMPOUND_TAILS` at the
+    end, any lower-case word at the start: "non-GRPO", "text-to-SQL")."""
+    if _FIGURE_RE.match(word):
+        return None
+    if "." in word and all(len(p) > 1 for p in word.split(".")):  # an identifier ("llama.cpp"), not "e.g"
+        return word
+    parts = _PART_SPLIT_RE.split(word.rstrip("+"))
+    joints = _PART_SPLIT_RE.findall(word.rstrip("+"))
+    start, end = 0, len(parts)
+    while end > start and not _is_namey(parts[end - 1]) and parts[end - 1].casefold() in _COMPOUND_TAILS:
+        end -= 1
+    while start < end and parts[start].isalpha() and parts[start].islower():
+        start += 1
+    kept = parts[start:end]
+    if not any(_is_namey(part) for part in kept):
+        return None
+    name = kept[0] + "".join(j + p for j, p in zip(joints[start : end - 1], kept[1:], strict=True))
+    plus = word[len(word.rstrip("+")) :] if end == len(parts) else ""
+    return None if _FIGURE_RE.match(name) else name + plus
+
+
+def _is_namey(part: str) -> bool:
+    """A part that makes a word a name: letters with digits ("Qwen2", "4o", "R1"), an acronym ("GRPO",
+    "MLLMs"), or capitals inside ("MergeVQ", "vsGRPO", "DeepSeek")."""
+    letters = sum(c.isalpha() for c in part)
+    if letters and any(c.isdigit() for c in part):
+        return True
+    bare = part[:-1] if part.endswith("s") and len(part) > 2 else part
+    if len(bare) >= 2 and bare.isupper():
+        return True
+    return any(c.isupper() for c in part[1:]) and any(c.islower() for c in part)
+
+
+def _letters(acronym: str) -> str:
+    """The letters an acronym spells, lower case, a plural's s aside ("MLLMs" -> "mllm")."""
+    bare = acronym[:-1] if acronym.endswith("s") and acronym[:-1].isupper() else acronym
+    return "".join(c for c in bare if c.isalpha()).casefold()
+
+
+def _spelled_by(acronym: str, words: list[str]) -> str | None:
+    """The shortest run of the last `words` whose initials spell `acronym`, starting with a word of its own."""
+    letters = _letters(acronym)
+    words = [w.strip(",;:\"'“”") for w in words]
+    for start in range(len(words) - 1, -1, -1):
+        run = words[start:]
+        if run and run[0].casefold() not in _STOPWORDS and _spells(letters, run):
+            return " ".join(run)
+    return None
+
+
+def _spells(letters: str, words: list[str]) -> bool:
+    """Whether `words` spell `letters` in order: each word gives its initial (a small word may give none), and
+    may go on with its hyphenated parts' initials or its inner capitals."""
+    options = [_word_letters(w) for w in words]
+
+    def match(i: int, j: int) -> bool:
+        if j == len(options):
+            return i == len(letters)
+        small = words[j].casefold() in _STOPWORDS
+        if small and match(i, j + 1):
+            return True
+        opts = options[j]
+        if i >= len(letters) or not opts or opts[0] != letters[i]:
+            return False
+        k, taken = i + 1, 1
+        while True:  # the word's initial, then as many of its further letters as match in order
+            if match(k, j + 1):
+                return True
+            if taken >= len(opts) or k >= len(letters):
+                return False
+            nxt = opts.index(letters[k], taken) if letters[k] in opts[taken:] else -1
+            if nxt < 0:
+                return False
+            k, taken = k + 1, nxt + 1
+
+    return bool(letters) and match(0, 0)
+
+
+def _word_letters(word: str) -> str:
+    """The letters a word may give an acronym, in order: its initial, its hyphenated parts' initials and
+    its inner capitals ("visual-spatial" -> "vs", "DeepSeek" -> "ds")."""
+    letters = []
+    for part in word.split("-"):
+        if not part or not part[0].isalpha():
+            continue
+        letters.append(part[0])
+        letters.extend(c for c in part[1:] if c.isupper())
+    return "".join(letters).casefold()

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import re
-import zlib
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from papers_devtools.sim.chinese import translate, unit_answer, unit_request
 from papers_devtools.sim.faults import FaultKind, damage, repeating
 from papers_devtools.sim.wording import keywords, listed
 from papers_digest.checker.fields import STRING_CAPS, words
@@ -41,18 +41,6 @@ _SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"“\[])")
 _METHOD_RE = re.compile(r"\b(we|our)\b.*\b(propose|introduce|present|design|develop|build|implement)", re.I)
 _CAPTION_RE = re.compile(r"(Figure|Fig\.|Table|Algorithm)\s*\d")
 _LIMIT_RE = re.compile(r"\b(however|limitation|limited|fails?|challeng\w*|cannot|only)\b", re.I)
-# Characters the simulator's Chinese is written in: each English word stands for one or two of them, chosen
-# by the word, so two different fields read differently and one field always the same.
-_ZH_CHARS = "本文研究内容与主要结论在此以中文概括说明模型方法数据实验结果表明提出训练推理性能提升任务基准分析"
-_ZH_PREFIX = {
-    "one_sentence": "一句话总结：",
-    "problem": "问题：",
-    "method": "方法：",
-    "finding": "发现：",
-    "limitations": "局限：",
-    "takeaways": "要点：",
-    "label": "主题：",
-}
 
 
 def classify(messages: list[dict[str, str]]) -> RequestKind:
@@ -62,7 +50,7 @@ def classify(messages: list[dict[str, str]]) -> RequestKind:
         return "digest"
     if first_user.startswith(PAPER_PREFIX) and "\n\nQuestion (" in first_user:
         return "steps"
-    if _digest_json(first_user) is not None:
+    if _digest_json(first_user) is not None or unit_request(messages) is not None:
         return "translate"
     return "other"
 
@@ -170,36 +158,11 @@ def _name(title: str) -> str:
     return head or "The paper"
 
 
-def translate(value: Any, key: str | None = None) -> Any:
-    """The digest in Chinese: every prose value becomes Chinese prose of about its length that carries exactly
-    its figures (the checker's rules); `numbers` and `sections` stay as they are. Not a real translation,
-    but honest Chinese, so the translation rules are exercised as they are by a real model."""
-    if isinstance(value, dict):
-        return {k: (v if k in ("numbers", "sections") else translate(v, k)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [translate(v, key) for v in value]
-    if isinstance(value, str):
-        return chinese_prose(value, key or "")
-    return value
-
-
-def chinese_prose(english: str, key: str) -> str:
-    """Chinese prose standing for `english`: a heading word, one or two characters per English word (chosen by
-    the word), then its figures."""
-    chars = "".join(_zh_word(word) for word in english.split()) or _ZH_CHARS[:4]
-    figures = "、".join(n.text for n in prose_numbers(english))
-    return f"{_ZH_PREFIX.get(key, '内容：')}{chars}" + (f"，数据为{figures}。" if figures else "。")
-
-
-def _zh_word(word: str) -> str:
-    code = zlib.crc32(word.casefold().encode())
-    first = _ZH_CHARS[code % len(_ZH_CHARS)]
-    return first + _ZH_CHARS[(code // len(_ZH_CHARS)) % len(_ZH_CHARS)] if len(word) > 3 else first
-
-
 def answer(messages: list[dict[str, str]], kind: RequestKind, fault: FaultKind | None) -> tuple[str, str]:
     """(content, finish_reason) for a request, with a content fault applied."""
     first_user = next((m["content"] for m in messages if m["role"] == "user"), "")
+    if kind == "translate" and unit_request(messages) is not None:
+        return unit_answer(messages, fault), "stop"
     if kind == "digest":
         english = build_digest(first_user)
         obj: dict[str, Any] | None = translate(english) if fault == "wrong_language" else english

@@ -17,8 +17,8 @@ PACKAGE = "papers_digest"
 LAYERS: dict[str, int] = {
     "core": 0,
     "checker": 1,
-    "sources": 1,
     "reading": 1,
+    "sources": 1,
     "llm": 2,
     "day": 3,
     "ways": 3,

@@ -1,0 +1,248 @@
+"""A digest as translation units, each judged against its English, and the Chinese digest they make.
+
+A unit is what a small model translates whole: a sentence of a prose field, a finding's sentence, a limitation,
+a mind-map label, the title (docs/translation.md, "Sentence by sentence"). Its names are placeholders
+(checker/placeholders.py); the glossary's terms it holds are given with its request. The program assembles
+the Chinese digest: the same keys and array lengths, each result's `numbers` and `sections` copied.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from papers_digest.checker.chinese import cjk_share, number_difference, zh_ratio
+from papers_digest.checker.fields import prose_fields
+from papers_digest.checker.paths import set_field
+from papers_digest.checker.placeholders import Protected, marks_in, protect
+from papers_digest.checker.problems import Problem
+from papers_digest.checker.zh_words import EnglishFacts, word_problems
+from papers_digest.core.models import Digest
+from papers_digest.reading.names import title_names
+
+UnitKind = Literal["title", "sentence", "label"]
+# A sentence ends at . ! or ? before a capital, a digit, a quote or a bracket, except after an abbreviation.
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(\[])")
+_ABBREVIATION_RE = re.compile(
+    r"(?:\b(?:e\.g|i\.e|et al|etc|vs|cf|Fig|Figs|Eq|Eqs|Sec|Dr|Mr|Ms|No|approx|resp)\.|\b[A-Z]\.)$"
+)
+_LATIN_RE = re.compile(r"[A-Za-z]")
+_CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# An answer's label before the translation ("中文：", "Translation:"), taken off.
+_LABEL_RE = re.compile(r"^\s*(?:\*\*)?(?:中文|译文|翻译|Chinese|Translation|Answer)(?:\*\*)?\s*[:：]\s*", re.I)
+_QUOTES = "\"'“”‘’「」『』"
+# A unit is about as long as its English: (CJK characters + Latin words) per English word at most UNIT_RATIO[1]
+# (a clause added) and at least UNIT_RATIO[0] (one dropped); a placeholder counts as one word either side.
+# Measured on the faithful sentences of tests/data/zh/units.json: 1.5-2.1; the review's sentence with a clause
+# added ("这个过程在图 一中 illustrated …"): 3.9.
+UNIT_RATIO = (0.6, 3.4)
+MIN_MEASURED_WORDS = 5  # shorter units (labels, short titles) vary too much to be measured
+HEAD_WORDS = 5  # a title's or label's head before its colon, at most (its name, or a term)
+CLAUSE_WORDS = 4  # a clause asked apart has at least this many words
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One unit: the field it is part of, its place there, its English, and what the checker reads in it."""
+
+    path: str  # "title", "problem", "results[1].finding", "mind_map.children[0].label"
+    index: int  # the sentence of the field
+    english: str
+    kind: UnitKind
+    protected: Protected
+    facts: EnglishFacts
+    lead: str = ""  # what stands before its translation in the field: "：" after a title's or label's head
+    clause: int | None = None  # a clause of a sentence asked apart (`clause_units`)
+
+    @property
+    def key(self) -> str:
+        return f"{self.path}#{self.index}" + (f".{self.clause}" if self.clause is not None else "")
+
+    @property
+    def needs_model(self) -> bool:
+        """Whether anything is left to translate once the names are placeholders ("MergeVQ" alone is not)."""
+        return _LATIN_RE.search(_without_marks(self.protected.text)) is not None
+
+
+def translation_units(english: Digest, title: str | None = None) -> list[Unit]:
+    """The units of an English digest, in the digest's order, the title's first when it is known."""
+    names = tuple(title_names(title or ""))
+    fields: list[tuple[str, str]] = [("title", title)] if title else []
+    fields += prose_fields(english)
+    units = []
+    for path, text in fields:
+        kind: UnitKind = "title" if path == "title" else "label" if path.endswith(".label") else "sentence"
+        parts = sentences(text) if kind == "sentence" else _head_and_rest(" ".join(text.split()))
+        units += [
+            replace(unit_of(part, kind, names, path, index), lead="：" if index and kind != "sentence" else "")
+            for index, part in enumerate(parts)
+        ]
+    return units
+
+
+def _head_and_rest(text: str) -> list[str]:
+    """A title or label "Head: the rest" as its two parts, each asked alone ("MergeVQ", "A Unified Framework for
+    …"): asked whole, the 1.5B model dropped the head of "X1: Infinite Anime Life Simulation …" and of "Token
+    Merging: Decouples top-k semantics …" in every round."""
+    head, colon, rest = text.partition(": ")
+    if colon and rest and len(head.split()) <= HEAD_WORDS:
+        return [head, rest]
+    return [text]
+
+
+def unit_of(
+    english: str, kind: UnitKind = "sentence", names: tuple[str, ...] = (), path: str = "", index: int = 0
+) -> Unit:
+    """One unit of `english`: its names (and the paper's title `names` it writes), web addresses and kept terms
+    as placeholders, and its glossary terms."""
+    facts = EnglishFacts.of(english, names)
+    protected = protect(english, [*facts.names, *_kept_spellings(english, facts)])
+    return Unit(path or kind, index, english, kind, protected, facts)
+
+
+def clause_units(unit: Unit) -> list[Unit]:
+    """A long sentence's clauses as units of their own, to be asked apart and joined with a Chinese comma
+    (`joined_clauses`); [] when it has no two clauses of CLAUSE_WORDS words or more."""
+    parts = clauses(unit.english)
+    if len(parts) < 2:
+        return []
+    made = [unit_of(part, unit.kind, unit.facts.names, unit.path, unit.index) for part in parts]
+    return [replace(u, clause=k) for k, u in enumerate(made)]
+
+
+def clauses(text: str) -> list[str]:
+    """A sentence cut after its commas and semicolons outside brackets, where both sides hold CLAUSE_WORDS words
+    or more ("… 120 GPU hours, our model, fine-tuned from …" stays whole where a side is shorter)."""
+    pieces, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += (ch in "([") - (ch in ")]")
+        if ch in ",;" and depth == 0 and text[i + 1 : i + 2] == " ":
+            pieces.append(text[start : i + 1].strip())
+            start = i + 1
+    pieces.append(text[start:].strip())
+    merged: list[str] = []
+    for piece in pieces:  # a short piece joins the one before it, or the next when it is the first
+        if merged and (len(merged[-1].split()) < CLAUSE_WORDS or len(piece.split()) < CLAUSE_WORDS):
+            merged[-1] = f"{merged[-1]} {piece}"
+        else:
+            merged.append(piece)
+    return merged if len(merged) > 1 else [text]
+
+
+def joined_clauses(parts: list[str]) -> str:
+    """The clauses' Chinese as one sentence: each but the last ends with a Chinese comma."""
+    inner = [re.sub(r"[，,。.;；\s]+$", "", part) + "，" for part in parts[:-1]]
+    return "".join([*inner, parts[-1]]) if parts else ""
+
+
+def sentences(text: str) -> list[str]:
+    """A prose field's sentences (an abbreviation's full stop ends none: "e.g.", "et al.", "Fig.")."""
+    parts: list[str] = []
+    for piece in _SENTENCE_END_RE.split(" ".join(text.split())):
+        if parts and _ABBREVIATION_RE.search(parts[-1]):
+            parts[-1] = f"{parts[-1]} {piece}"
+        elif piece:
+            parts.append(piece)
+    return parts or [text]
+
+
+def clean_answer(answer: str) -> str:
+    """A unit's answer as its translation: its first paragraph, without a label or quotes around it."""
+    first = next((p for p in re.split(r"\n\s*\n", answer.strip()) if p.strip()), "")
+    text = _LABEL_RE.sub("", " ".join(first.split()))
+    if len(text) > 1 and text[0] in _QUOTES and text[-1] in _QUOTES:
+        text = text[1:-1].strip()
+    return text
+
+
+def judge_unit(unit: Unit, answer: str) -> tuple[str, list[Problem]]:
+    """A unit's answer, its names put back, and what is wrong with it: placeholders lost or altered, then
+    whatever `judge_chinese` finds."""
+    text = clean_answer(answer)
+    lost = unit.protected.problems(text)
+    chinese = unit.protected.restore(text)
+    problems = [Problem("zh_placeholder", "", f"copy the placeholders as they are: {'; '.join(lost)}")] if lost else []
+    return chinese, problems + judge_chinese(unit, chinese)
+
+
+def judge_chinese(unit: Unit, chinese: str) -> list[Problem]:
+    """What is wrong with a unit's Chinese (its names written out): not Chinese, figures, names, English words,
+    glossary terms, punctuation, a clause added or dropped."""
+    if _CJK_RE.search(chinese) is None or cjk_share(chinese) < 0.5:
+        return [Problem("zh_chinese", "", "not translated, it is mostly English: write the whole sentence in Chinese")]
+    problems = []
+    missing, extra = number_difference(unit.english, chinese)
+    if missing or extra:
+        said = _said(missing, extra)
+        problems.append(Problem("zh_numbers", "", f"the figures must be the English's, as printed: {said}"))
+    return problems + word_problems(chinese, unit.facts) + _length_problems(unit, chinese)
+
+
+def assemble(english: Digest, units: list[Unit], chinese: dict[str, str]) -> dict[str, Any]:
+    """The Chinese digest: the English one with each prose field the translations of its units, joined; each
+    result's numbers and sections as they are. A `title` unit gives the digest's `title`."""
+    digest = copy.deepcopy(english.model_dump(mode="json"))
+    by_path: dict[str, list[str]] = {}
+    for unit in units:
+        by_path.setdefault(unit.path, []).append(unit.lead + chinese[unit.key])
+    title = by_path.pop("title", None)
+    for path, parts in by_path.items():
+        set_field(digest, path, _joined(parts))
+    return {"title": _joined(title), **digest} if title else digest
+
+
+def _length_problems(unit: Unit, chinese: str) -> list[Problem]:
+    """A sentence far longer than its English says more than it (a clause added); far shorter, less."""
+    words = len(re.findall(r"[A-Za-z][A-Za-z'’\-]*", unit.protected.text))  # a placeholder is one word
+    if unit.kind != "sentence" or words < MIN_MEASURED_WORDS:
+        return []
+    ratio = unit_ratio(unit, chinese)
+    low, high = UNIT_RATIO
+    if ratio > high:
+        return [Problem("zh_added", "", "far longer than the English: translate what it says, adding no clause")]
+    if ratio < low:
+        return [Problem("zh_length", "", "far shorter than the English: translate every clause of it")]
+    return []
+
+
+def unit_ratio(unit: Unit, chinese: str) -> float:
+    """A unit's length per English word (UNIT_RATIO), each name counted as one word on both sides."""
+    protected_chinese = chinese
+    for name in sorted(unit.protected.names.values(), key=len, reverse=True):
+        protected_chinese = protected_chinese.replace(name, " N ")
+    english = _without_marks(unit.protected.text, " N ")
+    return zh_ratio(protected_chinese, english)
+
+
+def _without_marks(text: str, instead: str = " ") -> str:
+    """`text` with its placeholders replaced by `instead`."""
+    for mark in reversed(marks_in(text)):
+        text = text[: mark.start()] + instead + text[mark.end() :]
+    return text
+
+
+def _kept_spellings(text: str, facts: EnglishFacts) -> list[str]:
+    """How the glossary's kept terms are written in `text` ("tokens", "Token"): protected like names."""
+    found = []
+    for term in facts.terms:
+        if term.keep:
+            for words in term.spellings():
+                pattern = r"[\s\-]+".join(re.escape(w) for w in words)
+                found += re.findall(rf"(?<![A-Za-z0-9_]){pattern}(?![A-Za-z0-9_])", text, flags=re.I)
+    return found
+
+
+def _said(missing: list[str], extra: list[str]) -> str:
+    said = [f"missing {', '.join(missing)}"] * bool(missing) + [f"{', '.join(extra)} not in the English"] * bool(extra)
+    return "; ".join(said)
+
+
+def _joined(parts: list[str] | None) -> str:
+    """Chinese sentences run on without spaces; a space stays between two Latin ends ("… GPT-4o Qwen2")."""
+    text = ""
+    for part in parts or []:
+        gap = " " if text and _LATIN_RE.match(text[-1]) and _LATIN_RE.match(part[:1]) else ""
+        text += gap + part
+    return text

@@ -1,0 +1,177 @@
+"""A translation's words against its English: names kept, glossary terms as the glossary says, no English word or
+English punctuation left in the Chinese (docs/checker.md, "The rules": zh_name, zh_english_word, zh_term,
+zh_punctuation). Each rule reads one English text and its Chinese: a translation unit, or a whole field."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from papers_digest.checker.english import prose_fields
+from papers_digest.checker.problems import Problem
+from papers_digest.core.models import Digest
+from papers_digest.reading.glossary import Term, terms_in
+from papers_digest.reading.names import is_ordinary_word, names_in, proper_nouns
+
+_CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_URL_RE = re.compile(r"(?:https?://|www\.)[A-Za-z0-9._~:/?#@!$&'*+,;=%\-]*[A-Za-z0-9/#=_\-]")
+# A figure's unit written with it is no English word ("7B", "100k", "2.5x", "12 ms", "441 tok/s", "4-bit").
+_UNIT_RE = re.compile(r"(?<![A-Za-z])\d[\d.,]*(?:\s?[A-Za-z]{1,3}(?:/[A-Za-z]{1,3})?|-[A-Za-z]+)(?![A-Za-z])")
+_LATIN_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'’]*")
+# English punctuation next to a Chinese character: ", " inside a Chinese sentence, a full stop after one.
+_PUNCTUATION_RE = re.compile(rf"[{_CJK}][,;:!?]|[,;:!?]\s*[{_CJK}]|[{_CJK}]\.(?=\s|$)")
+_JOINT = r"[\s\-]*"  # a kept term's words as the Chinese may join them ("token merging", "token-merging")
+
+
+@dataclass(frozen=True)
+class EnglishFacts:
+    """What the rules read in an English text: its names (with the paper's title names it writes) and the
+    glossary terms it holds."""
+
+    names: tuple[str, ...]
+    terms: tuple[Term, ...]
+    proper: tuple[str, ...] = ()  # capitalised words of the English ("Apple Silicon"): they may stay as written
+    identifiers: frozenset[str] = frozenset()  # the English's words that are no ordinary words ("vllm", "cpp")
+
+    @classmethod
+    def of(cls, english: str, title_names: tuple[str, ...] = ()) -> EnglishFacts:
+        written = [n for n in title_names if re.search(rf"(?<![A-Za-z0-9_\-]){re.escape(n)}(?![A-Za-z0-9_])", english)]
+        names = [*names_in(english), *written, *_URL_RE.findall(english)]
+        identifiers = frozenset(w.casefold() for w in _LATIN_WORD_RE.findall(english) if not is_ordinary_word(w))
+        return cls(tuple(dict.fromkeys(names)), tuple(terms_in(english)), tuple(proper_nouns(english)), identifiers)
+
+    def kept_latin(self) -> list[str]:
+        """What may stand in Latin script in the Chinese: the names, the terms kept in English (in any spelling),
+        and the Latin words of the terms' renderings ("SOTA", the "token" of "token 合并")."""
+        kept = list(self.names)
+        for term in self.terms:
+            kept += [" ".join(words) for words in term.spellings()] if term.keep else []
+            kept += [run.strip() for r in term.zh for run in re.split(f"[{_CJK}]+", r) if run.strip()]
+        return kept
+
+
+def english_words_left(chinese: str, facts: EnglishFacts) -> list[str]:
+    """The ordinary English words a Chinese text writes: Latin words of two letters or more that are none of the
+    English's names or capitalised proper nouns, no web address, no figure's unit, no glossary term kept in
+    English, and no identifier the English writes ("vllm-mlx"); a word the English lacks is never one of them."""
+    text = _URL_RE.sub(" ", chinese)
+    for kept in sorted(facts.kept_latin(), key=len, reverse=True):  # names before units: "vsGRPO-2B" is one
+        words = [re.escape(w) for w in re.split(r"[\s\-]+", kept) if w]
+        if words:
+            text = re.sub(rf"(?<![A-Za-z]){_JOINT.join(words)}s?(?![A-Za-z])", " ", text, flags=re.I)
+    text = _UNIT_RE.sub(" ", text)
+    left = [w for w in _LATIN_WORD_RE.findall(text) if len(w) >= 2 and w not in facts.proper]
+    return list(dict.fromkeys(w for w in left if is_ordinary_word(w) or w.casefold() not in facts.identifiers))
+
+
+def names_changed(chinese: str, facts: EnglishFacts) -> tuple[list[str], list[str]]:
+    """(the English's names the Chinese lacks, the names the Chinese writes that the English has not)."""
+    lost = [n for n in facts.names if not re.search(rf"(?<![A-Za-z0-9_\-]){re.escape(n)}(?![A-Za-z0-9_])", chinese)]
+    kept = {k.casefold() for k in facts.kept_latin()}
+    written = names_in(_URL_RE.sub(" ", chinese))
+    added = [n for n in written if n not in facts.names and n.casefold() not in kept and not _inside(n, facts.names)]
+    return lost, added
+
+
+def terms_otherwise(chinese: str, facts: EnglishFacts) -> list[str]:
+    """The glossary terms of the English the Chinese renders otherwise, each said with what the glossary asks."""
+    found = []
+    renderings = tuple(r for term in facts.terms for r in term.zh)
+    for term in facts.terms:
+        avoided = term.avoided_in(chinese, tuple(r for r in renderings if r not in term.zh))
+        # a term kept in English may be left out ("sequences of up to 2.3K tokens" as "最长 2.3K 的序列"), never
+        # rendered otherwise (令牌); a unit's placeholder keeps it where the English writes it
+        if not term.keep and not term.rendered_in(chinese) and not _kept_in_a_name(term, chinese, facts):
+            found.append(f"{term.en!r} is {_asked(term)}")
+        elif avoided is not None:
+            found.append(f"{term.en!r} is {_asked(term)}, not {avoided}")
+    return found
+
+
+def english_punctuation(chinese: str) -> list[str]:
+    """Where a Chinese text writes English punctuation next to a Chinese character (a comma, a colon, a full stop
+    that Chinese writes as ，：。)."""
+    return [chinese[max(0, m.start() - 6) : m.end() + 6] for m in _PUNCTUATION_RE.finditer(chinese)]
+
+
+def word_problems(chinese: str, facts: EnglishFacts) -> list[Problem]:
+    """What is wrong with the words of one Chinese text against its English (a unit, or a field), each problem
+    without a field's path: names lost or added, English words left, terms otherwise, English punctuation."""
+    problems = []
+    lost, added = names_changed(chinese, facts)
+    if lost or added:
+        said = [f"missing {', '.join(lost)}"] * bool(lost) + [f"{', '.join(added)} not in the English"] * bool(added)
+        problems.append(Problem("zh_name", "", f"names must stay as the English writes them: {'; '.join(said)}"))
+    if left := english_words_left(chinese, facts):
+        problems.append(Problem("zh_english_word", "", f"English words left untranslated: {', '.join(left)}"))
+    if otherwise := terms_otherwise(chinese, facts):
+        problems.append(Problem("zh_term", "", f"terms as the glossary renders them: {'; '.join(otherwise)}"))
+    if copied := english_punctuation(chinese):
+        said = f"English punctuation in Chinese ({copied[0]!r}): write ，：。；"
+        problems.append(Problem("zh_punctuation", "", said))
+    return problems
+
+
+# --- the rules over a whole translation: each prose field against its English field -------------------------
+
+
+def zh_name(digest: Digest, english: Digest, title_names: tuple[str, ...] = ()) -> list[Problem]:
+    """Every name of an English field stands in its Chinese field as written; the Chinese adds no other."""
+    return _per_field("zh_name", digest, english, title_names)
+
+
+def zh_english_word(digest: Digest, english: Digest, title_names: tuple[str, ...] = ()) -> list[Problem]:
+    """No ordinary English word is left in a Chinese field (names and the glossary's kept terms aside)."""
+    return _per_field("zh_english_word", digest, english, title_names)
+
+
+def zh_term(digest: Digest, english: Digest, title_names: tuple[str, ...] = ()) -> list[Problem]:
+    """Every glossary term of an English field is rendered as the glossary says."""
+    return _per_field("zh_term", digest, english, title_names)
+
+
+def zh_punctuation(digest: Digest, english: Digest, title_names: tuple[str, ...] = ()) -> list[Problem]:
+    """Chinese punctuation in Chinese sentences: no English comma, colon or full stop beside a Chinese character."""
+    return _per_field("zh_punctuation", digest, english, title_names)
+
+
+def _per_field(rule: str, digest: Digest, english: Digest, title_names: tuple[str, ...]) -> list[Problem]:
+    """`rule`'s problems of each prose field against its English field, each named by the field's path."""
+    return [
+        Problem(rule, path, problem.text)
+        for path, text, original in _paired(digest, english)
+        for problem in word_problems(text, EnglishFacts.of(original, title_names))
+        if problem.rule == rule
+    ]
+
+
+def _paired(digest: Digest, english: Digest) -> list[tuple[str, str, str]]:
+    source = dict(prose_fields(english))
+    return [(path, text, source[path]) for path, text in prose_fields(digest) if path in source]
+
+
+def _kept_in_a_name(term: Term, chinese: str, facts: EnglishFacts) -> bool:
+    """A term the English writes inside a capitalised name ("Group Relative Policy Optimization Done Right"),
+    which the Chinese keeps as it is."""
+    written = [w for w in _LATIN_WORD_RE.findall(chinese) if w in facts.proper]
+    return any(all(w in {x.casefold() for x in written} for w in spelled) for spelled in term.spellings())
+
+
+def _asked(term: Term) -> str:
+    return "kept in English" if term.keep else f"rendered {term.rendering}"
+
+
+def _inside(name: str, names: tuple[str, ...]) -> bool:
+    """A part of one of the English names ("Qwen2" of "Qwen2-VL-7B"), written where the name was split."""
+    return any(name in other for other in names)
+
+
+# The rules of this module over a whole translation (checker/chinese.py runs them after ZH_RULES).
+TextRule = Callable[[Digest, Digest, tuple[str, ...]], list[Problem]]
+ZH_TEXT_RULES: tuple[tuple[str, TextRule], ...] = (
+    ("zh_name", zh_name),
+    ("zh_english_word", zh_english_word),
+    ("zh_term", zh_term),
+    ("zh_punctuation", zh_punctuation),
+)

@@ -1,0 +1,194 @@
+"""The translation unit by unit (#45): names as placeholders, the units of a digest and the digest they make, and
+the rules of a unit's Chinese, on faithful translations and on the faults of the issue's review
+(tests/data/zh/units.json)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import DATA
+
+from papers_digest.checker.chinese import check_digest_zh
+from papers_digest.checker.fields import prose_fields
+from papers_digest.checker.placeholders import protect
+from papers_digest.checker.units import (
+    assemble,
+    clauses,
+    joined_clauses,
+    judge_chinese,
+    judge_unit,
+    sentences,
+    translation_units,
+    unit_of,
+)
+from papers_digest.core.models import Digest
+from papers_digest.llm.translating import unit_messages
+from papers_digest.reading.names import names_in, title_names
+
+CASES = json.loads((DATA / "zh" / "units.json").read_text(encoding="utf-8"))["cases"]
+RECORDED = json.loads((DATA / "llm" / "2504.01014-translation.json").read_text(encoding="utf-8"))
+ANIMEGAMER = "AnimeGamer: Infinite Anime Life Simulation with Next Game State Prediction"
+
+
+def case_unit(case: dict):
+    names = tuple(title_names(case["english"])) if case["kind"] == "title" else ()
+    return unit_of(case["english"], case["kind"], names)
+
+
+def rules(problems) -> set[str]:
+    return {p.rule for p in problems}
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c["faithful"]], ids=lambda c: c["id"])
+def test_a_faithful_translation_breaks_no_rule(case):
+    assert judge_chinese(case_unit(case), case["chinese"]) == []
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if not c["faithful"]], ids=lambda c: c["id"])
+def test_each_fault_of_the_review_breaks_its_rules(case):
+    assert rules(judge_chinese(case_unit(case), case["chinese"])) == set(case["rules"])
+
+
+# --- names as placeholders --------------------------------------------------------------------------------
+
+
+SENTENCE = "With just 120 GPU hours, our vsGRPO-2B model, fine-tuned from Qwen2-VL-2B, can surpass GPT-4o."
+
+
+def test_no_name_reaches_the_model():
+    unit = unit_of(SENTENCE)
+    asked = "\n".join(m["content"] for m in unit_messages("system prompt", unit))
+    assert [n for n in names_in(SENTENCE) if n in asked] == []
+
+
+def test_names_come_back_where_the_model_put_their_placeholders():
+    unit = unit_of(SENTENCE)
+    answer = "仅用 120 X1 小时，我们从 X3 微调得到的 X2 模型就能超过 X4。"
+    assert (
+        judge_unit(unit, answer)[0]
+        == "仅用 120 GPU 小时，我们从 Qwen2-VL-2B 微调得到的 vsGRPO-2B 模型就能超过 GPT-4o。"
+    )
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        ("仅用 120 X1 小时，我们从 X3 微调得到的模型就能超过 X4。", "X2 (vsGRPO-2B) is missing"),
+        ("仅用 120 X1 小时，X2 从 X3 微调得到的 X2 模型就能超过 X4。", "X2 (vsGRPO-2B) is written 2 times"),
+        ("仅用 120 X1 小时，我们从 X3 微调得到的 X2 模型就能超过 X5。", "X5 is not a placeholder"),
+    ],
+    ids=["lost", "twice", "altered"],
+)
+def test_a_placeholder_lost_written_twice_or_altered_fails(answer, said):
+    problems = judge_unit(unit_of(SENTENCE), answer)[1]
+    assert [p.rule for p in problems if said in p.message] == ["zh_placeholder"]
+
+
+def test_two_names_the_model_wrote_side_by_side_stay_two_words():
+    protected = protect("MIM with VQ", ["MIM", "VQ"])
+    assert protected.restore("X1X2方法") == "MIM VQ方法"
+
+
+def test_a_name_inside_a_longer_name_is_that_names():
+    assert protect("Qwen2-VL-7B beats Qwen2-VL", ["Qwen2-VL", "Qwen2-VL-7B"]).text == "X1 beats X2"
+
+
+def test_web_addresses_are_placeholders_too():
+    assert protect("Code: https://github.com/TencentARC/AnimeGamer.", []).text == "Code: X1."
+
+
+def test_the_terms_of_a_unit_are_given_after_the_system_prompt_names_as_placeholders_its_english_alone():
+    unit = unit_of("MergeAR performs KV Cache compression for efficient raster-order prediction.")
+    system, user = unit_messages("The system prompt.", unit)
+    assert (system["content"].splitlines()[3:], user["content"]) == (
+        ["Terms: X2 cache = X2 缓存; compression = 压缩; efficient = 高效; raster-order = 光栅顺序", "Keep: X1, X2"],
+        "X1 performs X2 Cache compression for efficient raster-order prediction.",
+    )
+
+
+def test_a_unit_asked_again_is_told_what_to_mind_with_names_still_placeholders():
+    unit = unit_of(SENTENCE)
+    problems = judge_unit(unit, "仅用 120 小时，我们从 X3 微调得到的 X2 模型 can 超过 X4。")[1]
+    system, _ = unit_messages("", unit, problems)
+    mind = next(line for line in system["content"].splitlines() if line.startswith("Mind: "))
+    assert mind == (
+        "Mind: copy every mark of Keep exactly as written; translate every English word (can); "
+        "use the Terms' Chinese (X1 hour = X1 小时)"
+    )
+
+
+def test_a_kept_term_is_a_placeholder_as_it_is_written():
+    assert unit_of("It improves token efficiency of Tokens.").protected.names == {"X1": "token", "X2": "Tokens"}
+
+
+# --- the units of a digest, and the digest they make ------------------------------------------------------
+
+
+def test_a_field_is_split_into_sentences_but_not_after_an_abbreviation():
+    text = "We compare with e.g. GPT-4o et al. on two tasks. Dr. GRPO wins by 2.5%. It is (Fig. 3) small."
+    assert sentences(text) == [
+        "We compare with e.g. GPT-4o et al. on two tasks.",
+        "Dr. GRPO wins by 2.5%.",
+        "It is (Fig. 3) small.",
+    ]
+
+
+def test_the_units_of_a_real_digest_cover_every_prose_field_and_the_title():
+    english = Digest.model_validate(RECORDED["english"])
+    units = translation_units(english, ANIMEGAMER)
+    assert {u.path for u in units} == {"title"} | {path for path, _ in prose_fields(english)}
+
+
+def test_a_unit_of_names_alone_needs_no_model():
+    english = Digest.model_validate(RECORDED["english"])
+    root = next(u for u in translation_units(english, ANIMEGAMER) if u.path == "mind_map.label")
+    assert (root.english, root.needs_model) == ("AnimeGamer", False)
+
+
+def test_the_assembled_digest_keeps_the_english_shape_numbers_and_sections():
+    english = Digest.model_validate(RECORDED["english"])
+    units = translation_units(english, ANIMEGAMER)
+    chinese = assemble(english, units, {u.key: f"译文{i}。" for i, u in enumerate(units)})
+    kept = Digest.model_validate({k: v for k, v in chinese.items() if k != "title"})
+    assert [(r.numbers, r.sections) for r in kept.results] == [(r.numbers, r.sections) for r in english.results]
+
+
+def test_the_assembled_digest_joins_a_fields_sentences_and_carries_the_title_its_head_and_rest_apart():
+    """The title "AnimeGamer: Infinite Anime …" is asked as its head and its rest, joined by a Chinese colon."""
+    english = Digest.model_validate(RECORDED["english"])
+    units = translation_units(english, ANIMEGAMER)
+    chinese = assemble(english, units, {u.key: f"{u.path}-{u.index}" + "。" * (u.kind == "sentence") for u in units})
+    assert (chinese["title"], chinese["one_sentence"]) == ("title-0：title-1", "one_sentence-0。one_sentence-1。")
+
+
+# --- the whole translation: the real one of the 0.5B model (tests/data/llm) --------------------------------
+
+
+def test_the_recorded_translations_changed_names_and_english_words_are_named():
+    verdict = check_digest_zh(RECORDED["first_answer"], Digest.model_validate(RECORDED["english"]), ANIMEGAMER)
+    found = {(p.rule, p.field) for p in verdict.problems}
+    assert {("zh_name", "one_sentence"), ("zh_english_word", "one_sentence")} <= found  # "动漫Gamer … novel"
+
+
+def test_a_long_sentence_is_cut_into_clauses_outside_brackets_never_into_short_pieces():
+    text = (
+        "MergeVQ is a unified framework (with merging, and quantization) for generation, which addresses the "
+        "trade-off in a shared latent space; it integrates token merging, as shown."
+    )
+    assert clauses(text) == [
+        "MergeVQ is a unified framework (with merging, and quantization) for generation,",
+        "which addresses the trade-off in a shared latent space;",
+        "it integrates token merging, as shown.",
+    ]
+
+
+def test_clauses_translated_apart_make_one_chinese_sentence():
+    assert joined_clauses(["MergeVQ 是一个统一框架。", "它解决了权衡问题；", "并集成了 token 合并。"]) == (
+        "MergeVQ 是一个统一框架，它解决了权衡问题，并集成了 token 合并。"
+    )
+
+
+def test_a_mark_written_right_after_a_figure_is_its_name_spaced_off():
+    unit = unit_of("It takes 120 GPU hours.")
+    assert judge_unit(unit, "它需要 120X1 小时。") == ("它需要 120 GPU 小时。", [])
