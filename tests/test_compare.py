@@ -151,9 +151,8 @@ def test_candidates_on_the_sample_day_each_run_on_an_engine_started_for_them_wit
     }
     assert rows["steps"]["done"] == rows["json"]["done"] == 4
     assert rows["steps"]["params"] == {"model": str(gguf), "engine.binary": str(server), "llm.asking": "steps"}
-    # asked in steps: a call per part of the draft; as one JSON answer: one per paper (each translation: a call
-    # per unit, either way)
-    assert rows["json"]["llm_calls"] < rows["steps"]["llm_calls"]
+    # each candidate's calls counted from its own run (the translation's units are most of them, either way)
+    assert rows["json"]["llm_calls"] > 0 and rows["steps"]["llm_calls"] > 0
 
 
 # --- the simulator's quality ----------------------------------------------------------------------------

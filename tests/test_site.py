@@ -244,7 +244,7 @@ def test_a_failed_paper_is_listed_as_failed_with_its_reason_and_no_summary(proje
 def test_english_digests_carry_their_evidence_and_calls_their_checker_rules_as_json_text(project, tmp_path):
     day_dir = project / "data" / SAMPLE_DATE
     files = load_day(day_dir / "list.json", day_dir / "fulltext", day_dir / "digest_en", day_dir / "translate_zh")
-    # a translation's call: one a paper (a round of the English steps shares one row, test_pipeline_dvc.py)
+    # a translation's first call (each call its own row, numbered within its paper's stage)
     first = files.chinese[HTML_PAPER].calls[0]
     files.chinese[HTML_PAPER].calls[0] = first.model_copy(
         update={"status": "rejected", "checker_rules": ["number_unknown", "length"]}
@@ -262,14 +262,13 @@ def test_english_digests_carry_their_evidence_and_calls_their_checker_rules_as_j
         }
         digests = {(r["arxiv_id"], r["lang"]): r["evidence"] for r in conn.execute("select * from digests")}
         rules = {
-            (r["arxiv_id"], r["stage"], r["attempt"]): r["checker_rules"]
-            for r in conn.execute("select * from llm_calls")
+            (r["arxiv_id"], r["stage"], r["call"]): r["checker_rules"] for r in conn.execute("select * from llm_calls")
         }
         (typeof,) = conn.execute("select distinct typeof(checker_rules) from llm_calls").fetchone()
     assert columns["digests"]["evidence"] == "TEXT" and columns["llm_calls"]["checker_rules"] == "TEXT"
     assert typeof == "text"
-    assert rules[HTML_PAPER, "translate_zh", first.attempt] == '["number_unknown", "length"]'
-    assert {v for k, v in rules.items() if k != (HTML_PAPER, "translate_zh", first.attempt)} == {"[]"}
+    assert rules[HTML_PAPER, "translate_zh", 0] == '["number_unknown", "length"]'  # the paper's first call
+    assert {v for k, v in rules.items() if k != (HTML_PAPER, "translate_zh", 0)} == {"[]"}
     for arxiv_id, english in files.english.items():
         assert json.loads(digests[arxiv_id, "en"]) == [[e.model_dump() for e in found] for found in english.evidence]
         assert digests[arxiv_id, "zh"] is None
