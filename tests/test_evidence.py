@@ -28,6 +28,10 @@ VSGRPO_7B = (
     "Moreover, our vsGRPO-7B model, fine-tuned from Qwen2-VL-7B, achieves performance comparable to that of the "
     "best open-source model LLaVA-NeXT-Video-72B."
 )
+# BabyVision's result (the recorded 2026-01-13 listing, 2601.06521): the 1.5B model wrote "comparably".
+BABYVISION = (
+    "Empirical results and human evaluation reveal that leading MLLMs perform significantly below human baselines."
+)
 # A result sentence of the kind abstracts state: its hedge and its benchmark are the result's scope.
 SCOPED = "WebPilot achieves up to a 14.2-point gain on unseen tasks with 21.5% fewer tool calls on WebArena."
 
@@ -112,6 +116,7 @@ def test_the_paper_s_own_expansion_or_none_passes(key, text):
         ("MergeVQ achieves exceptional performance on ImageNet.", MERGEVQ_RESULT, "'exceptional'"),
         ("vsGRPO-7B beats LLaVA-NeXT-Video-72B on spatial reasoning.", VSGRPO_7B, "'comparable'"),
         ("WebPilot gains 14.2 points on unseen tasks with 21.5% fewer tool calls on WebArena.", SCOPED, "'up to'"),
+        ("Leading MLLMs perform comparably to human baselines in visual reasoning tasks.", BABYVISION, "'below'"),
         ("WebPilot gains up to 14.2 points on unseen tasks with 21.5% fewer tool calls.", SCOPED, "WebArena"),
         (
             "GRPO training on VSI-100k significantly improves spatial reasoning, comparable to DeepSeek-R1-Zero.",
@@ -133,6 +138,8 @@ def test_a_finding_that_changes_its_sentence_s_scope_is_rejected(finding, senten
         ("vsGRPO-7B performs comparably to the much larger LLaVA-NeXT-Video-72B.", VSGRPO_7B),
         ("On WebArena, WebPilot gains up to 14.2 points on unseen tasks and makes 21.5% fewer tool calls.", SCOPED),
         ("After 120 GPU hours, vsGRPO-2B beats its base model by 12.1% and surpasses GPT-4o.", VSGRPO_2B),
+        ("Leading MLLMs perform well below human baselines, as human evaluation shows.", BABYVISION),
+        ("Leading MLLMs fall significantly short of human baselines.", BABYVISION),
     ],
 )
 def test_a_finding_that_keeps_its_sentence_s_scope_passes(finding, sentence):

@@ -12,8 +12,8 @@ import re
 from papers_digest.checker.numbers import Number, normalise_for_match, prose_numbers
 
 _PARITY_RE = re.compile(
-    r"\b(?:comparable|on par|competitive|matches|matching|match|similar|as good as|as well as|close to|rivals?|"
-    r"on a par|equivalent)\b",
+    r"\b(?:comparabl[ey]|on par|competitive|matches|matching|match|similar(?:ly)?|as good as|as well as|close to|"
+    r"rivals?|on a par|equivalent)\b",
     re.IGNORECASE,
 )
 # A claim to be better than something: the comparatives, and in a digest's words a claim to be the best.
@@ -24,6 +24,12 @@ _COMPARATIVE_RE = re.compile(
 _SUPERIORITY_RE = re.compile(
     rf"{_COMPARATIVE_RE.pattern}|\b(?:state-of-the-art|sota|exceptional|excellent|outstanding|superb|unmatched|"
     r"unprecedented)\b",
+    re.IGNORECASE,
+)
+# A claim to be worse than something ("below" before a figure is a hedge, not a comparison).
+_INFERIORITY_RE = re.compile(
+    r"\b(?:below(?!\s*[\d~≈])|worse|falls?\s+(?:far\s+|well\s+)?short|falling\s+short|underperform\w*|lags?\s+behind|"
+    r"lagging\s+behind|trails?|trailing|inferior)\b",
     re.IGNORECASE,
 )
 # A sentence that says something is better or worse at all: a superiority a finding words otherwise is its own.
@@ -71,6 +77,9 @@ def scope_dropped(text: str, sentence: str) -> str | None:
         said = _SUPERIORITY_RE.search(text).group(0)  # type: ignore[union-attr]
         parity = _PARITY_RE.search(sentence).group(0)  # type: ignore[union-attr]
         return f"says {said!r} where the paper says {parity!r}: keep the comparison as the paper states it"
+    worse = _INFERIORITY_RE.search(sentence)
+    if worse and not _INFERIORITY_RE.search(text) and not re.search(r"\b(?:lower|less|short)\b", text, re.I):
+        return f"drops {worse.group(0)!r}: the paper's sentence says it is worse; keep the comparison's direction"
     added = _added_claim(text, sentence)
     if added:
         return f"claims {added!r}, which the paper's sentence does not: say only what it states"
@@ -133,7 +142,7 @@ def with_hedges_kept(text: str, sentence: str) -> str:
 def scope_words(sentence: str) -> list[str]:
     """What of a sentence a digest must keep as written: its parity word, each hedge with the figure it bounds,
     its model sizes and its benchmarks (the question names them, so a small model keeps them)."""
-    found = [m.group(0) for m in _PARITY_RE.finditer(sentence)][:1]
+    found = [m.group(0) for m in (*_PARITY_RE.finditer(sentence), *_INFERIORITY_RE.finditer(sentence))][:2]
     for figure in prose_numbers(sentence):
         hedge = hedge_before(sentence, figure)
         if hedge is not None:
