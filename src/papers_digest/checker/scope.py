@@ -139,6 +139,13 @@ def with_hedges_kept(text: str, sentence: str) -> str:
     return text
 
 
+def comparison_in(sentence: str) -> str | None:
+    """The word by which a sentence says something is on a par with or worse than another ("comparable",
+    "below"), which a finding must keep; None where it says neither."""
+    found = _PARITY_RE.search(sentence) or _INFERIORITY_RE.search(sentence)
+    return found.group(0) if found else None
+
+
 def scope_words(sentence: str) -> list[str]:
     """What of a sentence a digest must keep as written: its parity word, each hedge with the figure it bounds,
     its model sizes and its benchmarks (the question names them, so a small model keeps them)."""

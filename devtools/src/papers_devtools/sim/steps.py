@@ -11,7 +11,7 @@ from papers_devtools.sim.answers import RequestKind, answer
 from papers_devtools.sim.faults import BAD_NUMBER, FaultKind
 from papers_devtools.sim.wording import keywords, listed
 from papers_digest.checker.numbers import prose_numbers
-from papers_digest.checker.scope import HEDGES, benchmarks_in, hedge_before
+from papers_digest.checker.scope import HEDGES, benchmarks_in, comparison_in, hedge_before
 from papers_digest.ways.steps.questions import PAPER_PREFIX, rewritten_text, step_of_request
 
 _QUOTED_RE = re.compile(r'"([^"]+)"')
@@ -64,6 +64,8 @@ def _result_sentence(sentence: str, skip: set[str], opening: str) -> str:
     sizes = list(dict.fromkeys(_SIZED_RE.findall(sentence)))
     benchmarks = benchmarks_in(sentence)[:1]
     said = f"reports {' and '.join(figures)} for {about}" if figures else f"shows how {about} fit together"
+    if (compared := comparison_in(sentence)) is not None:  # the comparison's word, as the KEEP line asks
+        said += f", {compared} as stated"
     scope = (f" at {', '.join(sizes)}" if sizes else "") + (f" on {benchmarks[0]}" if benchmarks else "")
     return f"{opening or 'The work'} {said}{scope}."
 
