@@ -5,9 +5,10 @@ and the trends page cost a publish in an archive of a month and of a year.
 
 - Bytes: a day of the recorded Hugging Face listings (the largest, 24 papers) and a day of 50 (the recorded days
   together), published into a site: what a reader's browser loads more than before for follow and mute is
-  follow.js, the cards' `data-areas`, `data-keywords` and `data-authors`, and the markup of the For you link and the
-  script's tag (the Trends link is the trends page's); follow-settings.js, loaded only on the For you page and when
-  the reader opens the header's For you, is printed on its own. Printed as sent and gzip-compressed (as a web server
+  follow.js, the cards' `data-keywords` and the authors' lines' `data-authors` (the names past those shown),
+  and the markup of the For you link and the script's tag (the Trends link is the trends page's);
+  follow-settings.js, loaded only on the For you page and when the reader opens the header's For you, is printed
+  on its own. Printed as sent and gzip-compressed (as a web server
   that compresses sends them); target: at most 20 kB.
 - Cost: the For you data (foryou.json, one SQL query over the latest 30 days) and the trends page (one over the
   latest 26 weeks), as every publish writes them (site/pages.py reader_files), in an archive of 30 days and one of
@@ -39,7 +40,7 @@ from papers_digest.db.writer import write_day
 from papers_digest.site.environment import make_environment
 from papers_digest.site.foryou import for_you_window
 from papers_digest.site.pages import reader_files
-from papers_digest.site.render import render_day
+from papers_digest.site.render import render_day, static_file
 from papers_digest.site.trends import trends_window
 from papers_digest.sources.hf import parse_items
 
@@ -48,7 +49,7 @@ PICKED = 6
 TARGET_BYTES = 20_000
 # What a page carries for follow.js: the cards' data, the For you link (hidden without the script) and the tag.
 FOLLOW_MARKUP = re.compile(
-    r' data-(?:areas|keywords|authors)="[^"]*"'
+    r' data-(?:keywords|authors)="[^"]*"'
     r'|\n\s*<a class="foryou"[^\n]*</a>'
     r'|\n<script src="[^"]*follow\.js" defer></script>'
 )
@@ -104,9 +105,9 @@ def follow_bytes(page: str, script: bytes) -> tuple[int, int]:
 
 def page_bytes(work: Path) -> None:
     papers = recorded_papers()
-    script = (ROOT / "src" / "papers_digest" / "site" / "templates" / "follow.js").read_bytes()
+    script = static_file("follow.js").encode()  # as the site serves it
     print("\n### What follow and mute add to a day's page\n")
-    settings = (ROOT / "src" / "papers_digest" / "site" / "templates" / "follow-settings.js").read_bytes()
+    settings = static_file("follow-settings.js").encode()
     print("| page | papers | page bytes | added, sent | added, gzip | of which follow.js (sent / gzip) |")
     print("|---|---:|---:|---:|---:|---:|")
     largest = len(json.loads(max(RECORDED.glob("*.json"), key=lambda f: f.stat().st_size).read_text("utf-8")))

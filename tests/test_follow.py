@@ -6,12 +6,13 @@ from __future__ import annotations
 import datetime as dt
 import io
 import json
+import re
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import day_papers, wait_until
+from conftest import ROOT, day_papers, wait_until
 from test_site_archive import PUBLISHED, RECORDED, day_files, page, published, rows
 
 from papers_devtools.testing.browser import console_errors, serious_axe_violations, serve_folder
@@ -58,10 +59,14 @@ def test_a_days_cards_carry_each_papers_areas_keywords_and_authors(recorded):
     assert len(cards) == len(listed)
     for card in cards:
         row = listed[card.get("id").removeprefix("p-")]
-        assert card.get("data-areas").split() == json.loads(row["areas"])
+        chips = [a.get("href").rsplit("/", 1)[-1].removesuffix(".html") for a in card.cssselect("p.topics a.area")]
+        assert chips == json.loads(row["areas"])  # follow.js reads the areas from the chips' links
         assert [k for k in card.get("data-keywords").split("|") if k] == json.loads(row["keywords"] or "[]")
-        (authors,) = card.cssselect("p.authors")
-        assert authors.get("data-authors").split("|") == json.loads(row["authors"])
+        (line,) = card.cssselect("p.authors")
+        # the names the line shows, then those past them in its data-authors: every author, each sent once
+        shown = (line.text or "").removesuffix(" · ").removesuffix(" et al.").split(", ")
+        hidden = line.get("data-authors", "").split("|") if line.get("data-authors") else []
+        assert [*shown, *hidden] == json.loads(row["authors"])
 
 
 def test_every_page_links_the_trends_and_hides_for_you_until_the_script_shows_it(recorded):
@@ -227,7 +232,10 @@ def _cards(browser) -> list:
 
 
 def _areas(card) -> list[str]:
-    return (card.get_attribute("data-areas") or "").split()
+    from selenium.webdriver.common.by import By
+
+    links = card.find_elements(By.CSS_SELECTOR, "p.topics a.area")
+    return [a.get_attribute("href").rsplit("/", 1)[-1].removesuffix(".html") for a in links]
 
 
 @pytest.fixture
@@ -440,3 +448,19 @@ def test_the_follow_marks_the_settings_and_the_new_pages_pass_axe_and_fit_a_phon
             problems += [f"{path} at {width} px: {v}" for v in serious_axe_violations(browser)]
             problems += [f"{path}: {e}" for e in console_errors(browser)]
     assert problems == [], "\n".join(problems)
+
+
+def test_the_site_serves_its_scripts_without_their_comments_and_within_the_budget(recorded):
+    """The scripts' sources keep their comments; the site sends them minified (site/render.py static_file), and a
+    day's page of the recorded listing loads at most 20 kB more for follow and mute (bench/follow.py measures it)."""
+    _, out = recorded
+    templates = ROOT / "src" / "papers_digest" / "site" / "templates"
+    source = (templates / "follow.js").read_text(encoding="utf-8")
+    served = (out / "follow.js").read_text(encoding="utf-8")
+    assert "Text is only ever set as text" in source and "Text is only ever set as text" not in served
+    assert len(served) < 0.7 * len(source)
+    for name in ("site.js", "follow-settings.js"):
+        assert (out / name).stat().st_size < (templates / name).stat().st_size
+    day = (out / LATEST / "index.html").read_bytes()
+    assert b"data-areas=" not in day  # read from the chips
+    assert len(served.encode()) + sum(len(m) for m in re.findall(rb' data-(?:keywords|authors)="[^"]*"', day)) < 20_000

@@ -1,8 +1,8 @@
 /* papers-digest: follow and mute, in the reader's own browser (docs/site.md, "Follow and mute"). Deferred and
    optional: without it every page reads as it is. The reader's choices are kept in localStorage only (no account,
-   nothing is sent anywhere). A day's cards carry what they are matched against: `data-areas` (the areas' slugs),
-   `data-keywords` (Hugging Face's, "|" between) and, on the authors' line, `data-authors`; foryou.json has the
-   same of the latest days (site/foryou.py). Text is only ever set as text, never as HTML. */
+   nothing is sent anywhere). A day's cards carry what they are matched against: `data-keywords` (Hugging Face's, "|"
+   between), the area chips (their slugs read from the links) and the authors' line (the names it shows, then
+   those in its `data-authors`); foryou.json has the same of the latest days (site/foryou.py). Text is only ever set as text, never as HTML. */
 (function () {
   "use strict";
   const KEY = "papers-digest-follow";
@@ -123,6 +123,28 @@
     text.querySelector("h2").after(el("p", "fold", why, " ", open));
   }
 
+  // An area chip's slug, from its link (topics/<slug>.html).
+  function slugOf(a) {
+    return (new URL(a.href).pathname.match(/\/topics\/([a-z0-9-]+)\.html$/) || [])[1];
+  }
+
+  function chipSlugs(li) {
+    return [...li.querySelectorAll("p.topics a.area")].map(slugOf).filter(Boolean);
+  }
+
+  // A line's authors: the names its text shows, read once before the follow buttons go in, then the rest.
+  const AUTHORS = new WeakMap();
+  function authorsOf(line) {
+    if (!line) return [];
+    if (!AUTHORS.has(line)) {
+      const node = line.firstChild;
+      const text = node && node.nodeType === Node.TEXT_NODE ? node.textContent : "";
+      const shown = text.replace(/\s*·\s*$/, "").replace(/\s*et al\.$/, "").split(", ").filter(Boolean);
+      AUTHORS.set(line, [...shown, ...split(line.dataset.authors, "|")]);
+    }
+    return AUTHORS.get(line);
+  }
+
   // The cards of a day: each marked; with `reorder` (as the page opens), the followed ones first, in their order.
   function cards(reorder) {
     document.querySelectorAll("ol.cards").forEach(list => {
@@ -130,8 +152,7 @@
       list.querySelectorAll(":scope > li.paper").forEach(li => {
         const by = li.querySelector("p.authors");
         const title = li.querySelector("h2");
-        const p = paper(split(li.dataset.areas, " "), split(li.dataset.keywords, "|"),
-          split(by && by.dataset.authors, "|"), [title ? title.textContent : ""]);
+        const p = paper(chipSlugs(li), split(li.dataset.keywords, "|"), authorsOf(by), [title ? title.textContent : ""]);
         const v = verdict(p);
         mark(li, v);
         if (v.why.length) first.push(li);
@@ -157,17 +178,17 @@
   // named on a paper's line: the links stay links.
   function decorate() {
     document.querySelectorAll("a.area").forEach(a => {
-      const slug = (new URL(a.href).pathname.match(/\/topics\/([a-z0-9-]+)\.html$/) || [])[1];
+      const slug = slugOf(a);
       if (slug) a.after(toggle("areas", slug, ...names(a, ".ui")));
     });
     document.querySelectorAll("h1[data-area]").forEach(h => h.append(" ", toggle("areas", h.dataset.area, ...names(h, ".bi"))));
-    document.querySelectorAll("p.authors[data-authors]").forEach(line => {
+    document.querySelectorAll("p.authors").forEach(line => {
       const node = line.firstChild;
       if (!node || node.nodeType !== Node.TEXT_NODE) return;
       const text = node.textContent;
       const parts = [];
       let at = 0;
-      for (const name of split(line.dataset.authors, "|")) { // the names the line shows, in its order
+      for (const name of authorsOf(line)) { // the names the line shows, in its order
         if (!text.startsWith(name, at)) break;
         parts.push(name, toggle("authors", name, name, name));
         at += name.length;
