@@ -40,7 +40,7 @@ def archive_publish(days: int, papers: int = 20, date: str = DATE, *, repeats: i
     try:
         year, month = work / "year", work / "month"
         started = time.perf_counter()
-        dates = _build_archives(year, month, days, papers, date, work)
+        dates = build_archives(year, month, days, papers, date, work)
         build_s = time.perf_counter() - started
         papers_bin = str(Path(sys.executable).parent / "papers")
 
@@ -86,7 +86,7 @@ def archive_publish(days: int, papers: int = 20, date: str = DATE, *, repeats: i
     _report(runs, f"{days} days", small, related)
 
 
-def _build_archives(year: Path, month: Path, days: int, papers: int, date: str, work: Path) -> list[str]:
+def build_archives(year: Path, month: Path, days: int, papers: int, date: str, work: Path) -> list[str]:
     """The `days` days up to `date` into the year's database, those of its month into the month's; the day itself
     written as the stages leave it, in work/<date>. Returns the dates, `date` last."""
     import datetime as dt

@@ -111,10 +111,10 @@ def main() -> None:
 
 def smoke_site(work: Path) -> Path:
     """The site of a 3-day archive of 2 papers a day (bench/archive.py's days), built by `papers site`."""
-    from archive import _build_archives
+    from archive import build_archives
 
     year, month = work / "year", work / "month"
-    _build_archives(year, month, 4, 2, "2026-01-01", work)
+    build_archives(year, month, 4, 2, "2026-01-01", work)
     papers = str(Path(sys.executable).parent / "papers")
     subprocess.run([papers, "site", "--db", str(year / "papers.db"), "--out", str(work / "site")], check=True)
     return work / "site"

@@ -150,7 +150,7 @@ def test_papers_past_the_budget_end_failed_the_day_publishes_and_the_next_day_ta
     assert all(
         "budget reached: " in papers[i]["error"] and f" of {budget} tokens used" in papers[i]["error"] for i in over
     )
-    # the day's calls as its files hold them (the database's llm_calls keeps one call of a round of steps)
+    # the day's calls as its files hold them (the database's llm_calls holds the same, a row each)
     calls = [json.loads(line) for line in (project / "data" / SAMPLE_DATE / "calls.jsonl").read_text().splitlines()]
     spent = sum((c["prompt_tokens"] or 0) + (c["completion_tokens"] or 0) for c in calls if not c["from_store"])
     assert spent <= budget  # the ceiling held, the calls in flight included

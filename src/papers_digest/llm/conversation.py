@@ -3,6 +3,7 @@ paper or the stage (failed_call, EndpointDown), and how a rejected answer is rec
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from papers_digest.checker.problems import Problem, problem_texts, rules_broken
@@ -73,7 +74,20 @@ class Task:
         )  # type: ignore[arg-type]
 
 
-async def failed_call(client: LlmClient, exc: LlmError) -> str:
+async def failed_call(client: LlmClient, exc: LlmError) -> dict[str, str]:
+    """A paper's result fields after a call failed past its retries (status, error, error_kind), or
+    EndpointDown when the failure is the endpoint's (`_call_error`)."""
+    return {"status": "failed", "error": await _call_error(client, exc), "error_kind": exc.kind}
+
+
+def failed_checks(what: str, rounds: int, said: Iterable[str]) -> dict[str, str]:
+    """A paper's result fields after its answers (`what`: the answer, its parts, its units) failed the checker
+    `rounds` times, `said` the last problems."""
+    error = f"the {what} failed the checks {rounds} times: {'; '.join(said)}"
+    return {"status": "failed", "error_kind": "checker", "error": error[:2000]}
+
+
+async def _call_error(client: LlmClient, exc: LlmError) -> str:
     """A call that failed past its retries: the paper's own error, or EndpointDown when it is the endpoint's.
 
     A "try later" failure (5xx, time-out, no connection) may be this request's alone, as when one input trips

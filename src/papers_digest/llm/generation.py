@@ -20,6 +20,7 @@ from papers_digest.llm.conversation import (
     EndpointDown,
     Task,
     failed_call,
+    failed_checks,
     instructions,
     mark_rejected,
 )
@@ -91,8 +92,7 @@ async def converse(
         try:
             reply = await client.chat(request.messages, context, calls, request.schema, max_tokens=asking.max_tokens)
         except LlmError as exc:
-            error = await failed_call(client, exc)
-            return result(status="failed", error=error, error_kind=exc.kind, problems=problem_texts(problems))
+            return result(**await failed_call(client, exc), problems=problem_texts(problems))
         answer = request.answer(reply.content)
         verdict = asking.check(answer)
         if verdict.digest is not None and (echoes := echoed(verdict.digest, instructions(request.messages))):
@@ -107,12 +107,8 @@ async def converse(
         mark_rejected(reply.record, problems)
         if attempt < last:
             request = next_request(asking, request, reply.content, problems)
-    return result(
-        status="failed",
-        error_kind="checker",
-        error=f"the answer failed the checks {MAX_ATTEMPTS} times: {'; '.join(problem_texts(problems))}"[:2000],
-        problems=problem_texts(problems),
-    )
+    said = problem_texts(problems)
+    return result(**failed_checks("answer", MAX_ATTEMPTS, said), problems=said)
 
 
 Refit = Callable[[FulltextDoc, int], Awaitable[FulltextDoc]]

@@ -30,7 +30,7 @@ from papers_digest.checker.units import (
 from papers_digest.core.models import CallRecord, Digest, GenerationResult
 from papers_digest.llm.budget import estimate_tokens
 from papers_digest.llm.client import CallContext, ChatReply, LlmClient, LlmError
-from papers_digest.llm.conversation import CUT_OFF, Task, failed_call, mark_rejected
+from papers_digest.llm.conversation import CUT_OFF, Task, failed_call, failed_checks, mark_rejected
 from papers_digest.llm.prompting import Message
 
 MAX_ROUNDS = 8  # the units, then up to seven rounds asking again for the ones that failed, each sampled
@@ -206,14 +206,8 @@ async def translate_in_units(
             if not pending:
                 break
     except LlmError as exc:
-        error = await failed_call(client, exc)
-        return result(status="failed", error=error, error_kind=exc.kind, problems=problem_texts(problems))
-    return result(
-        status="failed",
-        error_kind="checker",
-        error=f"the units failed the checks {MAX_ROUNDS} times: {'; '.join(_with_units(problems, state))}"[:2000],
-        problems=problem_texts(problems),
-    )
+        return result(**await failed_call(client, exc), problems=problem_texts(problems))
+    return result(**failed_checks("units", MAX_ROUNDS, _with_units(problems, state)), problems=problem_texts(problems))
 
 
 def _judged(

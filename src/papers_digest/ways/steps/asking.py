@@ -9,7 +9,7 @@ from papers_digest.checker.paper import read_paper
 from papers_digest.checker.problems import Problem, problem_texts
 from papers_digest.core.models import Evidence, FulltextDoc, GenerationResult
 from papers_digest.llm.client import LlmClient, LlmError
-from papers_digest.llm.conversation import Task, failed_call, mark_rejected
+from papers_digest.llm.conversation import Task, failed_call, failed_checks, mark_rejected
 from papers_digest.ways.steps.conversation import MAX_ROUNDS, StepsConversation, rejected_text, to_mend
 from papers_digest.ways.steps.outline import outline
 from papers_digest.ways.steps.parts import plan_parts, sources_read
@@ -55,14 +55,9 @@ async def ask_in_steps(
             for key, theirs in mending.items():
                 await state.mend(by_key[key], theirs, attempt, frozenset(mending))
     except LlmError as exc:
-        error = await failed_call(client, exc)
-        return result(status="failed", error=error, error_kind=exc.kind, problems=problem_texts(problems))
-    return result(
-        status="failed",
-        error_kind="checker",
-        error=f"the parts failed the checks {MAX_ROUNDS} times: {'; '.join(problem_texts(problems))}"[:2000],
-        problems=problem_texts(problems),
-    )
+        return result(**await failed_call(client, exc), problems=problem_texts(problems))
+    said = problem_texts(problems)
+    return result(**failed_checks("parts", MAX_ROUNDS, said), problems=said)
 
 
 def _evidence(state: StepsConversation, digest: dict) -> list[list[Evidence]]:
