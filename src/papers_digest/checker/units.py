@@ -16,7 +16,7 @@ from typing import Any, Literal
 from papers_digest.checker.chinese import cjk_share, number_difference, zh_ratio
 from papers_digest.checker.fields import prose_fields
 from papers_digest.checker.paths import set_field
-from papers_digest.checker.placeholders import Protected, marks_in, protect
+from papers_digest.checker.placeholders import Protected, mark_pattern, marks_in, protect
 from papers_digest.checker.problems import Problem
 from papers_digest.checker.zh_words import EnglishFacts, word_problems
 from papers_digest.core.models import Digest
@@ -99,7 +99,17 @@ def unit_of(
     as placeholders, and its glossary terms."""
     facts = EnglishFacts.of(english, names)
     protected = protect(english, [*facts.names, *_kept_spellings(english, facts)])
-    return Unit(path or kind, index, english, kind, protected, facts)
+    return Unit(path or kind, index, english, kind, _suffixes_rendered(protected, facts), facts)
+
+
+def _suffixes_rendered(protected: Protected, facts: EnglishFacts) -> Protected:
+    """A name's compound suffix whose rendering follows it, written by the program ("X1-like" -> "X1式", as the
+    glossary renders it): asked with "X1-Like", the 1.5B model kept "-Like" in English in every round."""
+    text = protected.text
+    for term in (t for t in facts.terms if t.after):
+        mark = mark_pattern(protected.form).pattern
+        text = re.sub(rf"({mark})-{re.escape(term.en)}\b", lambda m, zh=term.zh[0]: m.group(1) + zh, text, flags=re.I)
+    return replace(protected, text=text)
 
 
 def clause_units(unit: Unit) -> list[Unit]:

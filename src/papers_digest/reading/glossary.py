@@ -42,6 +42,7 @@ class Term(BaseModel):
     forms: tuple[str, ...] = ()
     verb: bool = False  # matched in a verb's inflections too ("outperformed"), not only its plurals
     suffix: bool = False  # a compound's second half, matched only after a hyphen ("R1-Zero-like": "-like")
+    after: bool = False  # a suffix whose rendering follows its word: the program writes it after a name (式)
     senses: bool = False  # its renderings are of different senses: a request offers them all, the model picks
     note: str = Field(min_length=10)
 
