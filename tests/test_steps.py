@@ -198,6 +198,26 @@ def test_a_size_the_sentence_does_not_claim_is_taken_off_a_finding():
     )
 
 
+@pytest.mark.parametrize(
+    ("written", "mended"),
+    [
+        # 2601.06943 on the recorded 2026-01-13 day: all 6 rounds wrote "significant" before a noun
+        (
+            "Goal drift and long-horizon consistency are significant bottlenecks.",
+            "Goal drift and long-horizon consistency are bottlenecks.",
+        ),
+        ("VideoDR shows a substantial improvement over GPT-4o.", "VideoDR shows an improvement over GPT-4o."),
+        ("A significant gap remains.", "A gap remains."),
+        ("The gap is significant.", "The gap is significant."),  # after a verb: left to the checker
+    ],
+)
+def test_an_adjective_of_size_the_sentence_does_not_claim_is_taken_off_before_its_noun(written, mended):
+    from papers_digest.checker.scope import without_added_intensifiers
+
+    sentence = "Goal drift and long-horizon consistency are the core bottlenecks in agentic video reasoning."
+    assert without_added_intensifiers(written, sentence) == mended
+
+
 def test_a_size_the_sentence_claims_in_other_words_stays():
     from papers_digest.checker.scope import without_added_intensifiers
 

@@ -41,12 +41,22 @@ _COMPARES_RE = re.compile(
 # A claim of size: a digest may say it where the sentence says any of them ("drastically" -> "significantly").
 _INTENSIFIER_RE = re.compile(
     r"\b(?:significant(?:ly)?|substantial(?:ly)?|drastic(?:ally)?|dramatic(?:ally)?|greatly|considerabl[ey]|"
-    r"marked(?:ly)?|remarkabl[ey]|notabl[ey]|strong(?:ly)?|large(?:ly)?|vast(?:ly)?|huge(?:ly)?|massive(?:ly)?)\b",
+    r"marked(?:ly)?|remarkabl[ey]|notabl[ey]|strong(?:ly)?|large(?:ly)?|vast(?:ly)?|huge(?:ly)?|massive(?:ly)?)\b"
+    # "large language models" names a kind of model, not a size the paper claims
+    r"(?!\s+(?:language|vision|multimodal|multi-modal|reasoning|foundation|audio|video|action)[- ]"
+    r"(?:\w+[- ])?models?\b)",
     re.IGNORECASE,
 )
 _INTENSIFIER_ADVERB_RE = re.compile(
     r"\s*\b(?:significantly|substantially|drastically|dramatically|greatly|considerably|markedly|remarkably|"
     r"notably|strongly|vastly|hugely|massively)\b",
+    re.IGNORECASE,
+)
+# The same size said by an adjective before its noun ("significant obstacles"): taken out with it, "a" before
+# it then agreeing with the next word; an adjective after a verb ("the gain is significant") is left to the rule.
+_INTENSIFIER_ADJECTIVE_RE = re.compile(
+    r"\b(?:(an?)\s+)?(?:significant|substantial|considerable|drastic|dramatic|remarkable|tremendous|massive|"
+    r"huge|vast)\s+(?!(?:in|for|to|at|and|or|but|as|when|with|because|on|of|enough)\b)(?=(\w))",
     re.IGNORECASE,
 )
 
@@ -114,12 +124,21 @@ def _added_claim(text: str, sentence: str) -> str | None:
 
 
 def without_added_intensifiers(text: str, sentence: str) -> str:
-    """`text` with the adverbs of size ("significantly", "dramatically") taken out where `sentence` claims no
-    size: a small model adds them to findings (removing one changes no fact, keeping one claims what the paper
-    does not)."""
+    """`text` with the adverbs of size ("significantly", "dramatically") and the adjectives before a noun
+    ("significant obstacles") taken out where `sentence` claims no size: a small model adds them to findings
+    (removing one changes no fact, keeping one claims what the paper does not)."""
     if _INTENSIFIER_RE.search(sentence):
         return text
+    text = _INTENSIFIER_ADJECTIVE_RE.sub(_article_for_next_word, text)
     return " ".join(_INTENSIFIER_ADVERB_RE.sub("", text).split())
+
+
+def _article_for_next_word(match: re.Match[str]) -> str:
+    article = match.group(1)
+    if article is None:
+        return ""
+    agreeing = "an" if match.group(2).lower() in "aeiou" else "a"
+    return (agreeing.capitalize() if article[0].isupper() else agreeing) + " "
 
 
 def with_hedges_kept(text: str, sentence: str) -> str:

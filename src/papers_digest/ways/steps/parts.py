@@ -120,8 +120,9 @@ def assemble(parts: list[Part], answers: dict[str, str]) -> dict:
 
 
 def kept_scope(text: str, sentence: str) -> str:
-    """A finding or summary with what the program can mend of its sentence's scope mended: an adverb of size
-    the sentence does not claim taken out, a hedge it dropped before a figure it keeps put back."""
+    """A finding or summary with what the program can mend of its sentence's scope mended: a word of size the
+    sentence does not claim taken out (an adverb, or an adjective before its noun), a hedge it dropped before a
+    figure it keeps put back."""
     return with_hedges_kept(without_added_intensifiers(text, sentence), sentence)
 
 
