@@ -1107,7 +1107,7 @@ def test_every_rule_of_the_checker_is_exercised_by_the_suite():
     # `length` is the generation stage's (finish_reason); `echo` needs the conversation (tested below); `scope`
     # and `summary_figure` are what a part asked in steps owes its sentence (tests/test_evidence.py), `label` a
     # label asked in steps (tests/test_steps.py); a translation unit's own (tests/test_translation.py)
-    elsewhere = {"length", "echo", "scope", "summary_figure", "label", "zh_placeholder", "zh_added"}
+    elsewhere = {"length", "echo", "scope", "summary_figure", "label", "zh_placeholder", "zh_added", "zh_direction"}
     assert set(RULES) - exercised == elsewhere
 
 

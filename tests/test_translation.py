@@ -204,3 +204,26 @@ def test_a_names_suffix_rendered_after_it_is_written_by_the_program():
     kept = judge_unit(unit, "该论文提出了一种名为X1-Like的新训练方法。")[1]
     assert {p.rule for p in kept} >= {"zh_english_word"}  # "Like" left in English still fails
     assert unit_of("A VQ-based tokenizer.").protected.text == "A X1-based tokenizer."  # 基于 X 的: the model's
+
+
+# --- a decrease said as one (rule zh_direction) --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("english", "chinese", "lost"),
+    [
+        ("It needs 9.8% fewer steps and gains up to 9.0 points.", "它的执行步骤少 9.8%，最多提升 9.0 分。", []),
+        ("It needs 9.8% fewer steps and gains up to 9.0 points.", "它的执行步骤多 9.8%，最多提升 9.0 分。", ["9.8%"]),
+        # the decrease of another clause is not the figure's: 12% is an increase
+        ("It improves accuracy by 12% while reducing cost.", "它将准确率提高 12%。", []),
+        # "less than" bounds a figure, it says no change
+        ("Error drops from 40.1% to 20.3% with less than 5% overhead.", "误差从 40.1% 降到 20.3%，开销不到 5%。", []),
+        ("Error drops from 40.1% to 20.3%.", "误差从 40.1% 变成 20.3%。", ["40.1%", "20.3%"]),
+        # a figure the Chinese does not write is zh_numbers' concern
+        ("Latency drops by 25.9%.", "延迟下降了。", []),
+    ],
+)
+def test_a_figure_the_english_says_went_down_is_said_to_go_down(english, chinese, lost):
+    from papers_digest.checker.direction import decreases_lost
+
+    assert decreases_lost(english, chinese) == lost

@@ -9,7 +9,8 @@ The one normalisation, applied to the paper's text and to the digest alike (docs
 - LaTeX left in LaTeXML's text reads as what it prints: `7.7\\times` is `7.7×`, `21.0\\%` is `21.0%`.
 
 A unit glued to a number is read with it: `192GB`, `21.7s` and `0.5fps` hold the numbers 192, 21.7 and 0.5
-(a dimension word: dropped); `57k`, `1.5B`, `2K`, `43.3%`, `2.5×` keep theirs (a unit that changes the value).
+(a dimension word: dropped); `57k`, `1.5B`, `2K`, `43.3%`, `2.5×` keep theirs (a unit that changes the value),
+and so does a Chinese magnitude after a number (`2000万` is 2000 with the unit 万: a quantity, not a year).
 
 A number is matched as a whole token, never inside a longer number or an identifier: "16" is not in
 "W16A16", "0.22" is not in "200.22", "4" is not in "GPT-4". A version written apart from its name ("Llama
@@ -61,6 +62,8 @@ _LABEL_AFTER_RE = re.compile(r"\s*[)\]]?\s*[节章]")  # "3.2节", "第3章": th
 # The word right before a number, as in "Llama 3.2" or "Claude 3.5": a paper may print it "Llama-3.2-3B".
 _NAME_BEFORE_RE = re.compile(r"(?<![A-Za-z0-9])([A-Za-z][A-Za-z0-9]+) $")
 _YEAR_RE = re.compile(r"^(19\d\d|20[0-3]\d)$")  # 1900-2039: "2048 tokens" is a figure, "AIME 2024" a name
+# A Chinese magnitude after a number ("2000万", "70亿") makes it a quantity, never a year: read as its unit.
+_MAGNITUDE_AFTER_RE = re.compile(r"\s*([百千]?万|亿)")
 _UNIT_KEY = {"x": "×", "X": "×", "K": "k"}
 _FIGURE_UNITS = frozenset({"%", "‰", "×"})  # units that make a number a figure, never a label
 
@@ -78,7 +81,8 @@ def normalise_for_match(text: str) -> str:
 
 @dataclass(frozen=True)
 class Number:
-    """A number token: its value as printed (`43.3`), its sign and unit (`%`, `×`, `x`, `k`, `M`, `B`)."""
+    """A number token: its value as printed (`43.3`), its sign and unit (`%`, `×`, `x`, `k`, `M`, `B`, or a
+    Chinese magnitude, `万`, `亿`)."""
 
     value: str
     sign: str = ""
@@ -131,6 +135,9 @@ def numbers_in(text: str, *, normalised: bool = False) -> list[Number]:
         before = norm[max(0, m.start() - 24) : m.start()]
         name = _NAME_BEFORE_RE.search(before)
         sign, unit = m.group("sign") or "", m.group("unit") or ""
+        magnitude = None if unit else _MAGNITUDE_AFTER_RE.match(norm, m.end())
+        if magnitude:
+            unit = magnitude.group(1)
         listed = (
             bool(found)
             and found[-1].label

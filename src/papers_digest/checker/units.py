@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from papers_digest.checker.chinese import cjk_share, number_difference, zh_ratio
+from papers_digest.checker.direction import decreases_lost
 from papers_digest.checker.fields import prose_fields
 from papers_digest.checker.paths import set_field
 from papers_digest.checker.placeholders import Protected, mark_pattern, marks_in, protect
@@ -178,8 +179,8 @@ def judge_unit(unit: Unit, answer: str) -> tuple[str, list[Problem]]:
 
 
 def judge_chinese(unit: Unit, chinese: str) -> list[Problem]:
-    """What is wrong with a unit's Chinese (its names written out): not Chinese, figures, names, English words,
-    glossary terms, punctuation, a clause added or dropped."""
+    """What is wrong with a unit's Chinese (its names written out): not Chinese, figures, a decrease said
+    otherwise, names, English words, glossary terms, punctuation, a clause added or dropped."""
     if _CJK_RE.search(chinese) is None or cjk_share(chinese) < 0.5:
         return [Problem("zh_chinese", "", "not translated, it is mostly English: write the whole sentence in Chinese")]
     problems = []
@@ -187,6 +188,10 @@ def judge_chinese(unit: Unit, chinese: str) -> list[Problem]:
     if missing or extra:
         said = _said(missing, extra)
         problems.append(Problem("zh_numbers", "", f"the figures must be the English's, as printed: {said}"))
+    lost = decreases_lost(unit.english, chinese)
+    if lost:
+        said = f"the English says {', '.join(lost)} went down: say the decrease (降低, 减少)"
+        problems.append(Problem("zh_direction", "", said))
     return problems + word_problems(chinese, unit.facts) + _length_problems(unit, chinese)
 
 

@@ -57,6 +57,7 @@ HINTS = {
     "zh_name": "copy every mark of Keep exactly as written",
     "zh_chinese": "write the whole sentence in Chinese",
     "zh_numbers": "write every figure exactly as the English has it",
+    "zh_direction": "say that the figure went down, as the English does (降低, 减少)",
     "zh_english_word": "translate every English word ({words})",
     "zh_term": "use the Terms' Chinese ({terms})",
     "zh_punctuation": "use Chinese punctuation (，。：；)",
