@@ -1,5 +1,5 @@
 """A figure that the English says went down keeps its direction in the Chinese (rule `zh_direction`,
-docs/translation.md, "The rules of a unit").
+docs/checker.md, "The rules"; docs/translation.md, "What the rules do not see").
 
 On the recorded 2026-01-13 listing the 1.5B model wrote "a 25.9% latency reduction" as "提高了 … 25.9% 的延迟"
 (raised the latency): every figure was there, so `zh_numbers` passed, and the reader was told the opposite. A
