@@ -1,11 +1,15 @@
-"""Sentence roles on labelled abstracts: the committed classifier next to two baselines, and its time per paper.
+"""Sentence roles on labelled abstracts: the pipeline's finding candidates and the committed classifier next to two
+baselines, and its time per paper.
 
     python bench/roles.py --data tests/data/csabstruct/dev.jsonl --out /tmp/dev.pred.jsonl
     python bench/roles.py --smoke        # a few abstracts, a second or two: the suite runs it
 
 Reads CSAbstruct-format JSONL (`sentences`, `labels` optional) and writes one JSON line per abstract, in order:
-`{"labels": [a role per sentence], "finding_candidates": [sentence indices]}`. With labels it prints, for the
-committed model (papers_digest.reading), the last sentence alone, and TF-IDF + logistic regression over words
+`{"labels": [a role per sentence], "finding_candidates": [sentence indices]}`: the committed classifier's roles and
+the sentences a digest of the abstract writes its findings from (`abstract_findings`, ways/steps/outline.py: the
+reader's candidates, outcomes offered, the likeliest result where they offer none, at most 3). With labels it
+prints, for those candidates, for the committed model's own thresholds (papers_digest.reading), the last
+sentence alone, and TF-IDF + logistic regression over words
 (trained here on the train split; scikit-learn, the dev extra): precision (the share of offered candidates
 labelled `result`), coverage (the share of abstracts having a result sentence for which a candidate labelled
 `result` is offered), the share of those abstracts offered any candidate, and per-role accuracy (the share of
@@ -28,6 +32,7 @@ from typing import Any
 from papers_digest.reading.features import cue_names, position_features
 from papers_digest.reading.model import role_model
 from papers_digest.reading.roles import ROLES, abstract_roles, finding_candidates, fulltext_roles
+from papers_digest.ways.steps.outline import abstract_findings
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "csabstruct"
@@ -100,6 +105,14 @@ def per_role_accuracy(labels: Sequence[Sequence[str]], predicted: Sequence[Seque
         shares[role] = sum(guess == role for guess in given) / len(given) if given else float("nan")
     shares["all"] = sum(gold == guess for gold, guess in pairs) / len(pairs)
     return shares
+
+
+def read_pipeline(abstracts: Sequence[Abstract]) -> Reading:
+    """The committed classifier's roles, and the candidates a digest of each abstract writes its findings from."""
+    return Reading(
+        [[r.role for r in abstract_roles(a.sentences)] for a in abstracts],
+        [abstract_findings(a.sentences) for a in abstracts],
+    )
 
 
 def read_committed(abstracts: Sequence[Abstract], **rule: Any) -> Reading:
@@ -249,14 +262,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     train = load_abstracts(args.train)
     if args.smoke:
         abstracts, train = abstracts[:SMOKE_ABSTRACTS], train[:SMOKE_TRAIN]
-    ours = read_committed(abstracts)
+    ours = read_pipeline(abstracts)
     out = args.out or Path(tempfile.mkdtemp()) / "predictions.jsonl"
     write_predictions(out, ours)
     print(f"wrote {out}")
     if all(a.labels is not None for a in abstracts):
         coverage_first = role_model().trained.get("coverage_first", {})
         readings = {
-            "committed model": ours,
+            "the pipeline's candidates (written to --out)": ours,
+            "committed model": read_committed(abstracts),
             "committed model, outcomes offered too": read_committed(abstracts, outcomes=True),
             "committed model, coverage-first thresholds": read_committed(abstracts, **coverage_first),
             "last sentence": read_last_sentence(abstracts),

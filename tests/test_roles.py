@@ -89,6 +89,18 @@ def test_the_coverage_first_thresholds_cover_080_of_the_dev_abstracts_that_repor
     assert dev_measured(**role_model().trained["coverage_first"]).coverage >= 0.80
 
 
+def test_the_pipelines_candidates_are_four_in_five_results_offered_for_nearly_three_in_four_dev_abstracts():
+    # what a digest writes its findings from (bench/roles.py --out): 0.797 at 0.737 offered any, short of the
+    # issue's 0.85 at 0.75 (docs/reading.md, "The pipeline's candidates")
+    from papers_digest.ways.steps.outline import abstract_findings
+
+    abstracts = bench().load_abstracts(DEV)
+    measured = bench().precision_coverage(
+        [a.labels for a in abstracts], [abstract_findings(a.sentences) for a in abstracts]
+    )
+    assert measured.precision >= 0.79 and measured.offered_any >= 0.73
+
+
 def test_the_committed_model_is_read_without_scikit_learn():
     code = (
         "import sys; from papers_digest.reading.roles import abstract_roles; "
@@ -291,21 +303,29 @@ def test_sentences_end_where_a_reader_ends_them(text, sentences):
 # --- the benchmark and the model file ---
 
 
-def test_the_benchmark_smoke_run_prints_the_committed_model_next_to_its_baselines(tmp_path):
+def test_the_benchmark_smoke_run_prints_the_pipeline_and_the_committed_model_next_to_its_baselines(tmp_path):
     out = tmp_path / "pred.jsonl"
     done = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "roles.py"), "--smoke", "--out", str(out)],
         capture_output=True, text=True, check=True, timeout=300,
     )  # fmt: skip
     rows = [line.split(" | ")[0] for line in done.stdout.splitlines() if " | " in line]
-    assert {"committed model", "last sentence", "TF-IDF + LR, words"} <= set(rows)
+    assert {"the pipeline's candidates (written to --out)", "committed model", "last sentence"} <= set(rows)
 
 
 def test_the_benchmark_writes_a_role_per_sentence_and_the_candidates(tmp_path):
     out = tmp_path / "pred.jsonl"
     bench().main(["--smoke", "--out", str(out), "--data", str(DEV)])
-    first = json.loads(out.read_text(encoding="utf-8").splitlines()[0])
-    assert len(first["labels"]) == len(bench().load_abstracts(DEV)[0].sentences) and "finding_candidates" in first
+    lines = out.read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    assert len(first["labels"]) == len(bench().load_abstracts(DEV)[0].sentences)
+    # the candidates are the sentences a digest of the abstract writes its findings from
+    from papers_digest.ways.steps.outline import abstract_findings
+
+    abstracts = bench().load_abstracts(DEV)[: len(lines)]
+    assert [json.loads(line)["finding_candidates"] for line in lines] == [
+        abstract_findings(a.sentences) for a in abstracts
+    ]
 
 
 @pytest.mark.slow

@@ -3,6 +3,7 @@ faults over done translations, bench/roundtrip.py compares back translations wit
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -25,4 +26,6 @@ def test_the_translation_benchmark_counts_no_fault_over_the_simulators_done_tran
 def test_the_round_trip_benchmark_reports_each_signal_on_every_recorded_case():
     out = smoke("roundtrip.py")
     rows = [line for line in out.splitlines() if line.startswith(("| figures", "| negations", "| comparison"))]
-    assert len(rows) == 3 and "14 recorded faults, 15 faithful translations" in out
+    cases = json.loads((ROOT / "tests" / "data" / "zh" / "units.json").read_text(encoding="utf-8"))["cases"]
+    faults = sum(not c["faithful"] for c in cases)
+    assert len(rows) == 3 and f"{faults} recorded faults, {len(cases) - faults} faithful translations" in out

@@ -7,6 +7,7 @@ sentences, the limitations from the paper's own limitation or future-work senten
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from papers_digest.checker.numbers import prose_numbers
@@ -99,6 +100,16 @@ def outline(doc: FulltextDoc) -> Outline:
         method=tuple(method or ([aim] if aim else abstract[1:2] or abstract[:1])),
         limitations=tuple(limitations),
     )
+
+
+def abstract_findings(sentences: Sequence[str]) -> list[int]:
+    """The indices of the sentences of an abstract that a digest of it writes findings from, most result-like
+    first: what `outline` offers a paper seen as its abstract (bench/roles.py writes them as its
+    `finding_candidates`)."""
+    roles = abstract_roles(sentences)
+    abstract = [Source(ABSTRACT, text, role, False) for text, role in zip(sentences, roles, strict=True)]
+    chosen = _distinct(_abstract_candidates(abstract), MOST_FINDINGS)
+    return [next(i for i, source in enumerate(abstract) if source is c) for c in chosen]
 
 
 def read_sentences(doc: FulltextDoc) -> list[Source]:
