@@ -34,7 +34,8 @@ MAX_CHARS, MAX_FIGURE_SHARE = 400, 0.34
 # result at least this likely (the abstract's candidates are the reader's own choice: reading/roles.py).
 BODY_RESULT_SCORE = 0.5
 # Where the reader's precise thresholds offer an abstract no finding, its likeliest result is offered when it
-# scores this: on CSAbstruct dev, precision 0.80 at coverage 0.75 (0.84 at 0.56 without; docs/reading.md).
+# scores this: on CSAbstruct dev the digest's findings are then results with precision 0.80, offered for 0.74 of
+# the abstracts with a result (0.84 at 0.56 without; docs/reading.md, "The pipeline's candidates").
 FALLBACK_FIRST, NO_MORE = 0.7, 1.1
 PROBLEM_SENTENCES, METHOD_SENTENCES = 2, 2
 # A sentence about the paper's own work ("we propose", "our model", "in this work"), not the field's.
