@@ -246,6 +246,23 @@ def test_an_idea_written_as_a_title_is_dropped_where_labels_remain():
     assert [c["label"] for c in data["mind_map"]["children"]] == ["Game state prediction"]
 
 
+@pytest.mark.parametrize(
+    ("idea", "label"),
+    [
+        # the sample day's 2503.20783 and 2504.00883 (make sample at 78fbe6c)
+        ("We investigate pretraining characteristics", "Investigate pretraining characteristics"),
+        ("First, study improves visual-spatial reasoning", "Study improves visual-spatial reasoning"),
+        ("The paper analyzes DeepSeek-V3-Base.", "Analyzes DeepSeek-V3-Base"),
+        ("Token merging", "Token merging"),
+        ("Weight decay", "Weight decay"),
+    ],
+)
+def test_an_idea_loses_a_sentence_s_opening_to_be_a_label(idea, label):
+    from papers_digest.ways.steps.parts import as_label
+
+    assert as_label(idea) == label
+
+
 def test_a_hedge_a_finding_dropped_is_put_back_before_its_figure():
     from papers_digest.checker.scope import with_hedges_kept
 

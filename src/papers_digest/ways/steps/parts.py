@@ -24,6 +24,12 @@ _ECHOED_NAME_RE = re.compile(
     re.IGNORECASE,
 )
 _LIST_MARK_RE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
+# How a sentence opens, never a label: a sequence word, the paper or "we" as its subject.
+_LABEL_OPENING_RE = re.compile(
+    r"^(?:(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|then|next|finally|also|lastly)\b[,:]?\s*)?"
+    r"(?:(?:we|the (?:paper|authors?|study|work)|this (?:paper|study|work))\s+(?:also\s+)?)?",
+    re.IGNORECASE,
+)
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 # "The paper shows that …": a frame around what was found, which the reader knows already (taken off).
 _FRAME_RE = re.compile(
@@ -107,7 +113,7 @@ def assemble(parts: list[Part], answers: dict[str, str]) -> dict:
         elif part.question == "TOPIC":
             digest["mind_map"]["label"] = one_line(answer).rstrip(".")
         elif part.question == "IDEAS":
-            ideas = [idea.rstrip(".") for idea in items(answer)]
+            ideas = [as_label(idea) for idea in items(answer)]
             # an idea written as a sentence or a title is dropped where ideas that are labels remain
             labels = [idea for idea in ideas if len(idea.split()) <= LABEL_WORDS]
             ideas = (labels or ideas)[:MOST_IDEAS]
@@ -117,6 +123,16 @@ def assemble(parts: list[Part], answers: dict[str, str]) -> dict:
         else:
             digest[part.field] = one_line(answer)
     return digest
+
+
+def as_label(idea: str) -> str:
+    """An idea as a mind map's label: without a sentence's opening ("First, ", "We ", "The paper ") and its full
+    stop; the 1.5B model wrote "We investigate pretraining characteristics", "First, study improves …"."""
+    idea = idea.strip().rstrip(".")
+    label = _LABEL_OPENING_RE.sub("", idea).strip()
+    if not label or label == idea:
+        return idea
+    return label[:1].upper() + label[1:]
 
 
 def kept_scope(text: str, sentence: str) -> str:
