@@ -165,6 +165,31 @@ def test_faithful_and_real_translations_are_within_the_length_ratio():
     assert low * 2 <= min(ratios) and max(ratios) <= high / 2, (min(ratios), max(ratios))
 
 
+def test_two_labels_that_share_a_term_are_no_repetition_and_a_label_written_twice_is():
+    # the sample day's 2504.00883 from a bare clone (the commit after 78fbe6c): "MLLMs的视觉空间推理" holds 5 of its
+    # 6 character pairs in the next label's Chinese, and all 8 rounds of that label failed zh_repeated
+    english = Digest.model_validate(
+        {
+            "one_sentence": "x", "problem": "x", "method": "x", "results": [], "limitations": [], "takeaways": [],
+            "mind_map": {"label": "Visual-spatial reasoning", "children": [
+                {"label": "Study visual-spatial reasoning of MLLMs", "children": []},
+                {"label": "Identify CoT prompts cannot activate visual-spatial reasoning", "children": []},
+            ]},
+        }
+    )  # fmt: skip
+
+    def translated(first: str, second: str) -> Digest:
+        chinese = english.model_dump()
+        chinese["mind_map"]["children"][0]["label"], chinese["mind_map"]["children"][1]["label"] = first, second
+        return Digest.model_validate(chinese)
+
+    from papers_digest.checker.chinese import zh_repeated
+
+    assert zh_repeated(translated("MLLMs的视觉空间推理", "识别CoT提示不能激活视觉空间推理"), english) == []
+    twice = zh_repeated(translated("识别CoT提示不能激活视觉空间推理", "识别CoT提示不能激活视觉空间推理"), english)
+    assert [(p.rule, p.field) for p in twice] == [("zh_repeated", "mind_map.children[1].label")]
+
+
 def test_the_real_translation_of_two_findings_as_the_one_sentence_is_named():
     verdict = check_digest_zh(RECORDED["first_answer"], Digest.model_validate(RECORDED["english"]))
     assert ("zh_repeated", "results[0].finding") in found(verdict)

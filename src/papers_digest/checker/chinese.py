@@ -183,7 +183,10 @@ def zh_repeated(digest: Digest, source: Digest) -> list[Problem]:
         if path not in english:
             continue
         mine = _pairs(text)
-        same = [(other, named) for other, theirs, named in seen if _shared(mine, theirs) >= ZH_REPEAT_SHARE]
+        # a label is a few words: it shares the field's long terms with the others ("视觉空间推理"), so it is
+        # another's text only where the two are nearly the same, not where one holds the other
+        whole = path.endswith(".label")
+        same = [(other, named) for other, theirs, named in seen if _shared(mine, theirs, whole) >= ZH_REPEAT_SHARE]
         wrong = next((o for o, _ in same if overlap(english[path], english[o]) < REPEAT_SHARE), None)
         own = any(not named and overlap(english[path], english[o]) >= REPEAT_SHARE for o, named in same)
         named = wrong is not None and not own and must_be_chinese(english[path], label=path.endswith(".label"))
@@ -200,8 +203,11 @@ def zh_repeated(digest: Digest, source: Digest) -> list[Problem]:
     return problems
 
 
-def _shared(mine: set[str], theirs: set[str]) -> float:
-    return len(mine & theirs) / min(len(mine), len(theirs)) if mine and theirs else 0.0
+def _shared(mine: set[str], theirs: set[str], whole: bool = False) -> float:
+    """The share of the smaller set's pairs in the other (`whole`: of the larger set's)."""
+    if not mine or not theirs:
+        return 0.0
+    return len(mine & theirs) / (max if whole else min)(len(mine), len(theirs))
 
 
 def _pairs(text: str) -> set[str]:
