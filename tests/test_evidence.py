@@ -110,6 +110,29 @@ def test_the_paper_s_own_expansion_or_none_passes(key, text):
 
 
 @pytest.mark.parametrize(
+    ("text", "sentence", "wrong"),
+    [
+        # make sample at 99f9b34: MergeVQ's summary, one of its 6 rejected rounds
+        ("MergeVQ, a generative model for augmented reality, is competitive on ImageNet.", MERGEVQ_RESULT, "AR"),
+        ("MergeVQ, an autoregressive generative model, is competitive on ImageNet.", MERGEVQ_RESULT, None),
+        ("MergeVQ, an AR generative model, is competitive on ImageNet.", MERGEVQ_RESULT, None),
+        # a common acronym's usual words, and words that spell no acronym of the sentence
+        ("Leading multimodal large language models fall well below human baselines.", BABYVISION, None),
+        ("MergeVQ achieves robust results on ImageNet.", MERGEVQ_RESULT, None),
+    ],
+)
+def test_an_acronym_of_the_sentence_written_as_words_the_paper_never_writes_is_rejected(text, sentence, wrong):
+    from papers_digest.checker.naming import acronyms_spelled
+
+    problems = acronyms_spelled(
+        digest_with("one_sentence", text), read_paper(doc(MERGEVQ)), {"one_sentence": [sentence]}
+    )
+    assert [(p.rule, p.text.split("for ")[1].split(",")[0]) for p in problems] == (
+        [("acronym", wrong)] if wrong else []
+    )
+
+
+@pytest.mark.parametrize(
     ("finding", "sentence", "said"),
     [
         ("MergeVQ outperforms other generators on ImageNet in both tasks.", MERGEVQ_RESULT, "'outperforms'"),

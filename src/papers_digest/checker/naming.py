@@ -5,6 +5,7 @@ title writes it, and an acronym's expansion is the paper's own, or absent."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 
 from papers_digest.checker.fields import prose_fields
 from papers_digest.checker.numbers import prose_numbers
@@ -12,7 +13,7 @@ from papers_digest.checker.paper import PaperFacts
 from papers_digest.checker.problems import Problem
 from papers_digest.checker.substance import ends_as_sentence
 from papers_digest.core.models import Digest
-from papers_digest.reading.names import acronym_definitions, names_in
+from papers_digest.reading.names import acronym_definitions, acronyms_in, names_in, spelled_out
 
 # Acronyms of the field everybody writes, which a digest may use where the paper spells the words out
 # ("LLMs" for "large language models"): not names of the paper's.
@@ -81,6 +82,30 @@ def acronym(digest: Digest, facts: PaperFacts) -> list[Problem]:
                 )
             )
             break
+    return problems
+
+
+def acronyms_spelled(digest: Digest, facts: PaperFacts, sources: Mapping[str, Sequence[str]]) -> list[Problem]:
+    """(asked in steps) A field does not write an acronym of the sentences it was written from (`sources`, by
+    the field's path) as words the paper never writes: "augmented reality" for MergeVQ's AR, its autoregressive.
+    The paper's own spelling and the field's common ones ("large language models") may stand."""
+    paper = " ".join(facts.whole.casefold().split())
+    problems = []
+    for path, text in prose_fields(digest):
+        said = " ".join(sources.get(path, ()))
+        for name in acronyms_in(said):
+            if re.search(rf"(?<![\w-]){name}s?(?![\w-])", text):
+                continue
+            wrong = [p for p in spelled_out(text, name) if p.casefold() not in paper and not _common(name, p)]
+            if wrong:
+                problems.append(
+                    Problem(
+                        "acronym",
+                        path,
+                        f"writes {wrong[0]!r} for {name}, words the paper never writes: write {name} as the paper does",
+                    )
+                )
+                break
     return problems
 
 

@@ -34,6 +34,9 @@ _COMPOUND_TAILS = frozenset((
     "inspired", "motivated", "supervised", "annotated", "labeled", "labelled", "written", "produced", "synthesized",
 ))  # fmt: skip
 _STOPWORDS = frozenset(("of", "and", "the", "for", "with", "in", "on", "to", "a", "an", "by", "from", "via", "&"))
+# An acronym written in a text ("AR", "LLMs"), and a word of plain letters (spelled_out).
+_CAPITALS_RE = re.compile(r"(?<![\w-])([A-Z]{2,5})s?(?![\w-])")
+_PLAIN_WORD_RE = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 # Words that function in a sentence (lemminflect's tables hold only nouns, verbs, adjectives and adverbs).
 _FUNCTION_WORDS = frozenset((
     "a", "an", "the", "of", "at", "in", "on", "for", "to", "and", "or", "but", "nor", "with", "by", "from", "as",
@@ -88,6 +91,33 @@ def proper_nouns(text: str) -> list[str]:
         if word not in found:
             found.append(word)
     return found
+
+
+def acronyms_in(text: str) -> list[str]:
+    """The acronyms a text writes, in order, once each: two to five capitals ("AR", "VQ", "GRPO"; "LLMs" as LLM)."""
+    return list(dict.fromkeys(_CAPITALS_RE.findall(text)))
+
+
+def spelled_out(text: str, acronym: str) -> list[str]:
+    """The runs of words of `text` whose initials spell `acronym` ("augmented reality" for AR) and that could
+    name a thing: no function word, no verb but a participle ("augmented"), a noun last."""
+    words = _PLAIN_WORD_RE.findall(text)
+    runs = [words[i : i + len(acronym)] for i in range(len(words) - len(acronym) + 1)]
+    return [
+        " ".join(run)
+        for run in runs
+        if "".join(w[0] for w in run).upper() == acronym
+        and all(_may_name(w) for w in run)
+        and "NOUN" in getAllLemmas(run[-1].casefold())
+    ]
+
+
+def _may_name(word: str) -> bool:
+    folded = word.casefold()
+    if folded in _FUNCTION_WORDS:
+        return False
+    lemmas = set(getAllLemmas(folded))
+    return folded.endswith(("ed", "ing", "en")) or bool(lemmas - {"VERB", "ADV"})
 
 
 def is_ordinary_word(word: str) -> bool:

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from papers_digest.checker.echo import echoed
 from papers_digest.checker.english import ENGLISH_RULES, Verdict, rule_problems
 from papers_digest.checker.evidence import evidence_problems
+from papers_digest.checker.fields import prose_fields
+from papers_digest.checker.naming import acronyms_spelled
 from papers_digest.checker.paper import PaperFacts
 from papers_digest.checker.parse import digest_of
 from papers_digest.checker.passages import PaperWords
@@ -20,7 +22,15 @@ from papers_digest.core.models import CallRecord
 from papers_digest.llm.client import CallContext, ChatReply, LlmClient
 from papers_digest.llm.conversation import Task, sampling
 from papers_digest.llm.prompting import Message
-from papers_digest.ways.steps.parts import Part, assemble, one_line, opening, part_of, written_from
+from papers_digest.ways.steps.parts import (
+    Part,
+    assemble,
+    field_sentences,
+    one_line,
+    opening,
+    part_of,
+    written_from,
+)
 from papers_digest.ways.steps.questions import (
     StepPrompts,
     again_message,
@@ -129,6 +139,8 @@ class StepsConversation:
         sources = written_from(self.parts)
         found = rule_problems(digest, self.facts, STEPS_RULES)
         found += evidence_problems(digest, sources) + echoed(digest, self.prompts.texts())
+        paths = [path for path, _ in prose_fields(digest)]
+        found += acronyms_spelled(digest, self.facts, field_sentences(paths, self.parts))
         problems = [p for p in found if not _same_result(p, sources)]
         return data, Verdict(None if problems else digest, problems)
 

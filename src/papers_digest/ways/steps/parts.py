@@ -157,6 +157,16 @@ def written_from(parts: list[Part]) -> dict[str, list[str]]:
     return found
 
 
+def field_sentences(paths: list[str], parts: list[Part]) -> dict[str, list[str]]:
+    """Each of the digest's prose field `paths` with the sentences its part was written from."""
+    found = {}
+    for path in paths:
+        part = part_of(path, parts)
+        if part is not None and part.rewritable:
+            found[path] = [s.text for s in part.sources]
+    return found
+
+
 def sources_read(parts: list[Part]) -> dict[str, list[Evidence]]:
     """What each field was written from, with each sentence's section and role (the report and the site show
     it: a reader can check a finding against its sentence)."""
