@@ -99,7 +99,11 @@ def unit_of(
     """One unit of `english`: its names (and the paper's title `names` it writes), web addresses and kept terms
     as placeholders, and its glossary terms."""
     facts = EnglishFacts.of(english, names)
-    protected = protect(english, [*facts.names, *_kept_spellings(english, facts)])
+    # a name inside a glossary term ("GPU" of "GPU hours", "KV" of "KV cache") stays as written, the term's
+    # rendering given: as a placeholder, the 1.5B model read "120 X1 hours" as "120 小时的 X1 模型" in 8 rounds
+    in_terms = {word for term in facts.terms for word in term.en.split()}
+    kept = [name for name in facts.names if name not in in_terms]
+    protected = protect(english, [*kept, *_kept_spellings(english, facts)])
     return Unit(path or kind, index, english, kind, _suffixes_rendered(protected, facts), facts)
 
 
