@@ -218,6 +218,42 @@ def test_an_adjective_of_size_the_sentence_does_not_claim_is_taken_off_before_it
     assert without_added_intensifiers(written, sentence) == mended
 
 
+@pytest.mark.parametrize(
+    ("written", "mended"),
+    [
+        # MergeVQ's summary and finding in make sample runs at 99f9b34 and after: rejected by `scope` each round
+        (
+            "MergeVQ, an AR generative model, outperforms in both visual representation learning and image generation.",
+            "MergeVQ, an AR generative model, performs comparably in both visual representation learning and image "
+            "generation.",
+        ),
+        (
+            "MergeVQ outperforms competitive models in visual representation learning.",
+            "MergeVQ performs comparably to competitive models in visual representation learning.",
+        ),
+        (
+            "MergeVQ is competitive on ImageNet, demonstrating superior image generation.",
+            "MergeVQ is competitive on ImageNet, demonstrating competitive image generation.",
+        ),
+        ("MergeVQ surpasses other tokenizers on ImageNet.", "MergeVQ matches other tokenizers on ImageNet."),
+    ],
+)
+def test_a_superiority_is_said_as_the_parity_the_sentence_states(written, mended):
+    from papers_digest.checker.scope import scope_dropped
+    from papers_digest.ways.steps.parts import kept_scope
+
+    sentence = "Extensive experiments on ImageNet verify that MergeVQ achieves competitive performance."
+    assert kept_scope(written, sentence) == mended and scope_dropped(mended, sentence) is None
+
+
+def test_a_superiority_the_sentence_states_stays():
+    from papers_digest.ways.steps.parts import kept_scope
+
+    sentence = "With just 120 GPU hours, vsGRPO-2B can outperform the base model by 12.1% and surpass GPT-4o."
+    written = "vsGRPO-2B outperforms the base model by 12.1% and surpasses GPT-4o."
+    assert kept_scope(written, sentence) == written
+
+
 def test_a_size_the_sentence_claims_in_other_words_stays():
     from papers_digest.checker.scope import without_added_intensifiers
 
@@ -300,11 +336,12 @@ def _scripted_engine(answers: dict[str, str]):
 
 
 def test_a_summary_that_keeps_overstating_its_result_is_said_as_its_finding_says_it():
-    """MergeVQ's summary written 'outperforms' where the paper says 'competitive', round after round: from the
-    third round the summary takes the wording of the finding written from the same sentence, which passed."""
+    """MergeVQ's summary overstating where the paper says 'competitive', round after round ('exceptional': an
+    'outperforms' the program now says as parity itself): from the third round the summary takes the wording of
+    the finding written from the same sentence, which passed."""
     finding = "On ImageNet, MergeVQ is competitive in both tasks while keeping token efficiency and speed."
     answers = {
-        "SUMMARY": "MergeVQ outperforms earlier tokenizers in generation and representation on ImageNet.",
+        "SUMMARY": "MergeVQ delivers exceptional generation and representation on ImageNet.",
         "FINDING": finding,
         "PROBLEM": "Image tokenizers trade generation quality for representation learning and efficiency.",
         "METHOD": "MergeVQ merges tokens before quantization and recovers details when decoding.",

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from papers_digest.checker.evidence import FRAMED_RE
 from papers_digest.checker.numbers import prose_numbers
 from papers_digest.checker.schema import MAX_NUMBERS
-from papers_digest.checker.scope import with_hedges_kept, without_added_intensifiers
+from papers_digest.checker.scope import with_hedges_kept, with_parity_kept, without_added_intensifiers
 from papers_digest.checker.substance import LABEL_WORDS
 from papers_digest.core.models import Evidence
 from papers_digest.ways.steps.outline import Outline, Source
@@ -137,9 +137,10 @@ def as_label(idea: str) -> str:
 
 def kept_scope(text: str, sentence: str) -> str:
     """A finding or summary with what the program can mend of its sentence's scope mended: a word of size the
-    sentence does not claim taken out (an adverb, or an adjective before its noun), a hedge it dropped before a
-    figure it keeps put back."""
-    return with_hedges_kept(without_added_intensifiers(text, sentence), sentence)
+    sentence does not claim taken out (an adverb, or an adjective before its noun), a superiority said as the
+    parity the sentence states, a hedge it dropped before a figure it keeps put back."""
+    text = without_added_intensifiers(with_parity_kept(text, sentence), sentence)
+    return with_hedges_kept(text, sentence)
 
 
 def result_of(finding: str, source: Source) -> dict:
