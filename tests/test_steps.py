@@ -228,22 +228,33 @@ def test_an_adjective_of_size_the_sentence_does_not_claim_is_taken_off_before_it
             "generation.",
         ),
         (
-            "MergeVQ outperforms competitive models in visual representation learning.",
-            "MergeVQ performs comparably to competitive models in visual representation learning.",
-        ),
-        (
             "MergeVQ is competitive on ImageNet, demonstrating superior image generation.",
             "MergeVQ is competitive on ImageNet, demonstrating competitive image generation.",
         ),
-        ("MergeVQ surpasses other tokenizers on ImageNet.", "MergeVQ matches other tokenizers on ImageNet."),
     ],
 )
-def test_a_superiority_is_said_as_the_parity_the_sentence_states(written, mended):
+def test_a_superiority_over_nothing_is_said_as_the_parity_the_sentence_states(written, mended):
     from papers_digest.checker.scope import scope_dropped
     from papers_digest.ways.steps.parts import kept_scope
 
     sentence = "Extensive experiments on ImageNet verify that MergeVQ achieves competitive performance."
     assert kept_scope(written, sentence) == mended and scope_dropped(mended, sentence) is None
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        # make sample at 79ab972 mended this one into "performs comparably to ImageNet": what it beats may be wrong too
+        "MergeVQ outperforms ImageNet in both visual representation learning and image generation tasks.",
+        "MergeVQ is superior to VQGAN on ImageNet.",
+    ],
+)
+def test_a_superiority_over_something_is_left_to_the_rule(written):
+    from papers_digest.checker.scope import scope_dropped
+    from papers_digest.ways.steps.parts import kept_scope
+
+    sentence = "Extensive experiments on ImageNet verify that MergeVQ achieves competitive performance."
+    assert kept_scope(written, sentence) == written and scope_dropped(written, sentence) is not None
 
 
 def test_a_superiority_the_sentence_states_stays():

@@ -50,7 +50,6 @@ _INTENSIFIER_RE = re.compile(
 # A superiority said by a verb; what may follow it where it has no object ("outperforms in both tasks").
 _OUTPERFORM_RE = re.compile(r"\boutperform(s|ed|ing)?\b")
 _NO_OBJECT_RE = re.compile(r"\s*(?:[,.;:]|$|(?:in|on|at|across|with|while|and|when|under|over|by|for)\b)")
-_SURPASS_RE = re.compile(r"\b(?:surpass|exceed|beat)(es|ed|ing|s)?\b")
 _INTENSIFIER_ADVERB_RE = re.compile(
     r"\s*\b(?:significantly|substantially|drastically|dramatically|greatly|considerably|markedly|remarkably|"
     r"notably|strongly|vastly|hugely|massively)\b",
@@ -146,22 +145,23 @@ def _article_for_next_word(match: re.Match[str]) -> str:
 
 
 def with_parity_kept(text: str, sentence: str) -> str:
-    """`text` with a superiority it claims said as the parity `sentence` states, where the sentence states
-    parity and no superiority ("outperforms" -> "performs comparably to", "superior" -> "competitive"): asked
-    about MergeVQ's "achieves competitive performance", the 1.5B model wrote "outperforms" or "superior" in most
-    rounds of most runs, the scope rule rejecting each."""
+    """`text` with a superiority that names nothing it beats said as the parity `sentence` states, where the
+    sentence states parity and no superiority ("outperforms in both tasks" -> "performs comparably in both
+    tasks", "superior image generation" -> "competitive image generation"): asked about MergeVQ's "achieves
+    competitive performance", the 1.5B model wrote "outperforms" or "superior" in most rounds of most runs. A
+    superiority over something ("outperforms ImageNet", "superior to VQGAN") is left to the rule: what it names
+    may be wrong too."""
     if not _PARITY_RE.search(sentence) or _COMPARATIVE_RE.search(sentence):
         return text
     text = _OUTPERFORM_RE.sub(_performs_comparably, text)
-    text = _SURPASS_RE.sub(lambda m: "match" + {"es": "es", "ed": "ed", "ing": "ing"}.get(m.group(1) or "", ""), text)
-    return re.sub(r"\bsuperior to\b", "comparable to", re.sub(r"\bsuperior(?! to\b)", "competitive", text))
+    return re.sub(r"\bsuperior\b(?!\s+to\b)", "competitive", text)
 
 
 def _performs_comparably(match: re.Match[str]) -> str:
-    verb = "perform" + (match.group(1) or "")
-    # with an object ("outperforms GPT-4o") it is compared to it; without ("outperforms in both tasks") it is not
-    alone = _NO_OBJECT_RE.match(match.string, match.end()) is not None
-    return f"{verb} comparably" if alone else f"{verb} comparably to"
+    """An "outperforms" with no object as "performs comparably"; one with an object stays as written."""
+    if _NO_OBJECT_RE.match(match.string, match.end()) is None:
+        return match.group(0)
+    return "perform" + (match.group(1) or "") + " comparably"
 
 
 def with_hedges_kept(text: str, sentence: str) -> str:
