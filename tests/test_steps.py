@@ -189,6 +189,12 @@ def test_the_frame_around_a_finding_is_taken_off():
     )
 
 
+def test_a_frame_that_says_where_it_was_measured_keeps_where():
+    # MergeVQ's summary in make sample at 3ca6b7e
+    written = "Extensive experiments on ImageNet demonstrate that MergeVQ performs comparably in both tasks."
+    assert one_line(written) == "On ImageNet, MergeVQ performs comparably in both tasks."
+
+
 def test_a_size_the_sentence_does_not_claim_is_taken_off_a_finding():
     from papers_digest.checker.scope import without_added_intensifiers
 

@@ -39,6 +39,15 @@ _FRAME_RE = re.compile(
     re.IGNORECASE,
 )
 
+# "Extensive experiments on ImageNet demonstrate that …": the same frame with where it was measured, which stays
+# ("On ImageNet, …"): the benchmark is the result's scope.
+_MEASURED_FRAME_RE = re.compile(
+    r"^(?:(?:extensive|comprehensive|further|our|the|these)\s+)?(?:experiments?|evaluations?|results?|analys[ie]s)"
+    r"\s+on\s+(?P<on>[^,]+?)\s+(?:also\s+)?(?:show|demonstrate|verify|indicate|reveal|confirm|suggest)(?:s|ed)?"
+    r"\s+that,?\s+",
+    re.IGNORECASE,
+)
+
 
 @dataclass(frozen=True)
 class Part:
@@ -196,6 +205,9 @@ def one_line(answer: str) -> str:
             first = text.split()[0]
             if first.isalpha() and first.islower():  # "the KL penalty", not "vsGRPO-2B"
                 text = text[0].upper() + text[1:]
+    measured = _MEASURED_FRAME_RE.match(text)
+    if measured and len(text) > measured.end():
+        text = f"On {measured.group('on')}, {text[measured.end() :].strip()}"
     return text
 
 
