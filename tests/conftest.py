@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
+from functools import cache
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -109,6 +113,21 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
             super()._assign_work_unit(node)
 
     return RealEngineLast(config, log)
+
+
+@cache
+def bench_module(name: str) -> ModuleType:
+    """bench/<name>.py imported as its script runs: bench/ first on sys.path (its neighbours, bench/common.py,
+    importable), registered in sys.modules as `<name>_bench` (its dataclasses look their module up); once."""
+    bench = ROOT / "bench"
+    if str(bench) not in sys.path:
+        sys.path.insert(0, str(bench))
+    spec = importlib.util.spec_from_file_location(f"{name}_bench", bench / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[f"{name}_bench"] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def hf_day(date: str, folder: Path = HF_DIR) -> list[dict[str, Any]]:

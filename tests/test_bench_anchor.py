@@ -2,26 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-
 import pytest
+from conftest import bench_module
 
-from papers_devtools.testing.harness import repo_root
 from papers_digest.core.models import CallRecord
 
 
 @pytest.fixture(scope="module")
 def real_engine():
-    path = repo_root() / "bench" / "real_engine.py"
-    if str(path.parent) not in sys.path:  # as the script runs: its neighbours (bench/common.py) importable
-        sys.path.insert(0, str(path.parent))
-    spec = importlib.util.spec_from_file_location("real_engine", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["real_engine"] = module
-    spec.loader.exec_module(module)
-    yield module
-    del sys.modules["real_engine"]
+    return bench_module("real_engine")
 
 
 def _call(prompt: int, cached: int, completion: int, start: float = 0.0, end: float = 1.0) -> CallRecord:

@@ -3,14 +3,12 @@ bench fails here, and not the next time someone measures."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
-from types import ModuleType
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, bench_module
 
 from papers_devtools.testing.browser import MISSING, have_chromium
 
@@ -43,17 +41,6 @@ def _smoke(name: str) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, str(BENCH / name), *SMOKES[name]]
     env = {**os.environ, "TQDM_DISABLE": "1"}
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=SMOKE_TIMEOUT_S)
-
-
-def _bench_module(name: str) -> ModuleType:
-    """bench/<name>.py imported as its script imports its neighbours (bench/ first on sys.path)."""
-    if str(BENCH) not in sys.path:
-        sys.path.insert(0, str(BENCH))
-    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_every_bench_one_runs_has_a_smoke_mode_the_suite_runs():
@@ -98,7 +85,7 @@ def test_the_speculative_benchs_launcher_asks_for_a_draft_model_on_the_servers_t
     """bench/speculative.py serves the model through its own launcher: speculative decoding stays out of the
     pipeline's embedded server (it made decoding slower here)."""
     xllamacpp = pytest.importorskip("xllamacpp", reason="make engine installs the embedded llama-server")
-    bench = _bench_module("speculative")
+    bench = bench_module("speculative")
     flags = ["--model", "m.gguf", "--model-draft", "d.gguf", "--threads", "2", "--draft-max", "8"]
     spec = bench.speculative_params(bench.server_parser().parse_args(flags), xllamacpp).speculative
     drafted = xllamacpp.common_speculative_type.COMMON_SPECULATIVE_TYPE_DRAFT_SIMPLE
@@ -108,7 +95,7 @@ def test_the_speculative_benchs_launcher_asks_for_a_draft_model_on_the_servers_t
 
 def test_the_speculative_benchs_launcher_takes_the_prompts_n_grams_as_the_draft():
     xllamacpp = pytest.importorskip("xllamacpp", reason="make engine installs the embedded llama-server")
-    bench = _bench_module("speculative")
+    bench = bench_module("speculative")
     args = bench.server_parser().parse_args(["--model", "m.gguf", "--spec-type", "ngram-simple"])
     kinds = xllamacpp.common_speculative_type
     assert bench.speculative_params(args, xllamacpp).speculative.types == [kinds.COMMON_SPECULATIVE_TYPE_NGRAM_SIMPLE]

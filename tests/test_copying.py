@@ -4,25 +4,17 @@ summaries and the papers' titles keep, against the checker's `copied` bound (ben
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
-from functools import cache
 from types import ModuleType
 
-from conftest import ROOT
+from conftest import ROOT, bench_module
 
 from papers_digest.checker.substance import COPY_WORDS
 
 
-@cache
 def copying() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("copying_bench", ROOT / "bench" / "copying.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["copying_bench"] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return bench_module("copying")
 
 
 def test_no_careful_summary_of_the_recorded_listings_copies_a_run_the_checker_rejects():

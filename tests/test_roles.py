@@ -4,7 +4,6 @@ and the benchmark that measures it all (docs/reading.md)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -12,7 +11,7 @@ from functools import cache
 from types import ModuleType
 
 import pytest
-from conftest import ROOT, sample_papers
+from conftest import ROOT, bench_module, sample_papers
 from test_checker import EP, MLX, R1, XQ, doc
 
 from papers_digest.reading.model import MODEL_FILE
@@ -31,15 +30,9 @@ DEV = ROOT / "tests" / "data" / "csabstruct" / "dev.jsonl"
 MERGEVQ, ANIMEGAMER, VSI, R1_ABSTRACT = "2504.00999", "2504.01014", "2504.00883", "2503.20783"
 
 
-@cache
 def bench() -> ModuleType:
     """bench/roles.py, whose measures the docs' table prints."""
-    spec = importlib.util.spec_from_file_location("roles_bench", ROOT / "bench" / "roles.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["roles_bench"] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return bench_module("roles")
 
 
 @cache

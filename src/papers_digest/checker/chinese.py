@@ -185,11 +185,11 @@ def zh_repeated(digest: Digest, source: Digest) -> list[Problem]:
         mine = _pairs(text)
         # a label is a few words: it shares the field's long terms with the others ("视觉空间推理"), so it is
         # another's text only where the two are nearly the same, not where one holds the other
-        whole = path.endswith(".label")
-        same = [(other, named) for other, theirs, named in seen if _shared(mine, theirs, whole) >= ZH_REPEAT_SHARE]
+        label = path.endswith(".label")
+        same = [(other, named) for other, theirs, named in seen if _shared(mine, theirs, label) >= ZH_REPEAT_SHARE]
         wrong = next((o for o, _ in same if overlap(english[path], english[o]) < REPEAT_SHARE), None)
         own = any(not named and overlap(english[path], english[o]) >= REPEAT_SHARE for o, named in same)
-        named = wrong is not None and not own and must_be_chinese(english[path], label=path.endswith(".label"))
+        named = wrong is not None and not own and must_be_chinese(english[path], label=label)
         if named:
             problems.append(
                 Problem(

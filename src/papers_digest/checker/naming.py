@@ -93,9 +93,8 @@ def acronyms_spelled(digest: Digest, facts: PaperFacts, sources: Mapping[str, Se
     problems = []
     for path, text in prose_fields(digest):
         said = " ".join(sources.get(path, ()))
-        for name in acronyms_in(said):
-            if re.search(rf"(?<![\w-]){name}s?(?![\w-])", text):
-                continue
+        written = acronyms_in(text)
+        for name in (n for n in acronyms_in(said) if n not in written):
             wrong = [p for p in spelled_out(text, name) if p.casefold() not in paper and not _common(name, p)]
             if wrong:
                 problems.append(

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from papers_digest.checker.echo import echoed
 from papers_digest.checker.english import ENGLISH_RULES, Verdict, rule_problems
 from papers_digest.checker.evidence import evidence_problems
-from papers_digest.checker.fields import prose_fields
 from papers_digest.checker.naming import acronyms_spelled
 from papers_digest.checker.paper import PaperFacts
 from papers_digest.checker.parse import digest_of
@@ -139,8 +138,7 @@ class StepsConversation:
         sources = written_from(self.parts)
         found = rule_problems(digest, self.facts, STEPS_RULES)
         found += evidence_problems(digest, sources) + echoed(digest, self.prompts.texts())
-        paths = [path for path, _ in prose_fields(digest)]
-        found += acronyms_spelled(digest, self.facts, field_sentences(paths, self.parts))
+        found += acronyms_spelled(digest, self.facts, field_sentences(digest, self.parts))
         problems = [p for p in found if not _same_result(p, sources)]
         return data, Verdict(None if problems else digest, problems)
 

@@ -8,11 +8,12 @@ import re
 from dataclasses import dataclass
 
 from papers_digest.checker.evidence import FRAMED_RE
+from papers_digest.checker.fields import prose_fields
 from papers_digest.checker.numbers import prose_numbers
 from papers_digest.checker.schema import MAX_NUMBERS
 from papers_digest.checker.scope import with_hedges_kept, with_parity_kept, without_added_intensifiers
 from papers_digest.checker.substance import LABEL_WORDS
-from papers_digest.core.models import Evidence
+from papers_digest.core.models import Digest, Evidence
 from papers_digest.ways.steps.outline import Outline, Source
 
 MOST_TAKEAWAYS, MOST_IDEAS = 2, 4
@@ -167,10 +168,10 @@ def written_from(parts: list[Part]) -> dict[str, list[str]]:
     return found
 
 
-def field_sentences(paths: list[str], parts: list[Part]) -> dict[str, list[str]]:
-    """Each of the digest's prose field `paths` with the sentences its part was written from."""
+def field_sentences(digest: Digest, parts: list[Part]) -> dict[str, list[str]]:
+    """Each prose field of `digest`, by path, with the sentences its part was written from."""
     found = {}
-    for path in paths:
+    for path, _ in prose_fields(digest):
         part = part_of(path, parts)
         if part is not None and part.rewritable:
             found[path] = [s.text for s in part.sources]
