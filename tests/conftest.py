@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sqlite3
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, closing
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -128,6 +129,13 @@ def bench_module(name: str) -> ModuleType:
     sys.modules[f"{name}_bench"] = module
     spec.loader.exec_module(module)
     return module
+
+
+def copy_db(source: Path, target: Path) -> None:
+    """A copy of papers.db as docs/database.md tells analysts to take one (SQLite's backup): whole even while
+    recent commits are still in the write-ahead log beside it, which a plain file copy would miss."""
+    with closing(sqlite3.connect(source)) as src, closing(sqlite3.connect(target)) as dst:
+        src.backup(dst)
 
 
 def hf_day(date: str, folder: Path = HF_DIR) -> list[dict[str, Any]]:

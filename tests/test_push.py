@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import email
 import email.policy
-import shutil
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import copy_db
 from readers_archive import DATES, TITLE_ZH, arxiv_id, write_archive
 
 from papers_devtools.testing.servers import Inbox, smtp_server, webhook_server
@@ -122,7 +122,7 @@ def test_a_failing_service_is_one_line_without_its_url_and_the_others_still_get_
 
 def test_latex_in_a_title_is_unicode_in_the_push_as_in_the_feeds(archive, tmp_path):
     db = tmp_path / "papers.db"
-    shutil.copy(archive, db)
+    copy_db(archive, db)
     with sqlite3.connect(db) as conn:
         title = r"Routing $\alpha$-sparse tokens at $8 \times$ the speed"
         conn.execute("update papers set title = ? where arxiv_id = ?", [title, arxiv_id(DAY, 2)])

@@ -16,6 +16,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import lxml.html
 import pytest
+from conftest import copy_db
 from readers_archive import (
     CITING_PAPER,
     DATES,
@@ -97,7 +98,7 @@ def test_a_paper_page_says_in_one_place_how_its_digest_was_made(archive):
 
 def test_a_managed_engine_and_a_failed_paper_are_named(archive, tmp_path):
     db = tmp_path / "papers.db"
-    shutil.copy(archive / "papers.db", db)
+    copy_db(archive / "papers.db", db)
     with sqlite3.connect(db) as conn:
         conn.execute("alter table runs add column engine_kind text")
         conn.execute("update runs set engine_kind = 'vllm' where date = ?", [DATES[-1]])
@@ -287,7 +288,7 @@ def test_the_days_email_reaches_the_server_with_both_parts_and_every_done_paper(
 def test_one_language_and_markup_in_a_title_is_text(archive, smtp, tmp_path):
     inbox, port = smtp
     db = tmp_path / "papers.db"
-    shutil.copy(archive / "papers.db", db)
+    copy_db(archive / "papers.db", db)
     with sqlite3.connect(db) as conn:
         conn.execute("update papers set title = '<script>alert(1)</script>' where arxiv_id = ?", [DONE_PAPER])
     assert send_day(_settings(port, lang="en"), DATES[-1], db)

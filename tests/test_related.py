@@ -3,12 +3,14 @@ its own, in both languages; computed when its day is published, on recorded Hugg
 
 from __future__ import annotations
 
-import shutil
+import gc
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import lxml.html
 import pytest
+from conftest import copy_db
 from test_site_archive import PUBLISHED, archive, day_files  # noqa: F401 (archive: a fixture)
 
 from papers_digest.core.models import CallRecord, DayList, GenerationResult, Paper
@@ -103,7 +105,7 @@ def test_an_earlier_paper_keeps_the_related_papers_found_when_its_day_was_writte
     rebuilt = tmp_path / "rebuilt" / "2026-01-05" / f"{ORIGINAL}.html"
     assert sequel not in related_links(original) and sequel not in related_links(rebuilt)
     again = tmp_path / "again.db"  # its day written again (a rerun), the archive as it is now
-    shutil.copy(db, again)
+    copy_db(db, again)
     files = day_files("2026-01-05", PUBLISHED["2026-01-05"])
     write_day(again, files, run_record(files))
     render_day(again, tmp_path / "rebuilt", "2026-01-05")
@@ -113,7 +115,7 @@ def test_an_earlier_paper_keeps_the_related_papers_found_when_its_day_was_writte
 def test_a_database_from_before_related_papers_gets_its_terms_at_the_next_write(site, tmp_path):
     db, _ = site
     older = tmp_path / "papers.db"
-    shutil.copy(db, older)
+    copy_db(db, older)
     with sqlite3.connect(older) as conn:
         done = conn.execute("select count(*) from papers where status = 'done'").fetchone()[0]
         conn.execute("delete from paper_terms")
@@ -122,3 +124,22 @@ def test_a_database_from_before_related_papers_gets_its_terms_at_the_next_write(
     with sqlite3.connect(older) as conn:
         indexed = conn.execute("select count(distinct arxiv_id) from paper_terms").fetchone()[0]
     assert indexed == done + 1
+
+
+def test_the_page_reads_close_the_database_so_the_file_alone_holds_the_written_day(site, tmp_path):
+    """Readers left open kept the write-ahead log beside papers.db, so a plain copy of the file (as the test above
+    once took) missed the day last written; every read closes its connection, and the last close folds the log in."""
+    db = tmp_path / "papers.db"
+    copy_db(site[0], db)
+    gc.disable()  # a connection left open stays open until the garbage collector happens to run (a cycle holds it)
+    try:
+        render_day(db, tmp_path / "site", "2026-01-05")
+        files = one_paper_day("2026-01-08", SEQUEL.model_copy(update={"arxiv_id": "2601.09997"}))
+        write_day(db, files, run_record(files))
+        render_day(db, tmp_path / "site", "2026-01-08")
+        assert not db.with_name("papers.db-wal").exists()
+        (tmp_path / "plain.db").write_bytes(db.read_bytes())
+    finally:
+        gc.enable()
+    with closing(sqlite3.connect(tmp_path / "plain.db")) as conn:
+        assert conn.execute("select status from papers where arxiv_id = '2601.09997'").fetchone() == ("done",)

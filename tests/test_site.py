@@ -16,7 +16,7 @@ from urllib.request import urlopen
 import lxml.html
 import pytest
 import yaml
-from conftest import ROOT, SAMPLE_DATE, copy_project, make_params, run_dvc, write_params
+from conftest import ROOT, SAMPLE_DATE, copy_db, copy_project, make_params, run_dvc, write_params
 
 from papers_devtools.testing.browser import MISSING, chromium, console_errors, have_chromium, serve_folder
 from papers_devtools.testing.servers import engine_server, sample_replay_server
@@ -344,7 +344,7 @@ def test_evidence_outside_every_section_links_to_the_page_or_the_abstract(db_row
 
 def test_markup_in_an_evidence_sentence_is_shown_as_text(project, tmp_path):
     db = tmp_path / "papers.db"
-    shutil.copy(project / "data" / "papers.db", db)
+    copy_db(project / "data" / "papers.db", db)
     with sqlite3.connect(db) as conn:
         (stored,) = conn.execute(
             "select evidence from digests where arxiv_id = ? and lang = 'en'", [HTML_PAPER]
@@ -367,7 +367,7 @@ def test_markup_in_an_evidence_sentence_is_shown_as_text(project, tmp_path):
 
 def test_a_database_without_the_evidence_column_renders_as_before(project, tmp_path):
     db = tmp_path / "papers.db"
-    shutil.copy(project / "data" / "papers.db", db)
+    copy_db(project / "data" / "papers.db", db)
     with sqlite3.connect(db) as conn:
         conn.execute("alter table digests drop column evidence")  # a database written before evidence
     summary = render_site(db, tmp_path / "site")
@@ -459,7 +459,7 @@ def test_days_are_newest_first_and_papers_ranked_by_upvotes_then_id(db_rows):
 
 def test_markup_in_model_output_is_shown_as_text_and_the_feed_stays_well_formed(project, tmp_path):
     db = tmp_path / "papers.db"
-    shutil.copy(project / "data" / "papers.db", db)
+    copy_db(project / "data" / "papers.db", db)
     hostile = f"Results {SCRIPT} and {IMG} end\x00\x1b\ufffe."
     shown = f"Results {SCRIPT} and {IMG} end."  # XML-invalid characters dropped, markup kept as text
     _poison(db, HTML_PAPER, hostile)
@@ -539,7 +539,7 @@ def test_papers_site_rebuilds_by_hand_with_a_base_url_and_rewrites_only_what_cha
 def archive(project: Path, tmp_path: Path) -> Path:
     """The sample day's database with eight earlier days, each a copy of the sample under other arXiv ids."""
     db = tmp_path / "archive.db"
-    shutil.copy(project / "data" / "papers.db", db)
+    copy_db(project / "data" / "papers.db", db)
     with sqlite3.connect(db) as conn:
         for month, date in enumerate(OLDER_DAYS, 1):
             for table in ("papers", "digests", "day_items", "runs"):
@@ -798,7 +798,7 @@ def test_hostile_model_text_is_visible_as_text_in_the_browser_and_runs_nothing(b
     from selenium.webdriver.common.by import By
 
     db = tmp_path / "papers.db"
-    shutil.copy(project / "data" / "papers.db", db)
+    copy_db(project / "data" / "papers.db", db)
     _poison(db, HTML_PAPER, f"Results {SCRIPT} and {IMG} end.")
     render_site(db, tmp_path / "site")
 

@@ -12,6 +12,7 @@ import sqlite_utils
 
 from papers_digest.day.terms import QUERY_POSTINGS
 from papers_digest.db.archive import listed_columns
+from papers_digest.db.reading import reading
 
 ScoreQuery = Mapping[str, Mapping[str, float]]  # a paper -> its query terms and their weights (day/terms.py)
 
@@ -68,39 +69,39 @@ def best_scored(db: sqlite_utils.Database, queries: ScoreQuery, limit: int) -> d
 def related_rows(db_path: str | Path, arxiv_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
     """The related papers the writer stored for these papers, best first, each as the archive pages list a paper
     (db/archive.py); a paper no longer done (or gone) is left out."""
-    db = sqlite_utils.Database(Path(db_path))
-    if "related" not in db.table_names() or not arxiv_ids:
-        return {}
-    stored = list(
-        db.query(
-            "select arxiv_id, other from related where arxiv_id in (select value from json_each(?)) "
-            "order by arxiv_id, rank",
-            [json.dumps(arxiv_ids)],
+    with reading(db_path) as db:
+        if "related" not in db.table_names() or not arxiv_ids:
+            return {}
+        stored = list(
+            db.query(
+                "select arxiv_id, other from related where arxiv_id in (select value from json_each(?)) "
+                "order by arxiv_id, rank",
+                [json.dumps(arxiv_ids)],
+            )
         )
-    )
-    others = json.dumps(sorted({r["other"] for r in stored}))
-    listed = {
-        r["arxiv_id"]: r
-        for r in db.query(
-            f"select {listed_columns(db)} from papers p where p.status = 'done' "
-            "and p.arxiv_id in (select value from json_each(?))",
-            [others],
-        )
-    }
-    found: dict[str, list[dict[str, Any]]] = {}
-    for row in stored:
-        if row["other"] in listed:
-            found.setdefault(row["arxiv_id"], []).append(listed[row["other"]])
-    return found
+        others = json.dumps(sorted({r["other"] for r in stored}))
+        listed = {
+            r["arxiv_id"]: r
+            for r in db.query(
+                f"select {listed_columns(db)} from papers p where p.status = 'done' "
+                "and p.arxiv_id in (select value from json_each(?))",
+                [others],
+            )
+        }
+        found: dict[str, list[dict[str, Any]]] = {}
+        for row in stored:
+            if row["other"] in listed:
+                found.setdefault(row["arxiv_id"], []).append(listed[row["other"]])
+        return found
 
 
 def days_relating(db_path: str | Path, arxiv_ids: list[str]) -> set[str]:
     """The dates of the papers whose stored related papers include one of these (whose pages link to them)."""
-    db = sqlite_utils.Database(Path(db_path))
-    if "related" not in db.table_names() or not arxiv_ids:
-        return set()
-    sql = (
-        "select distinct p.date from related r join papers p on p.arxiv_id = r.arxiv_id "
-        "where r.other in (select value from json_each(?))"
-    )
-    return {r["date"] for r in db.query(sql, [json.dumps(arxiv_ids)])}
+    with reading(db_path) as db:
+        if "related" not in db.table_names() or not arxiv_ids:
+            return set()
+        sql = (
+            "select distinct p.date from related r join papers p on p.arxiv_id = r.arxiv_id "
+            "where r.other in (select value from json_each(?))"
+        )
+        return {r["date"] for r in db.query(sql, [json.dumps(arxiv_ids)])}

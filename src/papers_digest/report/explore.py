@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pandas as pd
@@ -17,7 +18,7 @@ def load_db(db_path: str | Path) -> dict[str, pd.DataFrame]:
     path = Path(db_path)
     if not path.exists():
         raise FileNotFoundError(f"{path}: not found (run the pipeline first: `make sample` or `papers daily`)")
-    with sqlite3.connect(path) as conn:
+    with closing(sqlite3.connect(path)) as conn:
         names = {r[0] for r in conn.execute("select name from sqlite_master where type = 'table'")}
         tables = {t: pd.read_sql_query(f"select * from {t}", conn) for t in TABLES if t in names}
     digests = tables.get("digests", pd.DataFrame(columns=["arxiv_id", "lang", "date", "digest"]))
