@@ -23,7 +23,9 @@ _COMPARATIVE_RE = re.compile(
 )
 _SUPERIORITY_RE = re.compile(
     rf"{_COMPARATIVE_RE.pattern}|\b(?:state-of-the-art|sota|exceptional|excellent|outstanding|superb|unmatched|"
-    r"unprecedented)\b",
+    # "optimal" praises ("ensuring optimal token efficiency" for MergeVQ's "favorable"); optimal transport, control,
+    # stopping and policy are a field's terms
+    r"unprecedented|optimally|optimal(?![- ](?:transport|control|stopping|polic(?:y|ies))\b))\b",
     re.IGNORECASE,
 )
 # A claim to be worse than something ("below" before a figure is a hedge, not a comparison).
