@@ -25,6 +25,11 @@ from papers_digest.ways.steps.questions import SECTIONS, read_step_prompts
 
 STEPS_PROMPT = "prompts/digest_en_steps.md"
 MERGEVQ, VSGRPO, ANIMEGAMER = "abs:2504.00999", "abs:2504.00883", "abs:2504.01014"
+MERGEVQ_SENTENCE = (  # the sample's MergeVQ abstract, its result sentence
+    "Extensive experiments on ImageNet verify that MergeVQ as an AR generative model achieves competitive "
+    "performance in both visual representation learning and image generation tasks while maintaining favorable "
+    "token efficiency and inference speed."
+)
 
 
 @pytest.fixture(scope="module")
@@ -201,6 +206,37 @@ def test_a_size_the_sentence_does_not_claim_is_taken_off_a_finding():
     sentence = "Extensive experiments on ImageNet verify that MergeVQ achieves competitive performance."
     assert without_added_intensifiers("MergeVQ is significantly competitive on ImageNet.", sentence) == (
         "MergeVQ is competitive on ImageNet."
+    )
+
+
+@pytest.mark.parametrize(
+    ("written", "mended"),
+    [
+        # MergeVQ's summary in the sample run at f439731, for the paper's "favorable token efficiency"
+        (
+            "MergeVQ performs comparably in both tasks, ensuring optimal token efficiency and inference speed.",
+            "MergeVQ performs comparably in both tasks, ensuring token efficiency and inference speed.",
+        ),
+        ("MergeVQ reaches an exceptional balance on ImageNet.", "MergeVQ reaches a balance on ImageNet."),
+        (
+            "MergeVQ is competitive, as optimal transport tokenizers are.",
+            "MergeVQ is competitive, as optimal transport tokenizers are.",
+        ),
+        ("The efficiency is optimal.", "The efficiency is optimal."),  # after a verb: left to the checker
+    ],
+)
+def test_praise_the_sentence_does_not_give_is_taken_off_before_its_noun(written, mended):
+    from papers_digest.checker.scope import without_added_praise
+
+    assert without_added_praise(written, MERGEVQ_SENTENCE) == mended
+
+
+def test_praise_stays_where_the_sentence_compares():
+    from papers_digest.checker.scope import without_added_praise
+
+    sentence = "vsGRPO-2B outperforms its base model by 12.1%."
+    assert (
+        without_added_praise("vsGRPO-2B shows an exceptional gain.", sentence) == "vsGRPO-2B shows an exceptional gain."
     )
 
 

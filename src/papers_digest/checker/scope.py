@@ -65,6 +65,13 @@ _INTENSIFIER_ADJECTIVE_RE = re.compile(
     re.IGNORECASE,
 )
 
+# Praise said by an adjective before its noun ("optimal token efficiency", "an exceptional gain"): taken out where
+# the sentence compares nothing, as sizes are; a field's terms ("optimal transport") stay.
+_PRAISE_ADJECTIVE_RE = re.compile(
+    r"\b(?:(an?)\s+)?(?:optimal|exceptional|excellent|outstanding|superb|unmatched|unprecedented)\s+"
+    r"(?!(?:transport|control|stopping|polic(?:y|ies)|in|for|to|at|and|or|but|as|when|with|on|of)\b)(?=(\w))",
+    re.IGNORECASE,
+)
 
 # Hedges that bound a figure, each with the words that say the same (a kept hedge may be reworded).
 HEDGES: tuple[tuple[str, ...], ...] = (
@@ -136,6 +143,14 @@ def without_added_intensifiers(text: str, sentence: str) -> str:
         return text
     text = _INTENSIFIER_ADJECTIVE_RE.sub(_article_for_next_word, text)
     return " ".join(_INTENSIFIER_ADVERB_RE.sub("", text).split())
+
+
+def without_added_praise(text: str, sentence: str) -> str:
+    """`text` with the adjectives of praise before a noun ("ensuring optimal token efficiency") taken out where
+    `sentence` compares nothing: MergeVQ's "favorable token efficiency" came back as "optimal" (rule `scope`)."""
+    if _COMPARES_RE.search(sentence):
+        return text
+    return " ".join(_PRAISE_ADJECTIVE_RE.sub(_article_for_next_word, text).split())
 
 
 def _article_for_next_word(match: re.Match[str]) -> str:

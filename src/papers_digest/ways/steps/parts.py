@@ -11,7 +11,12 @@ from papers_digest.checker.evidence import FRAMED_RE
 from papers_digest.checker.fields import prose_fields
 from papers_digest.checker.numbers import prose_numbers
 from papers_digest.checker.schema import MAX_NUMBERS
-from papers_digest.checker.scope import with_hedges_kept, with_parity_kept, without_added_intensifiers
+from papers_digest.checker.scope import (
+    with_hedges_kept,
+    with_parity_kept,
+    without_added_intensifiers,
+    without_added_praise,
+)
 from papers_digest.checker.substance import LABEL_WORDS
 from papers_digest.core.models import Digest, Evidence
 from papers_digest.ways.steps.outline import Outline, Source
@@ -147,9 +152,10 @@ def as_label(idea: str) -> str:
 
 def kept_scope(text: str, sentence: str) -> str:
     """A finding or summary with what the program can mend of its sentence's scope mended: a word of size the
-    sentence does not claim taken out (an adverb, or an adjective before its noun), a superiority said as the
-    parity the sentence states, a hedge it dropped before a figure it keeps put back."""
-    text = without_added_intensifiers(with_parity_kept(text, sentence), sentence)
+    sentence does not claim taken out (an adverb, or an adjective before its noun), and so is praise where it
+    compares nothing; a superiority said as the parity the sentence states, a hedge it dropped before a figure it
+    keeps put back."""
+    text = without_added_praise(without_added_intensifiers(with_parity_kept(text, sentence), sentence), sentence)
     return with_hedges_kept(text, sentence)
 
 
