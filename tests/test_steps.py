@@ -20,7 +20,7 @@ from papers_digest.llm.prompting import load_prompt
 from papers_digest.pipeline.digesting import generate_digests
 from papers_digest.ways.steps.conversation import renumbered, to_mend
 from papers_digest.ways.steps.outline import outline
-from papers_digest.ways.steps.parts import assemble, one_line, plan_parts, result_of
+from papers_digest.ways.steps.parts import assemble, items, one_line, plan_parts, result_of
 from papers_digest.ways.steps.questions import SECTIONS, read_step_prompts
 
 STEPS_PROMPT = "prompts/digest_en_steps.md"
@@ -192,6 +192,29 @@ def test_the_frame_around_a_finding_is_taken_off():
     assert one_line("The paper demonstrates that with just 120 GPU hours, vsGRPO-2B beats GPT-4o.") == (
         "With just 120 GPU hours, vsGRPO-2B beats GPT-4o."
     )
+
+
+@pytest.mark.parametrize(
+    ("written", "kept"),
+    [
+        # the sample run at f439731: all four takeaways said the question back
+        (
+            "Practitioners should remember that R1-Zero-Like training significantly improves visual-spatial reasoning.",
+            "R1-Zero-Like training significantly improves visual-spatial reasoning.",
+        ),
+        (
+            "A practitioner should keep in mind that the minimalist recipe reaches 43.3%.",
+            "The minimalist recipe reaches 43.3%.",
+        ),
+        # no clause follows: what is left would not be a sentence
+        (
+            "Practitioners should consider AnimeGamer's superior performance in various gaming aspects.",
+            "Practitioners should consider AnimeGamer's superior performance in various gaming aspects.",
+        ),
+    ],
+)
+def test_a_takeaway_that_says_the_question_back_loses_it(written, kept):
+    assert items(f"- {written}") == [kept]
 
 
 def test_a_frame_that_says_where_it_was_measured_keeps_where():
