@@ -143,7 +143,26 @@ def test_the_units_of_a_real_digest_cover_every_prose_field_and_the_title():
 def test_a_unit_of_names_alone_needs_no_model():
     english = Digest.model_validate(RECORDED["english"])
     root = next(u for u in translation_units(english, ANIMEGAMER) if u.path == "mind_map.label")
-    assert (root.english, root.needs_model) == ("AnimeGamer", False)
+    assert (root.english, root.needs_model, root.known_chinese) == ("AnimeGamer", False, "AnimeGamer")
+
+
+@pytest.mark.parametrize(
+    ("label", "known"),
+    [
+        ("Token merging", "Token 合并"),  # MergeVQ's idea: the 1.5B model wrote 词合并 in all 8 rounds of a sample run
+        ("KV caches", "KV 缓存"),
+        ("Test-time scaling", "测试时扩展"),
+        ("Disentangled token merging", None),  # more than the term: asked
+        ("Attention", None),  # a term of two senses: the model picks
+    ],
+)
+def test_a_label_that_is_one_glossary_term_is_the_glossarys_rendering_not_asked(label, known):
+    english = dict(
+        RECORDED["english"], mind_map={"label": "AnimeGamer", "children": [{"label": label, "children": []}]}
+    )
+    digest = Digest.model_validate(english)
+    (unit,) = [u for u in translation_units(digest, ANIMEGAMER) if u.path == "mind_map.children[0].label"]
+    assert unit.known_chinese == known
 
 
 def test_the_assembled_digest_keeps_the_english_shape_numbers_and_sections():
@@ -195,7 +214,7 @@ def test_a_mark_written_right_after_a_figure_is_its_name_spaced_off():
 
 
 def test_a_names_suffix_rendered_after_it_is_written_by_the_program():
-    """"R1-Zero-Like" asked as "X1-Like": the 1.5B model kept "-Like" in English in all 8 rounds on the sample day
+    """ "R1-Zero-Like" asked as "X1-Like": the 1.5B model kept "-Like" in English in all 8 rounds on the sample day
     (2504.00883's problem); the model now sees "X1式", the glossary's rendering, and a faithful answer passes."""
     unit = unit_of("The paper proposes a novel training method called R1-Zero-Like.")
     assert unit.protected.text == "The paper proposes a novel training method called X1式."

@@ -21,6 +21,7 @@ from papers_digest.checker.placeholders import Protected, mark_pattern, marks_in
 from papers_digest.checker.problems import Problem
 from papers_digest.checker.zh_words import EnglishFacts, word_problems
 from papers_digest.core.models import Digest
+from papers_digest.reading.glossary import whole_term
 from papers_digest.reading.names import title_names
 
 UnitKind = Literal["title", "sentence", "label"]
@@ -65,6 +66,19 @@ class Unit:
     def needs_model(self) -> bool:
         """Whether anything is left to translate once the names are placeholders ("MergeVQ" alone is not)."""
         return _LATIN_RE.search(_without_marks(self.protected.text)) is not None
+
+    @property
+    def known_chinese(self) -> str | None:
+        """Its Chinese where the program knows it without asking: names alone stay as written, and a label that is
+        one glossary term whole takes the glossary's rendering ("Token merging" -> "Token 合并": the 1.5B model
+        wrote 词合并 in all 8 rounds of a sample run); None when the model is asked."""
+        if not self.needs_model:
+            return self.english
+        term = whole_term(self.english) if self.kind == "label" else None
+        if term is None or term.senses:
+            return None
+        rendering = term.rendering
+        return rendering[0].upper() + rendering[1:] if self.english[0].isupper() else rendering
 
 
 def translation_units(english: Digest, title: str | None = None) -> list[Unit]:

@@ -175,10 +175,11 @@ async def translate_in_units(
     state = _Asking(client, task, system_prompt)
     leaders: dict[tuple[str, str], Unit] = {}  # the unit asked for each English text (a finding written twice: once)
     for unit in units:
-        if unit.needs_model:
+        known = unit.known_chinese  # names alone ("MergeVQ"), a label that is one glossary term: never asked
+        if known is None:
             leaders.setdefault((unit.kind, unit.english), unit)
-        else:  # names alone ("MergeVQ"): nothing to translate
-            state.chinese[unit.key] = unit.english
+        else:
+            state.chinese[unit.key] = known
     asked = list(leaders.values())
     pending = asked
     problems: list[Problem] = []
@@ -196,7 +197,7 @@ async def translate_in_units(
             if pending:
                 continue
             for unit in units:  # a unit written twice takes its first one's translation
-                if unit.needs_model:
+                if unit.known_chinese is None:
                     state.chinese[unit.key] = state.chinese[leaders[(unit.kind, unit.english)].key]
             digest, problems = _judged(source, units, state, english.title, system_prompt)
             if digest is not None:

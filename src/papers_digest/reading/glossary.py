@@ -134,6 +134,13 @@ def terms_in(text: str, path: Path = GLOSSARY_FILE) -> list[Term]:
     return found + suffixes
 
 
+def whole_term(text: str, path: Path = GLOSSARY_FILE) -> Term | None:
+    """The glossary term `text` is, whole, in any of its spellings ("Token merging", "KV caches"); None when it is
+    more or less than one term."""
+    index, _ = _index(path)
+    return index.get(words_of(text))
+
+
 def words_of(text: str) -> tuple[str, ...]:
     """A text's words, lower case, hyphens and other punctuation as spaces: how terms are matched."""
     return tuple(w.casefold() for w in _WORD_RE.findall(text))
