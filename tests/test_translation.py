@@ -112,9 +112,21 @@ def test_a_unit_asked_again_is_told_what_to_mind_with_names_still_placeholders()
     problems = judge_unit(unit, "仅用 120 小时，我们从 X2 微调得到的 X1 模型 can 超过 X3。")[1]
     system, _ = unit_messages("", unit, problems)
     mind = next(line for line in system["content"].splitlines() if line.startswith("Mind: "))
+    # GPU of "GPU hours" is no mark (a name inside a glossary term): the hint names it rather than the marks
     assert mind == (
-        "Mind: copy every mark of Keep exactly as written; translate every English word (can); "
-        "use the Terms' Chinese (GPU hour = GPU 小时)"
+        "Mind: write GPU exactly as the English does, and no name it does not have; translate every English word "
+        "(can); use the Terms' Chinese (GPU hour = GPU 小时)"
+    )
+
+
+def test_a_lost_mark_is_named_by_its_mark_in_what_to_mind():
+    unit = unit_of(SENTENCE)
+    problems = judge_unit(unit, "仅用 120 GPU 小时，我们从 X2 微调得到的模型可以超过 X3。")[1]
+    system, _ = unit_messages("", unit, problems)
+    mind = next(line for line in system["content"].splitlines() if line.startswith("Mind: "))
+    assert mind == (
+        "Mind: copy every mark of Keep exactly as written; write X1 exactly as the English does, and no name it does "
+        "not have"
     )
 
 
