@@ -107,11 +107,15 @@ def test_the_terms_of_a_unit_are_given_after_the_system_prompt_names_as_placehol
     )
 
 
-def test_a_unit_asked_again_is_told_what_to_mind_with_names_still_placeholders():
+def mind_after(answer: str) -> str:
+    """The `Mind:` line of SENTENCE's unit asked again after `answer`."""
     unit = unit_of(SENTENCE)
-    problems = judge_unit(unit, "仅用 120 小时，我们从 X2 微调得到的 X1 模型 can 超过 X3。")[1]
-    system, _ = unit_messages("", unit, problems)
-    mind = next(line for line in system["content"].splitlines() if line.startswith("Mind: "))
+    system, _ = unit_messages("", unit, judge_unit(unit, answer)[1])
+    return next(line for line in system["content"].splitlines() if line.startswith("Mind: "))
+
+
+def test_a_unit_asked_again_is_told_what_to_mind_with_names_still_placeholders():
+    mind = mind_after("仅用 120 小时，我们从 X2 微调得到的 X1 模型 can 超过 X3。")
     # GPU of "GPU hours" is no mark (a name inside a glossary term): the hint names it rather than the marks
     assert mind == (
         "Mind: write GPU exactly as the English does, and no name it does not have; translate every English word "
@@ -120,10 +124,7 @@ def test_a_unit_asked_again_is_told_what_to_mind_with_names_still_placeholders()
 
 
 def test_a_lost_mark_is_named_by_its_mark_in_what_to_mind():
-    unit = unit_of(SENTENCE)
-    problems = judge_unit(unit, "仅用 120 GPU 小时，我们从 X2 微调得到的模型可以超过 X3。")[1]
-    system, _ = unit_messages("", unit, problems)
-    mind = next(line for line in system["content"].splitlines() if line.startswith("Mind: "))
+    mind = mind_after("仅用 120 GPU 小时，我们从 X2 微调得到的模型可以超过 X3。")
     assert mind == (
         "Mind: copy every mark of Keep exactly as written; write X1 exactly as the English does, and no name it does "
         "not have"

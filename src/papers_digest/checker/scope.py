@@ -21,11 +21,12 @@ _COMPARATIVE_RE = re.compile(
     r"\b(?:outperform\w*|surpass\w*|beats?|beating|better than|superior|exceed\w*|higher than|stronger than)\b",
     re.IGNORECASE,
 )
+# Praise, a claim to be the best: "optimal" too ("ensuring optimal token efficiency" for MergeVQ's "favorable").
+_PRAISE = "optimal|exceptional|excellent|outstanding|superb|unmatched|unprecedented"
+_FIELD_TERM_AFTER = "transport|control|stopping|polic(?:y|ies)"  # "optimal transport" is a field's term, no praise
 _SUPERIORITY_RE = re.compile(
-    rf"{_COMPARATIVE_RE.pattern}|\b(?:state-of-the-art|sota|exceptional|excellent|outstanding|superb|unmatched|"
-    # "optimal" praises ("ensuring optimal token efficiency" for MergeVQ's "favorable"); optimal transport, control,
-    # stopping and policy are a field's terms
-    r"unprecedented|optimally|optimal(?![- ](?:transport|control|stopping|polic(?:y|ies))\b))\b",
+    rf"{_COMPARATIVE_RE.pattern}|\b(?:state-of-the-art|sota|optimally|"
+    rf"(?:{_PRAISE})(?![- ](?:{_FIELD_TERM_AFTER})\b))\b",
     re.IGNORECASE,
 )
 # A claim to be worse than something ("below" before a figure is a hedge, not a comparison).
@@ -68,8 +69,7 @@ _INTENSIFIER_ADJECTIVE_RE = re.compile(
 # Praise said by an adjective before its noun ("optimal token efficiency", "an exceptional gain"): taken out where
 # the sentence compares nothing, as sizes are; a field's terms ("optimal transport") stay.
 _PRAISE_ADJECTIVE_RE = re.compile(
-    r"\b(?:(an?)\s+)?(?:optimal|exceptional|excellent|outstanding|superb|unmatched|unprecedented)\s+"
-    r"(?!(?:transport|control|stopping|polic(?:y|ies)|in|for|to|at|and|or|but|as|when|with|on|of)\b)(?=(\w))",
+    rf"\b(?:(an?)\s+)?(?:{_PRAISE})\s+(?!(?:{_FIELD_TERM_AFTER}|in|for|to|at|and|or|but|as|when|with|on|of)\b)(?=(\w))",
     re.IGNORECASE,
 )
 
