@@ -100,16 +100,28 @@ def acronyms_in(text: str) -> list[str]:
 
 def spelled_out(text: str, acronym: str) -> list[str]:
     """The runs of words of `text` whose initials spell `acronym` ("augmented reality" for AR) and that could
-    name a thing: no function word, no verb but a participle ("augmented"), a noun last."""
+    name a thing: no function word, no verb but a participle ("augmented"), a noun last. A hyphen-joined word
+    counts each of its parts, a function word among them too ("time-to-completion" for TTC: PaCoRe's test-time
+    compute, in the run at 6f6e3a3)."""
     words = _PLAIN_WORD_RE.findall(text)
-    runs = [words[i : i + len(acronym)] for i in range(len(words) - len(acronym) + 1)]
-    return [
-        " ".join(run)
-        for run in runs
-        if "".join(w[0] for w in run).upper() == acronym
-        and all(_may_name(w) for w in run)
-        and "NOUN" in getAllLemmas(run[-1].casefold())
-    ]
+    parts = [(word.split("-"), word) for word in words]
+    found = []
+    for start in range(len(parts)):
+        run, initials = [], ""
+        for pieces, word in parts[start:]:
+            run.append(word)
+            initials += "".join(p[0] for p in pieces)
+            if len(initials) >= len(acronym):
+                break
+        ends = run[-1].rsplit("-", 1)[-1]
+        if (
+            initials.upper() == acronym
+            and all(_may_name(w) for w in run if "-" not in w)
+            and all(_may_name(p) for w in run if "-" in w for p in (w.split("-")[0], w.split("-")[-1]))
+            and "NOUN" in getAllLemmas(ends.casefold())
+        ):
+            found.append(" ".join(run))
+    return found
 
 
 def _may_name(word: str) -> bool:
