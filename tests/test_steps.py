@@ -8,14 +8,15 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from conftest import SAMPLE_DATE, make_params
+from conftest import SAMPLE_DATE, abstract_docs, day_papers, make_params
 from test_checker import R1, doc
 
 from papers_devtools.sim.routes import EngineSim
 from papers_devtools.sim.serve import BackgroundServer
+from papers_digest.checker.paper import read_paper
 from papers_digest.checker.problems import Problem
 from papers_digest.core.markup import ABSTRACT
-from papers_digest.core.models import FulltextDoc, Section
+from papers_digest.core.models import Digest, FulltextDoc, Section
 from papers_digest.llm.prompting import load_prompt
 from papers_digest.pipeline.digesting import generate_digests
 from papers_digest.ways.steps.conversation import renumbered, to_mend
@@ -185,7 +186,64 @@ def test_a_topic_written_as_a_sentence_is_asked_again_as_a_label():
             },
         }
     )
-    assert [(p.rule, p.field) for p in label(digest, None)] == [("label", "mind_map.label")]
+    assert [(p.rule, p.field) for p in label(digest, read_paper(doc(ANIMEGAMER)))] == [("label", "mind_map.label")]
+
+
+def other_day(arxiv_id: str) -> FulltextDoc:
+    """A paper of the recorded 2026-01-13 listing as the abstract the pipeline reads."""
+    return next(d for d in abstract_docs(day_papers("2026-01-13")) if d.arxiv_id == arxiv_id)
+
+
+GLIMPROUTER, BABYVISION, VIDEODR = "2601.05110", "2601.06521", "2601.06943"
+
+
+@pytest.mark.parametrize(
+    ("paper", "idea", "rejected"),
+    [
+        # the 2026-01-13 run at 6f6e3a3: the prompt's example idea given back for papers it is not about
+        (GLIMPROUTER, "Token merging", True),
+        (BABYVISION, "Token merging", True),
+        (BABYVISION, "Quantum annealing", True),
+        # ideas of the same run and of the sample run at 7c36aa0, each in its paper's words, some not quite
+        (GLIMPROUTER, "Entropy as predictor", False),
+        (BABYVISION, "Visual reasoning beyond language", False),
+        (VIDEODR, "It involves interactive web retrieval", False),
+        (VSGRPO, "Identifies small-medium Qwen2-VL models' limitations", False),
+        (MERGEVQ, "Token merging", False),
+        (MERGEVQ, "Disentangled token merging", False),
+    ],
+)
+def test_an_idea_not_in_the_paper_s_words_is_rejected(paper, idea, rejected):
+    from papers_digest.checker.substance import label
+
+    paper_doc = other_day(paper) if paper.startswith("26") else doc(paper)
+    digest = assemble(plan_parts(outline(paper_doc)), {"TOPIC": "Topic", "IDEAS": f"- {idea}"})
+    found = [p.field for p in label(Digest.model_validate(digest), read_paper(paper_doc)) if "children" in p.field]
+    assert found == (["mind_map.children[0].label"] if rejected else [])
+
+
+def test_an_idea_not_in_the_paper_s_words_is_left_out_where_others_remain(prompts):
+    from papers_digest.core.models import CallRecord, Usage
+    from papers_digest.llm.client import ChatReply
+    from papers_digest.ways.steps.conversation import StepsConversation
+
+    paper_doc = other_day(GLIMPROUTER)
+    parts = plan_parts(outline(paper_doc))
+    talk = StepsConversation(None, None, prompts, paper_doc.title, read_paper(paper_doc), parts)
+    record = CallRecord(
+        date="2026-01-13", arxiv_id=GLIMPROUTER, stage="digest_en", attempt=1, status="ok",
+        started_at=0, ended_at=0, latency_s=0,
+    )  # fmt: skip
+    answers = {part.key: "GlimpRouter routes reasoning steps by their first token." for part in parts}
+    answers |= {"TOPIC": "GlimpRouter", "IDEAS": "- Token merging\n- Entropy as predictor\n- Step-wise collaboration"}
+    talk.replies = {key: ChatReply(text, "stop", Usage(), record) for key, text in answers.items()}
+    labels = [p for p in talk.judged()[1].problems if p.rule == "label"]
+    assert [p.field for p in labels] == ["mind_map.children[0].label"]
+
+    asyncio.run(talk.mend(next(p for p in parts if p.key == "IDEAS"), labels, attempt=2))
+    data, verdict = talk.judged()
+    assert [c["label"] for c in data["mind_map"]["children"]] == ["Entropy as predictor", "Step-wise collaboration"]
+    assert [p for p in verdict.problems if p.rule == "label"] == []
 
 
 def test_the_frame_around_a_finding_is_taken_off():
@@ -430,3 +488,68 @@ def test_a_summary_that_keeps_overstating_its_result_is_said_as_its_finding_says
         prompt = load_prompt(STEPS_PROMPT)
         (result,) = asyncio.run(generate_digests(params, SAMPLE_DATE, [doc(MERGEVQ)], prompt, lambda r: None))
     assert (result.status, result.digest["one_sentence"] if result.digest else None) == ("done", finding)
+
+
+def test_babyvision_s_finding_and_summary_are_what_it_found_not_the_toolkit_it_proposes():
+    # the 2026-01-13 run at 6f6e3a3 wrote BabyVision's summary and a finding from its closing "We also explore
+    # solving visual reasoning with generation models by proposing BabyVision-Gen …", which states no finding
+    plan = outline(other_day(BABYVISION))
+    assert [s.text for s in plan.findings] == [
+        "Empirical results and human evaluation reveal that leading MLLMs perform significantly below human baselines."
+    ]
+    assert plan.main == plan.findings[0]
+
+
+def test_a_summary_without_a_figure_is_written_from_the_result_that_says_what_was_found():
+    # VideoDR's two results state no figure: its analysis's finding, not its closing "In sum, VideoDR provides …"
+    plan = outline(other_day(VIDEODR))
+    assert len(plan.findings) == 2
+    assert plan.main.text.startswith("Further analysis indicates that goal drift")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "doing"),
+    [
+        ("We also explore solving visual reasoning with generation models by proposing BabyVision-Gen.", True),
+        ("Finally, we describe several countermeasures which can be used to mitigate such attacks.", True),
+        ("We present two different algorithms for delivering packets to such a group.", True),
+        # a verb of finding, a figure or a measured outcome makes it a result
+        ("We further investigate ResNeXt on ImageNet-5K, also showing better results than its ResNet.", False),
+        ("Moreover, we present faster variants that run optical flow at up to 140fps.", False),
+        ("We propose a recipe that outperforms GRPO by 3 points on AIME.", False),
+        ("Empirical results and human evaluation reveal that leading MLLMs perform below human baselines.", False),
+    ],
+)
+def test_a_sentence_saying_what_the_paper_does_is_no_finding(sentence, doing):
+    from papers_digest.reading.outcomes import says_what_it_does
+
+    assert says_what_it_does(sentence) is doing
+
+
+PACORE_RESULT = (
+    "The approach yields strong improvements across diverse domains, and notably pushes reasoning beyond frontier "
+    "systems in mathematics: an 8B model reaches 94.5% on HMMT 2025, surpassing GPT-5's 93.2% by scaling effective "
+    "TTC to roughly two million tokens."
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "summary"),
+    [
+        # PaCoRe's summary in the 2026-01-13 run at 6f6e3a3: two sentences, the figures in the second
+        (
+            "The approach yields substantial enhancements across various fields, particularly pushing reasoning "
+            "beyond frontier systems in mathematics. An 8B model achieves 94.5% on HMMT 2025, surpassing GPT-5's "
+            "93.2% by scaling effective TTC to approximately two million tokens.",
+            "An 8B model achieves 94.5% on HMMT 2025, surpassing GPT-5's 93.2% by scaling effective TTC to "
+            "approximately two million tokens.",
+        ),
+        ("An 8B model reaches 94.5% on HMMT 2025.", "An 8B model reaches 94.5% on HMMT 2025."),
+        # no sentence states the result's figures: the answer stands as it is, for the rules to judge
+        ("PaCoRe scales reasoning. It beats GPT-5.", "PaCoRe scales reasoning. It beats GPT-5."),
+    ],
+)
+def test_a_summary_in_two_sentences_keeps_the_one_with_the_result_s_figures(answer, summary):
+    from papers_digest.ways.steps.parts import one_sentence
+
+    assert one_sentence(answer, PACORE_RESULT) == summary

@@ -10,6 +10,7 @@ from papers_digest.checker.numbers import Number, normalise_for_match, numbers_i
 from papers_digest.checker.passages import PaperWords
 from papers_digest.core.markup import ABSTRACT, section_texts
 from papers_digest.core.models import Evidence, FulltextDoc
+from papers_digest.reading.words import text_forms
 
 EVIDENCE_CHARS = 300
 OUTSIDE = "*"  # the "section" of lines LaTeXML placed outside every section
@@ -29,6 +30,11 @@ class PaperFacts:
     unsectioned: tuple[Number, ...]  # numbers of lines outside every section: citable under any section
     abstract_only: bool
     whole: str = ""  # the normalised title and text
+
+    @cached_property
+    def word_forms(self) -> frozenset[str]:
+        """Every form of the words of the paper and its title (reading/words.py), built on first use."""
+        return text_forms(self.whole)
 
     @cached_property
     def passages(self) -> PaperWords:

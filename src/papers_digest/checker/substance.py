@@ -32,6 +32,7 @@ from papers_digest.checker.paths import set_field
 from papers_digest.checker.problems import Problem
 from papers_digest.checker.results import STOP
 from papers_digest.core.models import Digest
+from papers_digest.reading.words import words_not_in
 
 DigestRule = Callable[[Digest, PaperFacts], list[Problem]]
 
@@ -252,13 +253,29 @@ def _copied_summary(text: str, facts: PaperFacts) -> Run | None:
 
 
 def label(digest: Digest, facts: PaperFacts) -> list[Problem]:
-    """A mind-map label the model words is a label of at most LABEL_WORDS words, not a sentence (asked in steps;
-    a JSON answer's root label is often the paper's whole title)."""
-    return [
-        Problem("label", path, f"{_clip(text)!r} is a sentence, not a label: name it in two to five words")
-        for path, text in prose_fields(digest)
-        if path.endswith(".label") and len(text.split()) > LABEL_WORDS
-    ]
+    """A mind-map label the model words is a label of at most LABEL_WORDS words, not a sentence, and in the
+    paper's words: at least half of its words that name something are the paper's (asked in steps; a JSON
+    answer's root label is often the paper's whole title). On the 2026-01-13 listing at 6f6e3a3, GlimpRouter's
+    and BabyVision's ideas were "Token merging", the prompt's example, which neither paper is about."""
+    problems = []
+    for path, text in prose_fields(digest):
+        if not path.endswith(".label"):
+            continue
+        named, absent = words_not_in(text, facts.word_forms)
+        if len(text.split()) > LABEL_WORDS:
+            problems.append(
+                Problem("label", path, f"{_clip(text)!r} is a sentence, not a label: name it in two to five words")
+            )
+        elif absent and 2 * len(absent) >= len(named):
+            problems.append(
+                Problem(
+                    "label",
+                    path,
+                    f"{text!r} is not in the paper's words ({', '.join(absent)}): name what this paper says, "
+                    "in its own words",
+                )
+            )
+    return problems
 
 
 def distinct_findings(digest: Digest) -> int:

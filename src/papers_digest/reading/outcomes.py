@@ -52,3 +52,39 @@ def states_outcome(sentence: str) -> bool:
 def about_own_work(sentence: str) -> bool:
     """False where the sentence speaks of others' work ("existing methods ...") and not of the paper's own."""
     return OTHERS_RE.search(sentence) is None or _OWN_RE.search(sentence) is not None
+
+
+# The paper saying what it does, opening on "we" and a verb of doing: "We also explore solving visual reasoning
+# with generation models by proposing BabyVision-Gen …" (offered as BabyVision's summary in a run at 6f6e3a3).
+_DOING_RE = re.compile(
+    r"^(?:(?:finally|moreover|additionally|furthermore|in addition|lastly|besides|to this end)\s*,?\s*)?we\s+"
+    r"(?:also\s+|further\s+|then\s+|additionally\s+)?(?:propose|introduce|present|explore|develop|design|build|"
+    r"release|construct|curate|describe|provide|discuss|investigate|study|examine|outline|offer)\b",
+    re.IGNORECASE,
+)
+# A verb of finding: what the paper's experiments or analysis found ("reveal that", "indicates that").
+_FINDING_RE = re.compile(
+    r"\b(?:show(?:s|ed|n|ing)?|demonstrat\w+|reveal\w*|indicat\w+|find|finds|found|suggest\w*|confirm\w*|"
+    r"verif(?:y|ies|ied))\b",
+    re.IGNORECASE,
+)
+_FINDING_THAT_RE = re.compile(_FINDING_RE.pattern + r"\s+(?:\w+\s+){0,2}?that\b", re.IGNORECASE)
+
+
+def says_what_it_does(sentence: str) -> bool:
+    """Whether `sentence` says what the paper does and not what it found: "we (also) propose / introduce /
+    explore …" with no verb of finding, no measured outcome and no figure. CSAbstruct's annotators label such a
+    closing sentence a result (29 of the train split's offered candidates, 22 labelled so); a reader of a
+    digest gets no finding from it (docs/reading.md, "Outcomes")."""
+    return (
+        _DOING_RE.search(sentence.strip()) is not None
+        and _FINDING_RE.search(sentence) is None
+        and not re.search(r"\d", sentence)
+        and not states_outcome(sentence)
+    )
+
+
+def reports_finding(sentence: str) -> bool:
+    """Whether `sentence` reports what was found: a verb of finding with its "that" ("Empirical results and
+    human evaluation reveal that …", "Further analysis indicates that …"), or a measured outcome."""
+    return _FINDING_THAT_RE.search(sentence) is not None or states_outcome(sentence)

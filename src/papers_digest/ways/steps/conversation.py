@@ -25,6 +25,7 @@ from papers_digest.ways.steps.parts import (
     Part,
     assemble,
     field_sentences,
+    ideas_of,
     one_line,
     opening,
     part_of,
@@ -66,11 +67,13 @@ class StepsConversation:
     asked: dict[str, list[Message]] = field(default_factory=dict)
     replies: dict[str, ChatReply] = field(default_factory=dict)
     borrowed: dict[str, str] = field(default_factory=dict)  # a part answered by another part's answer (its key)
+    trimmed: dict[str, str] = field(default_factory=dict)  # a list part's answer with the items it failed on left out
 
     @property
     def answers(self) -> dict[str, str]:
         own = {key: reply.content for key, reply in self.replies.items()}
-        return {**own, **{key: own[other] for key, other in self.borrowed.items() if other in own}}
+        borrowed = {key: own[other] for key, other in self.borrowed.items() if other in own}
+        return {**own, **borrowed, **self.trimmed}
 
     def in_use(self) -> list[ChatReply]:
         return [self.replies[p.key] for p in self.parts if p.key in self.replies and p.key not in self.borrowed]
@@ -82,6 +85,7 @@ class StepsConversation:
             messages, context, self.calls, max_tokens=part.max_tokens, sampling=sampling(round_)
         )
         self.asked[part.key], self.replies[part.key] = messages, reply
+        self.trimmed.pop(part.key, None)
 
     async def first(self, part: Part, attempt: int, mind: list[str] = ()) -> None:
         """Ask a part its question; `mind`: what its last answer got wrong, said after the question (asked again
@@ -99,7 +103,8 @@ class StepsConversation:
     async def mend(
         self, part: Part, problems: list[Problem], attempt: int, failing: frozenset[str] = frozenset()
     ) -> None:
-        """Mend a part from its problems' data: a finding that repeats another dropped where others remain; a
+        """Mend a part from its problems' data: a finding that repeats another dropped where others remain, and so
+        are the mind map's ideas that are no labels of the paper's words where others are; a
         part that copied, repeated or was cut off rewritten in other words without the paper in view (the
         words it copied named); a summary of the main result that keeps failing, from BORROW_FROM_ROUND on, said
         as the finding of the same sentence says it, where that finding passed (`failing`: the parts that did
@@ -107,8 +112,15 @@ class StepsConversation:
         rules = {p.rule for p in problems}
         findings = [p for p in self.parts if p.question == "FINDING"]
         same = next((f for f in findings if f.sources == part.sources and f.key not in failing), None)
+        ideas = ideas_of(self.answers.get(part.key, "")) if part.question == "IDEAS" else []
+        failed = {p.field for p in problems}
+        kept = [idea for i, idea in enumerate(ideas) if f"{part.field}[{i}].label" not in failed]
         if part.question == "FINDING" and rules == {"repeated"} and len(findings) > 1:
             self.parts = renumbered([p for p in self.parts if p is not part])
+        elif part.question == "IDEAS" and rules == {"label"} and kept:
+            # the ideas that are labels in the paper's words kept, the others left out (asked again, the 1.5B
+            # model gave the prompt's example idea back)
+            self.trimmed[part.key] = "\n".join(f"- {idea}" for idea in kept)
         elif part.question == "SUMMARY" and same is not None and attempt - self.first_attempt >= BORROW_FROM_ROUND - 1:
             # the main result said as its finding says it: that wording passed every check of the same sentence
             self.borrowed[part.key] = same.key

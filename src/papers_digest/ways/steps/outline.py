@@ -15,6 +15,7 @@ from papers_digest.checker.results import is_packaging
 from papers_digest.checker.substance import REPEAT_SHARE, overlap
 from papers_digest.core.markup import ABSTRACT, blocks_of
 from papers_digest.core.models import FulltextDoc
+from papers_digest.reading.outcomes import reports_finding, says_what_it_does
 from papers_digest.reading.roles import (
     Role,
     SentenceRole,
@@ -151,10 +152,12 @@ def _body_candidates(sentences: list[Source]) -> list[Source]:
 
 
 def _offerable(source: Source) -> bool:
-    """A sentence a finding may report: prose of a sentence's length, not about code or links."""
+    """A sentence a finding may report: prose of a sentence's length, not about code or links, nor saying what
+    the paper does ("We also explore … by proposing BabyVision-Gen …")."""
     figures = prose_numbers(source.text)
     return (
         not is_packaging(source.text)
+        and not says_what_it_does(source.text)
         and len(source.text) <= MAX_CHARS
         and len(figures) <= MAX_FIGURE_SHARE * len(source.text.split())
         and len(source.text.split()) >= 6
@@ -178,10 +181,11 @@ def _distinct(offered: list[Source], most: int) -> list[Source]:
 
 def _main_result(findings: list[Source]) -> Source | None:
     """The summary's result: the abstract's headline where it states one (its likeliest result that states a
-    figure, else its likeliest), else the body's."""
+    figure, else its likeliest that says what was found, "… reveal that …", else its likeliest), else the
+    body's."""
     headline = [s for s in findings if s.section == ABSTRACT] or findings
     with_figure = [s for s in headline if s.has_figure]
-    ranked = sorted(with_figure or headline, key=lambda s: -s.result_score)
+    ranked = sorted(with_figure or headline, key=lambda s: (not reports_finding(s.text), -s.result_score))
     return ranked[0] if ranked else None
 
 
