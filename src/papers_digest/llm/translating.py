@@ -39,6 +39,9 @@ MAX_ROUNDS = 8  # the units, then up to seven rounds asking again for the ones t
 # GPU hours" lost its GPU hours 8 times of 8).
 SPLIT_AFTER_ROUND = 3
 TERMS_PREFIX = "Terms: "
+# A compound suffix is said in its unit's Terms where it stands ("X1-based = 基于 X1 的"): said for every unit in
+# the system prompt, the example leaked, "Leading MLLMs perform below human baselines" coming back as
+# "MLLMs 式训练的性能低于…" (the 2026-01-13 run at 6f6e3a3).
 KEEP_PREFIX = "Keep: "
 MIND_PREFIX = "Mind: "
 # What a unit is, said after the system prompt (the simulator reads it back). The user message is the unit's
@@ -84,7 +87,14 @@ def unit_messages(system_prompt: str, unit: Unit, problems: Sequence[Problem] = 
     terms = [
         f"{_marked(term.en, placeholders)} = {_marked(term.rendering, placeholders)}"
         for term in unit.facts.terms
-        if not term.keep
+        if not term.keep and not term.suffix
+    ]
+    # a suffix written after its name is the program's (checker/units.py); one before it, said where it stands
+    terms += [
+        f"{word}-{term.en} = {term.rendering} {word} 的"
+        for term in unit.facts.terms
+        if term.suffix and not term.after
+        for word in dict.fromkeys(re.findall(rf"([\w.]+)-{re.escape(term.en)}\b", unit.protected.text, re.I))
     ]
     notes = [KIND_NOTE[unit.kind]]
     notes += [f"{TERMS_PREFIX}{'; '.join(terms)}"] if terms else []
