@@ -553,3 +553,41 @@ def test_a_summary_in_two_sentences_keeps_the_one_with_the_result_s_figures(answ
     from papers_digest.ways.steps.parts import one_sentence
 
     assert one_sentence(answer, PACORE_RESULT) == summary
+
+
+@pytest.mark.parametrize(
+    ("title", "topic"),
+    [
+        ("MergeVQ: A Unified Framework for Visual Generation and Representation with Disentangled Token Merging and "
+         "Quantization", "MergeVQ"),
+        ("Understanding R1-Zero-Like Training: A Critical Perspective", "Understanding R1-Zero-Like Training"),
+        ("Improved Visual-Spatial Reasoning via R1-Zero-Like Training", "Improved Visual-Spatial Reasoning via "
+         "R1-Zero-Like Training"),
+        # the model is asked: a title too long to be a label, a colon inside a quotation, a long head
+        ("On the Fallacy of Global Token Perplexity in Spoken Language Model Evaluation", ""),
+        ('"TODO: Fix the Mess Gemini Created": Towards Understanding GenAI-Induced Self-Admitted Technical Debt', ""),
+        ("Watching the Agents That Watch Videos on the Web: A Benchmark", ""),
+    ],
+)  # fmt: skip
+def test_the_mind_map_s_topic_is_the_name_the_title_gives(title, topic):
+    from papers_digest.ways.steps.parts import topic_of
+
+    assert topic_of(title) == topic
+
+
+def test_a_topic_the_title_names_is_not_asked_and_an_idea_repeating_it_is_left_out(prompts):
+    from papers_digest.ways.steps.conversation import StepsConversation
+
+    paper_doc = doc(ANIMEGAMER)
+    parts = plan_parts(outline(paper_doc))
+    topic = next(p for p in parts if p.question == "TOPIC")
+    talk = StepsConversation(None, None, prompts, paper_doc.title, read_paper(paper_doc), parts)
+    asyncio.run(talk.first(topic, 1))  # no client: asking would fail
+    assert talk.asked == {}
+    # the noun-phrase question's answer for AnimeGamer, measured on the 1.5B model
+    data = assemble(parts, {"IDEAS": "- AnimeGamer\n- Infinite Anime Life Simulation\n- Game State Prediction"})
+    assert data["mind_map"]["label"] == "AnimeGamer"
+    assert [c["label"] for c in data["mind_map"]["children"]] == [
+        "Infinite Anime Life Simulation",
+        "Game State Prediction",
+    ]

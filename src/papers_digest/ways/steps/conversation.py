@@ -25,7 +25,6 @@ from papers_digest.ways.steps.parts import (
     Part,
     assemble,
     field_sentences,
-    ideas_of,
     one_line,
     opening,
     part_of,
@@ -90,6 +89,8 @@ class StepsConversation:
     async def first(self, part: Part, attempt: int, mind: list[str] = ()) -> None:
         """Ask a part its question; `mind`: what its last answer got wrong, said after the question (asked again
         after its own wrong answer, the 1.5B model wrote the same answer again: so a part is asked afresh)."""
+        if part.given and not mind:
+            return  # the program wrote it (the topic the title names)
         sentences = [s.text for s in part.sources]
         if part.question == "TAKEAWAYS":
             found = [one_line(self.answers.get(p.key, "")) for p in self.parts if p.question == "FINDING"]
@@ -112,9 +113,9 @@ class StepsConversation:
         rules = {p.rule for p in problems}
         findings = [p for p in self.parts if p.question == "FINDING"]
         same = next((f for f in findings if f.sources == part.sources and f.key not in failing), None)
-        ideas = ideas_of(self.answers.get(part.key, "")) if part.question == "IDEAS" else []
         failed = {p.field for p in problems}
-        kept = [idea for i, idea in enumerate(ideas) if f"{part.field}[{i}].label" not in failed]
+        ideas = assemble(self.parts, self.answers)["mind_map"]["children"] if part.question == "IDEAS" else []
+        kept = [idea["label"] for i, idea in enumerate(ideas) if f"{part.field}[{i}].label" not in failed]
         if part.question == "FINDING" and rules == {"repeated"} and len(findings) > 1:
             self.parts = renumbered([p for p in self.parts if p is not part])
         elif part.question == "IDEAS" and rules == {"label"} and kept:

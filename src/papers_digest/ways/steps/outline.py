@@ -78,6 +78,7 @@ class Outline:
     problem: tuple[Source, ...]
     method: tuple[Source, ...]
     limitations: tuple[Source, ...]
+    title: str = ""
 
 
 def outline(doc: FulltextDoc) -> Outline:
@@ -101,6 +102,7 @@ def outline(doc: FulltextDoc) -> Outline:
         problem=tuple(problem),
         method=tuple(method or ([aim] if aim else abstract[1:2] or abstract[:1])),
         limitations=tuple(limitations),
+        title=doc.title,
     )
 
 

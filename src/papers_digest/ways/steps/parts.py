@@ -23,6 +23,7 @@ from papers_digest.reading.sentences import split_sentences
 from papers_digest.ways.steps.outline import Outline, Source
 
 MOST_TAKEAWAYS, MOST_IDEAS = 2, 4
+TOPIC_WORDS = 5  # a title's head before its colon this long names the paper's topic
 # An answer's cap in tokens: one sentence is about 40; a cap stops a model that goes on.
 SENTENCE_TOKENS = 80
 MAX_TOKENS = {"TOPIC": 24, "METHOD": 100, "IDEAS": 80}
@@ -70,6 +71,7 @@ class Part:
     field: str
     sources: tuple[Source, ...]
     words: int = 25
+    given: str = ""  # what the program writes itself, asked of the model only if a rule rejects it
 
     @property
     def max_tokens(self) -> int:
@@ -103,7 +105,7 @@ def plan_parts(outline: Outline) -> list[Part]:
     ]
     parts += [
         Part("TAKEAWAYS", "TAKEAWAYS", "takeaways", outline.findings or main, 15),
-        Part("TOPIC", "TOPIC", "mind_map.label", outline.method, 5),
+        Part("TOPIC", "TOPIC", "mind_map.label", outline.method, 5, topic_of(outline.title)),
         Part("IDEAS", "IDEAS", "mind_map.children", outline.method, 16),
     ]
     return parts
@@ -122,7 +124,7 @@ def assemble(parts: list[Part], answers: dict[str, str]) -> dict:
         "mind_map": {"label": "", "children": []},
     }
     for part in parts:
-        answer = answers.get(part.key, "")
+        answer = answers.get(part.key, part.given)
         if part.question == "FINDING":
             finding = kept_scope(one_line(answer), part.sources[0].text)
             digest["results"].append(result_of(finding, part.sources[0]))
@@ -133,12 +135,29 @@ def assemble(parts: list[Part], answers: dict[str, str]) -> dict:
         elif part.question == "TOPIC":
             digest["mind_map"]["label"] = one_line(answer).rstrip(".")
         elif part.question == "IDEAS":
-            digest["mind_map"]["children"] = [{"label": idea, "children": []} for idea in ideas_of(answer)]
+            ideas = ideas_of(answer)
+            # an idea that names the topic again says nothing under it (AnimeGamer's "AnimeGamer")
+            ideas = [i for i in ideas if i.casefold() != digest["mind_map"]["label"].casefold()] or ideas
+            digest["mind_map"]["children"] = [{"label": idea, "children": []} for idea in ideas]
         elif part.question == "SUMMARY":
             digest[part.field] = kept_scope(one_sentence(one_line(answer), part.sources[0].text), part.sources[0].text)
         else:
             digest[part.field] = one_line(answer)
     return digest
+
+
+def topic_of(title: str) -> str:
+    """The mind map's topic where the title names it: its own name before a colon ("MergeVQ", "Understanding
+    R1-Zero-Like Training"), or the whole title when it is a label's length; "" (the model is asked) otherwise.
+    Asked for a heading, the 1.5B model gave the prompt's example or the whole title."""
+    head, colon, _ = title.partition(":")
+    head = " ".join(head.split())
+    if head.count('"') % 2 or head.count("“") != head.count("”"):
+        return ""  # the colon stands inside a quotation ("TODO: Fix the Mess …")
+    if colon and 0 < len(head.split()) <= TOPIC_WORDS:
+        return head
+    title = " ".join(title.split())
+    return title if not colon and 0 < len(title.split()) <= LABEL_WORDS else ""
 
 
 def ideas_of(answer: str) -> list[str]:
