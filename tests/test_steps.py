@@ -425,6 +425,9 @@ def test_an_idea_written_as_a_title_is_dropped_where_labels_remain():
         ("The paper analyzes DeepSeek-V3-Base.", "Analyzes DeepSeek-V3-Base"),
         ("Token merging", "Token merging"),
         ("Weight decay", "Weight decay"),
+        # AnimeGamer's idea in the sample run at fa4ad3f: its Chinese lost the acronym in all 8 rounds
+        ("Multimodal Large Language Models (MLLMs)", "Multimodal Large Language Models"),
+        ("Chain of Thought (CoT) prompts", "Chain of Thought (CoT) prompts"),
     ],
 )
 def test_an_idea_loses_a_sentence_s_opening_to_be_a_label(idea, label):

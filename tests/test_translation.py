@@ -187,6 +187,12 @@ def test_a_unit_of_names_alone_needs_no_model():
         ("Test-time scaling", "测试时扩展"),
         ("Disentangled token merging", None),  # more than the term: asked
         ("Attention", None),  # a term of two senses: the model picks
+        # a name, its suffix after it, then one term: 2504.00883's idea in the sample run at fa4ad3f, asked as
+        # "X1式 training", came back as 训练 in all 8 rounds
+        ("R1-Zero-like training", "R1-Zero 式训练"),
+        ("MergeVQ framework", "MergeVQ 框架"),
+        ("R1-Zero-like visual training", None),  # more than one term after the name: asked
+        ("VQ-based tokenizer", None),  # a suffix said before its name: asked
     ],
 )
 def test_a_label_that_is_one_glossary_term_is_the_glossarys_rendering_not_asked(label, known):
