@@ -204,6 +204,19 @@ def test_a_label_that_is_one_glossary_term_is_the_glossarys_rendering_not_asked(
     assert unit.known_chinese == known
 
 
+def test_the_topic_the_title_names_is_asked_once_as_the_title_s_head():
+    from papers_digest.llm.translating import asked_as
+
+    # 2503.20783 in the sample run at 2d31e00: its topic, asked as a label, came back as 训练R1-Zero式
+    title = "Understanding R1-Zero-Like Training: A Critical Perspective"
+    english = dict(RECORDED["english"], mind_map={"label": "Understanding R1-Zero-Like Training", "children": []})
+    units = translation_units(Digest.model_validate(english), title)
+    head = next(u for u in units if u.path == "title" and u.index == 0)
+    topic = next(u for u in units if u.path == "mind_map.label")
+    sentence = unit_of("Understanding R1-Zero-Like Training", "sentence")
+    assert asked_as(topic) == asked_as(head) != asked_as(sentence)
+
+
 def test_the_assembled_digest_keeps_the_english_shape_numbers_and_sections():
     english = Digest.model_validate(RECORDED["english"])
     units = translation_units(english, ANIMEGAMER)

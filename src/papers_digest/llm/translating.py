@@ -105,6 +105,13 @@ def unit_messages(system_prompt: str, unit: Unit, problems: Sequence[Problem] = 
     return [{"role": "system", "content": system}, {"role": "user", "content": unit.protected.text}]
 
 
+def asked_as(unit: Unit) -> tuple[bool, str]:
+    """What a unit is asked as: units of the same English are asked once, a sentence apart from a phrase (a
+    title's head and a label alike: the mind map's topic is the title's head, "Understanding R1-Zero-Like
+    Training", which asked as a label came back as 训练R1-Zero式, and as the title's head as 理解R1-Zero式训练)."""
+    return unit.kind == "sentence", unit.english
+
+
 def unit_max_tokens(unit: Unit) -> int:
     return max(MIN_TOKENS, TOKENS_PER_ENGLISH_TOKEN * estimate_tokens(unit.protected.text))
 
@@ -184,11 +191,11 @@ async def translate_in_units(
     source = Digest.model_validate(english.digest)
     units = translation_units(source, english.title)
     state = _Asking(client, task, system_prompt)
-    leaders: dict[tuple[str, str], Unit] = {}  # the unit asked for each English text (a finding written twice: once)
+    leaders: dict[tuple[bool, str], Unit] = {}  # the unit asked for each English text (a finding written twice: once)
     for unit in units:
         known = unit.known_chinese  # names alone ("MergeVQ"), a label that is one glossary term: never asked
         if known is None:
-            leaders.setdefault((unit.kind, unit.english), unit)
+            leaders.setdefault(asked_as(unit), unit)
         else:
             state.chinese[unit.key] = known
     asked = list(leaders.values())
@@ -209,13 +216,13 @@ async def translate_in_units(
                 continue
             for unit in units:  # a unit written twice takes its first one's translation
                 if unit.known_chinese is None:
-                    state.chinese[unit.key] = state.chinese[leaders[(unit.kind, unit.english)].key]
+                    state.chinese[unit.key] = state.chinese[leaders[asked_as(unit)].key]
             digest, problems = _judged(source, units, state, english.title, system_prompt)
             if digest is not None:
                 for reply in state.accepted.values():
                     client.keep(reply)
                 return result(status="done", digest=digest)
-            pending = _units_of(problems, units, state, lambda u: leaders.get((u.kind, u.english), u))
+            pending = _units_of(problems, units, state, lambda u: leaders.get(asked_as(u), u))
             if not pending:
                 break
     except LlmError as exc:
