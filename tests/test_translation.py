@@ -112,9 +112,12 @@ def test_the_terms_of_a_unit_are_given_after_the_system_prompt_names_as_placehol
     [
         # 2504.00999's method: the suffix said where it stands, in the unit's Terms
         ("MergeVQ adopts token merging in VQ-based generative models.", "X2-based = 基于 X2 的"),
-        # a -like compound is written by the program (X1式), and a unit with no suffix is told of none: the
-        # system prompt's example of both came back as "MLLMs 式训练" in the 2026-01-13 run at 6f6e3a3
-        ("R1-Zero-like training improves reasoning.", None),
+        # after an ordinary word, the suffix alone: PaCoRe's idea in the 2026-01-13 run at 13bd1bd kept "outcome"
+        # in English in all 8 rounds, told "outcome-based = 基于 outcome 的"
+        ("Trained end-to-end with large-scale, outcome-based reinforcement learning.", "based = 基于"),
+        # a -like compound is written by the program (X1式), its rendering a term; a unit with no suffix is told
+        # of none: the system prompt's example of both came back as "MLLMs 式训练" in the 2026-01-13 run at 6f6e3a3
+        ("R1-Zero-like training improves reasoning.", "like = 式"),
         ("Leading MLLMs perform significantly below human baselines.", None),
     ],
 )
@@ -123,7 +126,7 @@ def test_a_compound_suffix_is_said_only_to_the_unit_that_has_one(english, terms)
 
     system, _ = unit_messages(Path("prompts/translate_zh.md").read_text(encoding="utf-8"), unit_of(english))
     said = [t for line in system["content"].splitlines() if line.startswith("Terms: ") for t in line[7:].split("; ")]
-    assert [t for t in said if "-based" in t or "-like" in t] == ([terms] if terms else [])
+    assert [t for t in said if "based" in t or "like" in t] == ([terms] if terms else [])
     assert "式训练" not in system["content"] and "基于 X1 的模型" not in system["content"]
 
 

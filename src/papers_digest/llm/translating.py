@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from papers_digest.checker.chinese import check_digest_zh
 from papers_digest.checker.echo import echoed
+from papers_digest.checker.placeholders import mark_pattern
 from papers_digest.checker.problems import Problem, problem_texts
 from papers_digest.checker.units import (
     Unit,
@@ -84,18 +85,21 @@ def unit_messages(system_prompt: str, unit: Unit, problems: Sequence[Problem] = 
     the unit is, the glossary's terms it holds, the marks to keep and, asked again after `problems`, what to
     mind (names in all of them as placeholders); the user message is its English alone."""
     placeholders = {name: mark for mark, name in unit.protected.names.items()}
+    marks = mark_pattern(unit.protected.form).pattern
+    # a suffix before a name is said where it stands ("X1-based = 基于 X1 的"); after an ordinary word, as a term
+    # ("outcome-based": "based = 基于", where "outcome-based = 基于 outcome 的" came back with "outcome" left in
+    # English); one the program wrote after its name ("X1式", checker/units.py) is given as a term too
+    after_marks = {
+        term: list(dict.fromkeys(re.findall(rf"({marks})-{re.escape(term.en)}\b", unit.protected.text, re.I)))
+        for term in unit.facts.terms
+        if term.suffix and not term.after
+    }
     terms = [
         f"{_marked(term.en, placeholders)} = {_marked(term.rendering, placeholders)}"
         for term in unit.facts.terms
-        if not term.keep and not term.suffix
+        if not term.keep and not after_marks.get(term)
     ]
-    # a suffix written after its name is the program's (checker/units.py); one before it, said where it stands
-    terms += [
-        f"{word}-{term.en} = {term.rendering} {word} 的"
-        for term in unit.facts.terms
-        if term.suffix and not term.after
-        for word in dict.fromkeys(re.findall(rf"([\w.]+)-{re.escape(term.en)}\b", unit.protected.text, re.I))
-    ]
+    terms += [f"{mark}-{term.en} = {term.rendering} {mark} 的" for term, found in after_marks.items() for mark in found]
     notes = [KIND_NOTE[unit.kind]]
     notes += [f"{TERMS_PREFIX}{'; '.join(terms)}"] if terms else []
     notes += [f"{KEEP_PREFIX}{', '.join(unit.protected.names)}"] if unit.protected.names else []
