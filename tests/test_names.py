@@ -40,6 +40,12 @@ def test_a_title_abbreviation_belongs_to_the_name_after_it():
     assert "Dr. GRPO" in names_in(SAMPLE["2503.20783"].summary)
 
 
+def test_a_benchmark_s_edition_belongs_to_its_name():
+    # PaCoRe's "HMMT 2025" became 2025年在HMMT上 in the 2026-01-13 run at 20fbed1: the year is part of the name
+    text = "An 8B model reaches 94.5% on HMMT 2025, and 43.3% on AIME 2024; in 2024, LLMs grew to 2025.5 units."
+    assert names_in(text) == ["HMMT 2025", "AIME 2024", "LLMs"]
+
+
 def test_web_addresses_are_not_read_for_names():
     assert names_in("Codes are at https://github.com/TencentARC/AnimeGamer.") == []
 

@@ -137,9 +137,9 @@ def _tail(words: str, name: str) -> str:
 
 def _paper_names(facts: PaperFacts) -> set[str]:
     """The names the paper or its title writes, each part of them and each of their hyphen-joined openings
-    ("Qwen2", "VL" and "Qwen2-VL" of "Qwen2-VL-7B")."""
+    ("Qwen2", "VL" and "Qwen2-VL" of "Qwen2-VL-7B"; "HMMT" of "HMMT 2025")."""
     found = set(names_in(f"{facts.title}\n{facts.whole}"))
-    parts = {part for name in found for part in re.split(r"[-/]", name) if part}
+    parts = {part for name in found for part in re.split(r"[-/ ]", name) if part}
     openings = {"-".join(name.split("-")[:i]) for name in found for i in range(1, name.count("-") + 1)}
     return found | parts | openings
 

@@ -36,6 +36,8 @@ _COMPOUND_TAILS = frozenset((
 _STOPWORDS = frozenset(("of", "and", "the", "for", "with", "in", "on", "to", "a", "an", "by", "from", "via", "&"))
 # An acronym written in a text ("AR", "LLMs"), and a word of plain letters (spelled_out).
 _CAPITALS_RE = re.compile(r"(?<![\w-])([A-Z]{2,5})s?(?![\w-])")
+# A year written after an acronym, its edition: "AIME 2024", "HMMT 2025" (not "2025, " of a date list).
+_EDITION_RE = re.compile(r" (?:19|20)\d\d\b(?![.,]\d|%)")
 _PLAIN_WORD_RE = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 # Words that function in a sentence (lemminflect's tables hold only nouns, verbs, adjectives and adverbs).
 _FUNCTION_WORDS = frozenset((
@@ -70,6 +72,9 @@ def names_in(text: str) -> list[str]:
         if before is not None and name == match.group()[: len(name)]:
             name = text[before.start() : match.start()] + name
             name = " ".join(name.split())
+        year = _EDITION_RE.match(text, match.start() + len(name)) if name == match.group() else None
+        if year is not None and _CAPITALS_RE.fullmatch(name):
+            name += year.group()  # a benchmark's edition: "HMMT 2025", not HMMT and a year (2025年 in Chinese)
         if name not in found:
             found.append(name)
     return found
