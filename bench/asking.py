@@ -40,7 +40,6 @@ from papers_digest.ways.registry import WAYS
 ROOT = repo_root()
 
 
-
 @dataclass
 class Row:
     model: str

@@ -346,7 +346,7 @@ def anchor_lengths(calls: list[CallRecord]) -> dict[str, tuple[int, int]]:
 
 
 def call_class(call: CallRecord) -> str:
-    """"long" for the full paper's calls (a prompt of LONG_PROMPT tokens or more), "short" for the rest."""
+    """ "long" for the full paper's calls (a prompt of LONG_PROMPT tokens or more), "short" for the rest."""
     return "long" if (call.prompt_tokens or 0) >= LONG_PROMPT else "short"
 
 

@@ -155,6 +155,7 @@ def embedded(papers: list[dict], python: str) -> tuple[dict[str, list[str]], str
         wall = time.perf_counter() - started
         result = json.loads(out.read_text(encoding="utf-8"))
     vectors = {p["id"]: v for p, v in zip(papers, result["vectors"], strict=True)}
+
     def cosine(a: list[float], b: list[float]) -> float:  # the vectors are normalised: their dot product
         return sum(x * y for x, y in zip(a, b, strict=True))
 

@@ -205,6 +205,7 @@ def sample_abstracts(count: int = 4) -> list:
 def run_smoke(args: argparse.Namespace) -> None:
     from papers_devtools.sim.routes import EngineSim
     from papers_devtools.sim.serve import BackgroundServer
+
     docs = sample_abstracts()
     sim = EngineSim(model="sim-digest")
     with BackgroundServer(sim.app) as server:

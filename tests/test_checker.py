@@ -1308,8 +1308,11 @@ def test_an_answer_that_repeats_the_checkers_problem_list_is_an_echo():
     from papers_digest.llm.prompting import digest_messages
 
     system = load_prompt(ROOT / "prompts" / "digest_en_json.md")[0]
-    first = Problem("finding_number", "results[1].finding", "'27' is not in the cited sections 2 (it appears in 1): "
-                    "cite the section it comes from")
+    first = Problem(
+        "finding_number",
+        "results[1].finding",
+        "'27' is not in the cited sections 2 (it appears in 1): cite the section it comes from",
+    )
     messages = [
         *digest_messages(system, doc(R1)),
         {"role": "assistant", "content": json.dumps(en(R1))},
@@ -1317,8 +1320,13 @@ def test_an_answer_that_repeats_the_checkers_problem_list_is_an_echo():
     ]
     asked = instructions(messages)
     assert asked[0] == system and asked[1] == retry_message([first])  # not the paper, not the answer
-    echo = Digest.model_validate({**en(R1), "problem": "Results[1].finding: '27' is not in the cited sections 2 "
-                                  "(it appears in 1): cite the section it comes from"})
+    echo = Digest.model_validate(
+        {
+            **en(R1),
+            "problem": "Results[1].finding: '27' is not in the cited sections 2 "
+            "(it appears in 1): cite the section it comes from",
+        }
+    )
     (problem,) = echoed(echo, asked)
     assert problem.rule == "echo" and problem.field == "problem"
     assert "is not in the cited sections" in problem.message

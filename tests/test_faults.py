@@ -351,8 +351,7 @@ def test_arxiv_requests_keep_their_interval_across_processes(tmp_path):
     )
     pace = tmp_path / "store" / "arxiv.pace"
     workers = [
-        subprocess.Popen([sys.executable, "-c", script, str(pace)], stdout=subprocess.PIPE, text=True)
-        for _ in range(2)
+        subprocess.Popen([sys.executable, "-c", script, str(pace)], stdout=subprocess.PIPE, text=True) for _ in range(2)
     ]
     starts = sorted(float(line) for w in workers for line in w.communicate(timeout=60)[0].split())
     assert len(starts) == 6

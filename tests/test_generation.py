@@ -197,9 +197,7 @@ def test_a_checker_retry_is_sent_before_the_first_attempts_still_waiting(engine)
 
 
 @pytest.mark.parametrize("concurrency", [1, 2])
-def test_the_longest_papers_start_first_so_a_long_one_listed_last_does_not_run_alone_at_the_end(
-    engine, concurrency
-):
+def test_the_longest_papers_start_first_so_a_long_one_listed_last_does_not_run_alone_at_the_end(engine, concurrency):
     """The longest paper listed last still starts in the first wave, and the rest follow longest first."""
     sim, base_url = engine
     listed = [doc for doc in DOCS if doc is not LONGEST] + [LONGEST]

@@ -60,7 +60,7 @@ def test_terms_are_found_in_their_plurals_and_inflections(text, found):
 
 
 def test_a_noun_is_not_matched_as_a_verbs_inflection():
-    """"frames a gap" is no video frame, "labeled" no label: only verbs are matched inflected."""
+    """ "frames a gap" is no video frame, "labeled" no label: only verbs are matched inflected."""
     assert english("the paper frames a gap with labeled data") == []
 
 
@@ -95,5 +95,5 @@ def test_a_term_listed_twice_is_reported(tmp_path):
 
 
 def test_a_compound_suffix_is_a_term_only_after_a_hyphen():
-    """"R1-Zero-like training" asks for 式 or 类; "models like GPT-4o" asks for nothing."""
+    """ "R1-Zero-like training" asks for 式 or 类; "models like GPT-4o" asks for nothing."""
     assert (english("R1-Zero-like training"), english("models like GPT-4o")) == (["training", "like"], [])

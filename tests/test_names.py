@@ -25,7 +25,7 @@ def test_sentence_initial_and_other_capitalised_words_are_no_names():
 
 
 def test_an_ordinary_word_joined_to_a_name_is_no_part_of_it():
-    """"R1-Zero-like training" names R1-Zero; "VQ-based models" names VQ; a figure with a unit is a number."""
+    """ "R1-Zero-like training" names R1-Zero; "VQ-based models" names VQ; a figure with a unit is a number."""
     assert names_in("via R1-Zero-like training of VQ-based models with a 7B base model and 2.5x speed") == [
         "R1-Zero",
         "VQ",
@@ -88,5 +88,5 @@ def test_an_acronym_before_its_words_is_defined_too():
 
 
 def test_a_parenthesis_whose_initials_do_not_spell_the_acronym_defines_nothing():
-    """"the base model (GPT-4o)" and "GRPO (our method)" are no definitions."""
+    """ "the base model (GPT-4o)" and "GRPO (our method)" are no definitions."""
     assert acronym_definitions("the base model (GPT-4o) and GRPO (our method) and a loss (KL)") == {}

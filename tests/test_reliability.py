@@ -216,9 +216,7 @@ def test_bad_params_stop_the_run_at_once_with_one_line(tmp_path, line, bad, mess
 
 
 @pytest.mark.slow
-def test_an_unreachable_endpoint_or_a_missing_key_stops_the_run_before_any_paper(
-    tmp_path, start_replay, start_engine
-):
+def test_an_unreachable_endpoint_or_a_missing_key_stops_the_run_before_any_paper(tmp_path, start_replay, start_engine):
     replay, replay_url = start_replay(*recorded_dirs("sample"))
     sim, llm_url = start_engine(api_key="sk-needed-1234")
     project = copy_project(tmp_path)

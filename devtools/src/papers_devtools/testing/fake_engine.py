@@ -38,7 +38,7 @@ def llama_server_script(folder: Path) -> Path:
     """Write an executable `llama-server` into `folder` that runs this stand-in with llama-server's flags."""
     script = folder / "llama-server"
     folder.mkdir(parents=True, exist_ok=True)
-    script.write_text(f"#!/bin/sh\nexec {sys.executable} -m papers_devtools.testing.fake_engine \"$@\"\n")
+    script.write_text(f'#!/bin/sh\nexec {sys.executable} -m papers_devtools.testing.fake_engine "$@"\n')
     script.chmod(0o755)
     return script
 
