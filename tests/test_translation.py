@@ -130,6 +130,14 @@ def test_a_compound_suffix_is_said_only_to_the_unit_that_has_one(english, terms)
     assert "式训练" not in system["content"] and "基于 X1 的模型" not in system["content"]
 
 
+def test_a_common_acronym_asked_as_a_placeholder_may_come_back_as_its_words_chinese():
+    # 2509.09677's problem on the 2025-09-15 listing: asked with X1 for LLMs, the answer wrote 大语言模型
+    unit = unit_of("The paper explores the long-horizon execution of LLMs and asks whether scaling pays off.")
+    rendered = judge_unit(unit, "该论文探讨了大语言模型的长时程执行，以及继续扩展是否值得。")[1]
+    dropped = judge_unit(unit, "该论文探讨了长时程执行，以及继续扩展是否值得。")[1]
+    assert (rendered, [p.rule for p in dropped]) == ([], ["zh_placeholder", "zh_name"])
+
+
 def mind_after(answer: str) -> str:
     """The `Mind:` line of SENTENCE's unit asked again after `answer`."""
     unit = unit_of(SENTENCE)

@@ -9,6 +9,7 @@ answer must carry each placeholder exactly as often as the English did, unchange
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 # The form the offline 1.5B model kept best of those measured (bench/placeholders.py; the table in
@@ -70,15 +71,16 @@ class Protected:
                 pieces.append(" ")
         return "".join([*pieces, chinese[at:]])
 
-    def problems(self, chinese: str) -> list[str]:
+    def problems(self, chinese: str, said: Collection[str] = ()) -> list[str]:
         """What the answer did to the placeholders: each lost, written more often than the English has it, or
-        one that is no placeholder of this unit (an altered or invented one)."""
+        one that is no placeholder of this unit (an altered or invented one). A name of `said` the answer wrote
+        in its own words is not lost."""
         wanted = [m.group() for m in marks_in(self.text, self.form)]
         written = [m.group() for m in marks_in(chinese, self.form)]
         found = []
         for placeholder, name in self.names.items():
             want, got = wanted.count(placeholder), written.count(placeholder)
-            if got < want:
+            if got < want and name not in said:
                 found.append(f"{placeholder} ({name}) is missing")
             elif got > want:
                 found.append(f"{placeholder} ({name}) is written {got} times, the English has it {want}")

@@ -19,7 +19,7 @@ from papers_digest.checker.fields import prose_fields
 from papers_digest.checker.paths import set_field
 from papers_digest.checker.placeholders import Protected, mark_pattern, marks_in, protect
 from papers_digest.checker.problems import Problem
-from papers_digest.checker.zh_words import EnglishFacts, word_problems
+from papers_digest.checker.zh_words import EnglishFacts, said_in_chinese, word_problems
 from papers_digest.core.models import Digest
 from papers_digest.reading.glossary import whole_term
 from papers_digest.reading.names import title_names
@@ -204,7 +204,7 @@ def judge_unit(unit: Unit, answer: str) -> tuple[str, list[Problem]]:
     """A unit's answer, its names put back, and what is wrong with it: placeholders lost or altered, then
     whatever `judge_chinese` finds."""
     text = clean_answer(answer)
-    lost = unit.protected.problems(text)
+    lost = unit.protected.problems(text, [n for n in unit.protected.names.values() if said_in_chinese(n, text)])
     chinese = unit.protected.restore(text)
     problems = [Problem("zh_placeholder", "", f"copy the placeholders as they are: {'; '.join(lost)}")] if lost else []
     return chinese, problems + judge_chinese(unit, chinese)

@@ -9,9 +9,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from papers_digest.checker.english import prose_fields
+from papers_digest.checker.naming import COMMON_ACRONYMS, COMMON_EXPANSIONS
 from papers_digest.checker.problems import Problem
 from papers_digest.core.models import Digest
-from papers_digest.reading.glossary import Term, terms_in
+from papers_digest.reading.glossary import Term, terms_in, whole_term
 from papers_digest.reading.names import is_ordinary_word, names_in, proper_nouns
 
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -65,9 +66,23 @@ def english_words_left(chinese: str, facts: EnglishFacts) -> list[str]:
     return list(dict.fromkeys(w for w in left if is_ordinary_word(w) or w.casefold() not in facts.identifiers))
 
 
+def said_in_chinese(name: str, chinese: str) -> bool:
+    """Whether `chinese` writes a common acronym of the field as the glossary renders its words: LLMs as
+    大语言模型 (on the 2025-09-15 listing, a problem field's 大语言模型 for LLMs failed all 8 rounds)."""
+    usual = COMMON_EXPANSIONS.get(name.casefold().removesuffix("s")) if name in COMMON_ACRONYMS else None
+    term = whole_term(usual) if usual else None
+    return term is not None and not term.keep and term.rendered_in(chinese)
+
+
 def names_changed(chinese: str, facts: EnglishFacts) -> tuple[list[str], list[str]]:
-    """(the English's names the Chinese lacks, the names the Chinese writes that the English has not)."""
-    lost = [n for n in facts.names if not re.search(rf"(?<![A-Za-z0-9_\-]){re.escape(n)}(?![A-Za-z0-9_])", chinese)]
+    """(the English's names the Chinese lacks, the names the Chinese writes that the English has not); a common
+    acronym written as its words' Chinese is not lost."""
+    lost = [
+        n
+        for n in facts.names
+        if not re.search(rf"(?<![A-Za-z0-9_\-]){re.escape(n)}(?![A-Za-z0-9_])", chinese)
+        and not said_in_chinese(n, chinese)
+    ]
     kept = {k.casefold() for k in facts.kept_latin()}
     written = names_in(_URL_RE.sub(" ", chinese))
     added = [n for n in written if n not in facts.names and n.casefold() not in kept and not _inside(n, facts.names)]
