@@ -594,3 +594,48 @@ def test_a_topic_the_title_names_is_not_asked_and_an_idea_repeating_it_is_left_o
         "Infinite Anime Life Simulation",
         "Game State Prediction",
     ]
+
+
+@pytest.mark.parametrize(
+    ("idea", "label"),
+    [
+        # X-Part's and PaCoRe's ideas (the 2025-09-15 and 2026-01-13 listings): said of the topic
+        ("X-Part is a generative model", "Generative model"),
+        ("PaCoRe launches parallel reasoning trajectories", "Launches parallel reasoning trajectories"),
+        ("MergeVQ tokenizer", "MergeVQ tokenizer"),  # a name with its noun is a label as it is
+        ("Look-up Free Quantization", "Look-up Free Quantization"),
+    ],
+)
+def test_an_idea_said_of_the_topic_loses_the_topic(idea, label):
+    from papers_digest.ways.steps.parts import under_topic
+
+    topic = idea.split()[0] if idea.split()[0] in ("X-Part", "PaCoRe", "MergeVQ") else "MergeVQ"
+    assert under_topic(idea, topic) == label
+
+
+def test_ideas_that_are_never_labels_leave_the_topic_alone_rather_than_failing_the_paper(prompts):
+    from papers_digest.core.models import CallRecord, Usage
+    from papers_digest.llm.client import ChatReply
+    from papers_digest.ways.steps.conversation import BORROW_FROM_ROUND, StepsConversation
+
+    paper_doc = doc(MERGEVQ)
+    parts = plan_parts(outline(paper_doc))
+    talk = StepsConversation(None, None, prompts, paper_doc.title, read_paper(paper_doc), parts)
+    record = CallRecord(
+        date=SAMPLE_DATE, arxiv_id="2504.00999", stage="digest_en", attempt=1, status="ok",
+        started_at=0, ended_at=0, latency_s=0,
+    )  # fmt: skip
+    answers = {part.key: "MergeVQ merges tokens before quantization." for part in parts if not part.given}
+    # the kind of answer HANRAG's IDEAS gave in every round on the 2025-09-15 listing: sentences, no labels
+    answers["IDEAS"] = (
+        "- MergeVQ: a unified framework designed to efficiently tackle generation and representation together\n"
+        "- Merges tokens, decouples semantics from latent space, and recovers details through cross-attention"
+    )
+    talk.replies = {key: ChatReply(text, "stop", Usage(), record) for key, text in answers.items()}
+    labels = [p for p in talk.judged()[1].problems if p.rule == "label"]
+    assert len(labels) == 2
+    ideas = next(p for p in parts if p.key == "IDEAS")
+    asyncio.run(talk.mend(ideas, labels, attempt=BORROW_FROM_ROUND))
+    data, verdict = talk.judged()
+    assert data["mind_map"] == {"label": "MergeVQ", "children": []}
+    assert [p for p in verdict.problems if p.rule == "label"] == []

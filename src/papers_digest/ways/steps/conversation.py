@@ -111,6 +111,7 @@ class StepsConversation:
         as the finding of the same sentence says it, where that finding passed (`failing`: the parts that did
         not); any other asked again afresh, told what to mind."""
         rules = {p.rule for p in problems}
+        late = attempt - self.first_attempt >= BORROW_FROM_ROUND - 1
         findings = [p for p in self.parts if p.question == "FINDING"]
         same = next((f for f in findings if f.sources == part.sources and f.key not in failing), None)
         failed = {p.field for p in problems}
@@ -118,11 +119,13 @@ class StepsConversation:
         kept = [idea["label"] for i, idea in enumerate(ideas) if f"{part.field}[{i}].label" not in failed]
         if part.question == "FINDING" and rules == {"repeated"} and len(findings) > 1:
             self.parts = renumbered([p for p in self.parts if p is not part])
-        elif part.question == "IDEAS" and rules == {"label"} and kept:
+        elif part.question == "IDEAS" and rules == {"label"} and (kept or late):
             # the ideas that are labels in the paper's words kept, the others left out (asked again, the 1.5B
-            # model gave the prompt's example idea back)
+            # model gave the prompt's example idea back); none left after a few rounds, the mind map is its
+            # topic alone rather than the paper failing (HANRAG's ideas on the 2025-09-15 listing were sentences
+            # in every round)
             self.trimmed[part.key] = "\n".join(f"- {idea}" for idea in kept)
-        elif part.question == "SUMMARY" and same is not None and attempt - self.first_attempt >= BORROW_FROM_ROUND - 1:
+        elif part.question == "SUMMARY" and same is not None and late:
             # the main result said as its finding says it: that wording passed every check of the same sentence
             self.borrowed[part.key] = same.key
         elif rules & REWRITTEN and part.rewritable:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from lemminflect import getAllLemmas
+
 from papers_digest.checker.evidence import FRAMED_RE
 from papers_digest.checker.fields import prose_fields
 from papers_digest.checker.numbers import prose_numbers
@@ -33,10 +35,11 @@ _ECHOED_NAME_RE = re.compile(
 )
 _LIST_MARK_RE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
 # How a sentence opens, never a label: a sequence word, the paper or "we" as its subject.
+_IS_A_RE = re.compile(r"^(?:is|are)\s+(?:an?\s+|the\s+)?", re.IGNORECASE)
 _ACRONYM_AFTER_RE = re.compile(r"(?<=\w)\s+\([A-Z][\w-]*\)$")
 _LABEL_OPENING_RE = re.compile(
     r"^(?:(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|then|next|finally|also|lastly)\b[,:]?\s*)?"
-    r"(?:(?:we|the (?:paper|authors?|study|work)|this (?:paper|study|work))\s+(?:also\s+)?)?",
+    r"(?:(?:we|it|they|the (?:paper|authors?|study|work)|this (?:paper|study|work))\s+(?:also\s+)?)?",
     re.IGNORECASE,
 )
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
@@ -136,9 +139,10 @@ def assemble(parts: list[Part], answers: dict[str, str]) -> dict:
         elif part.question == "TOPIC":
             digest["mind_map"]["label"] = one_line(answer).rstrip(".")
         elif part.question == "IDEAS":
-            ideas = ideas_of(answer)
+            topic = digest["mind_map"]["label"]
+            ideas = [under_topic(idea, topic) for idea in ideas_of(answer)]
             # an idea that names the topic again says nothing under it (AnimeGamer's "AnimeGamer")
-            ideas = [i for i in ideas if i.casefold() != digest["mind_map"]["label"].casefold()] or ideas
+            ideas = [i for i in ideas if i.casefold() != topic.casefold()] or ideas
             digest["mind_map"]["children"] = [{"label": idea, "children": []} for idea in ideas]
         elif part.question == "SUMMARY":
             digest[part.field] = kept_scope(one_sentence(one_line(answer), part.sources[0].text), part.sources[0].text)
@@ -181,6 +185,20 @@ def one_sentence(answer: str, sentence: str) -> str:
 
     best = max(said, key=stated, default=answer)
     return best if len(said) > 1 and stated(best) else answer
+
+
+def under_topic(idea: str, topic: str) -> str:
+    """An idea said of the topic, without the topic it opens with ("X-Part is a generative model" under X-Part:
+    "Generative model"; "PaCoRe launches parallel reasoning trajectories": "Launches parallel …")."""
+    if not topic or not idea.startswith(f"{topic} "):
+        return idea
+    rest = idea[len(topic) :].strip()
+    verb = rest.split()[0].casefold()
+    if _IS_A_RE.match(rest):
+        rest = _IS_A_RE.sub("", rest)
+    elif not (verb.endswith("s") and "VERB" in getAllLemmas(verb)):
+        return idea  # a name with its noun ("MergeVQ tokenizer") is a label as it is
+    return rest[:1].upper() + rest[1:] if rest else idea
 
 
 def as_label(idea: str) -> str:
