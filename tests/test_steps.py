@@ -246,6 +246,14 @@ def test_an_idea_not_in_the_paper_s_words_is_left_out_where_others_remain(prompt
     assert [p for p in verdict.problems if p.rule == "label"] == []
 
 
+def test_a_finding_in_the_paper_s_voice_is_said_in_a_reader_s():
+    # HANRAG's summary and finding on the 2025-09-15 listing (bench/findings.py at 4c7d9cb)
+    assert one_line("Our framework outperforms baselines in single-hop and multi-hop question answering.") == (
+        "The paper's framework outperforms baselines in single-hop and multi-hop question answering."
+    )
+    assert one_line("Ours outperforms GPT-4o.") == "Ours outperforms GPT-4o."
+
+
 def test_the_frame_around_a_finding_is_taken_off():
     assert one_line("The paper demonstrates that with just 120 GPU hours, vsGRPO-2B beats GPT-4o.") == (
         "With just 120 GPU hours, vsGRPO-2B beats GPT-4o."

@@ -35,6 +35,7 @@ _ECHOED_NAME_RE = re.compile(
 )
 _LIST_MARK_RE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
 # How a sentence opens, never a label: a sequence word, the paper or "we" as its subject.
+_OUR_RE = re.compile(r"^Our\s+")
 _IS_A_RE = re.compile(r"^(?:is|are)\s+(?:an?\s+|the\s+)?", re.IGNORECASE)
 _ACRONYM_AFTER_RE = re.compile(r"(?<=\w)\s+\([A-Z][\w-]*\)$")
 _LABEL_OPENING_RE = re.compile(
@@ -264,7 +265,7 @@ def part_of(path: str, parts: list[Part]) -> Part | None:
 
 def one_line(answer: str) -> str:
     """A prose answer as one line: whitespace collapsed; an echoed part name, wrapping quotes and the sentence
-    said back ("The sentence shows that …") taken off."""
+    said back ("The sentence shows that …") taken off; an opening "Our …" said as "The paper's …"."""
     text = " ".join(_ECHOED_NAME_RE.sub("", answer.strip()).split())
     if len(text) > 1 and text[0] in '"“' and text[-1] in '"”':
         text = text[1:-1].strip()
@@ -278,7 +279,8 @@ def one_line(answer: str) -> str:
     measured = _MEASURED_FRAME_RE.match(text)
     if measured and len(text) > measured.end():
         text = f"On {measured.group('on')}, {text[measured.end() :].strip()}"
-    return text
+    # the paper's voice said as a reader's: "Our framework outperforms …" (HANRAG's summary, 2025-09-15 listing)
+    return _OUR_RE.sub("The paper's ", text)
 
 
 def opening(text: str, words: int) -> str:
