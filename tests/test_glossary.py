@@ -97,3 +97,10 @@ def test_a_term_listed_twice_is_reported(tmp_path):
 def test_a_compound_suffix_is_a_term_only_after_a_hyphen():
     """ "R1-Zero-like training" asks for 式 or 类; "models like GPT-4o" asks for nothing."""
     assert (english("R1-Zero-like training"), english("models like GPT-4o")) == (["training", "like"], [])
+
+
+def test_a_compound_the_glossary_has_whole_asks_for_its_own_rendering_not_its_suffix_s():
+    # GlimpRouter's "step-wise collaboration" may be 分步协作; X-Part's "point-wise" (2025-09-15 listing) is 逐点
+    assert english("step-wise collaboration") == ["step-wise"]
+    assert english("incorporates point-wise semantic features") == ["pointwise", "feature"]
+    assert english("channel-wise attention") == ["attention", "wise"]

@@ -115,7 +115,8 @@ def load_glossary(path: Path = GLOSSARY_FILE) -> tuple[Term, ...]:
 
 def terms_in(text: str, path: Path = GLOSSARY_FILE) -> list[Term]:
     """The glossary terms an English text contains, each once, in order of first use; at each place the
-    longest term that matches (and no shorter one inside it); then the compound suffixes it holds ("-like")."""
+    longest term that matches (and no shorter one inside it); then the compound suffixes it holds ("-like") outside
+    the terms."""
     index, longest = _index(path)
     words = words_of(text)
     found: list[Term] = []
@@ -130,7 +131,10 @@ def terms_in(text: str, path: Path = GLOSSARY_FILE) -> list[Term]:
                 break
         else:
             start += 1
-    suffixes = [t for t in load_glossary(path) if t.suffix and re.search(rf"(?<=[A-Za-z0-9])-{t.en}\b", text, re.I)]
+    # a suffix of a compound the glossary has as a term ("step-wise": 逐步 or 分步) is that term's
+    spelled = [re.escape(s) for t in found for s in (t.en, *t.forms) if "-" in s]
+    bare = re.sub("|".join(spelled), " ", text, flags=re.I) if spelled else text
+    suffixes = [t for t in load_glossary(path) if t.suffix and re.search(rf"(?<=[A-Za-z0-9])-{t.en}\b", bare, re.I)]
     return found + suffixes
 
 
