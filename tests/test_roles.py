@@ -83,15 +83,17 @@ def test_the_coverage_first_thresholds_cover_080_of_the_dev_abstracts_that_repor
 
 
 def test_the_pipelines_candidates_are_four_in_five_results_offered_for_nearly_three_in_four_dev_abstracts():
-    # what a digest writes its findings from (bench/roles.py --out): 0.797 at 0.737 offered any, short of the
-    # issue's 0.85 at 0.75 (docs/reading.md, "The pipeline's candidates")
+    # what a digest writes its findings from (bench/roles.py --out): 0.786 at 0.737 offered any, short of the
+    # issue's 0.85 at 0.75 (docs/reading.md, "The pipeline's candidates"); 0.797 before the last fallback, whose
+    # three dev sentences report findings ("In this paper we show that taking user context into account improves
+    # the detection of cyberbullying") in abstracts whose annotators labelled no sentence a result
     from papers_digest.ways.steps.outline import abstract_findings
 
     abstracts = bench().load_abstracts(DEV)
     measured = bench().precision_coverage(
         [a.labels for a in abstracts], [abstract_findings(a.sentences) for a in abstracts]
     )
-    assert measured.precision >= 0.79 and measured.offered_any >= 0.73
+    assert measured.precision >= 0.78 and measured.offered_any >= 0.73
 
 
 def test_the_committed_model_is_read_without_scikit_learn():

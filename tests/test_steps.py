@@ -524,6 +524,10 @@ def test_a_summary_without_a_figure_is_written_from_the_result_that_says_what_wa
         ("We also explore solving visual reasoning with generation models by proposing BabyVision-Gen.", True),
         ("Finally, we describe several countermeasures which can be used to mitigate such attacks.", True),
         ("We present two different algorithms for delivering packets to such a group.", True),
+        # a hope or an aim (the 2025-09-15 listing's closing sentences); an authors' claim of significance stays
+        ("We hope this dataset will become a valuable resource for advancing healthcare research.", True),
+        ("MCP-AgentBench aims to equip the research community with a standardized framework.", True),
+        ("We believe OpenSGX has great potential for broader communities.", False),
         # a verb of finding, a figure or a measured outcome makes it a result
         ("We further investigate ResNeXt on ImageNet-5K, also showing better results than its ResNet.", False),
         ("Moreover, we present faster variants that run optical flow at up to 140fps.", False),
@@ -647,3 +651,28 @@ def test_ideas_that_are_never_labels_leave_the_topic_alone_rather_than_failing_t
     data, verdict = talk.judged()
     assert data["mind_map"] == {"label": "MergeVQ", "children": []}
     assert [p for p in verdict.problems if p.rule == "label"] == []
+
+
+SEPTEMBER = "2025-09-15"
+
+
+def september(arxiv_id: str) -> FulltextDoc:
+    return next(d for d in abstract_docs(day_papers(SEPTEMBER)) if d.arxiv_id == arxiv_id)
+
+
+@pytest.mark.parametrize(
+    ("paper", "findings"),
+    [
+        # InfGen: its one result states its outcome in seconds ("cutting 4K image generation time to under 10 s")
+        ("2509.10441", ["Experiments show InfGen is capable of improving many models"]),
+        # a closing hope set aside, the sentence that says what was observed offered
+        ("2509.09677", ["We observe that the per-step accuracy of models degrades"]),
+        # an aim and a hope are no findings, and nothing else reports one
+        ("2509.09734", []),
+        ("2509.09990", []),
+    ],
+)
+def test_the_findings_of_the_september_listing_are_what_the_papers_found(paper, findings):
+    plan = outline(september(paper))
+    openings = [" ".join(s.text.split()[: len(f.split())]) for s, f in zip(plan.findings, findings, strict=False)]
+    assert (openings, len(plan.findings)) == (findings, len(findings))

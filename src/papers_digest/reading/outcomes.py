@@ -16,7 +16,8 @@ _OWN_RE = re.compile(r"\b(?:we|our|us|this (?:work|paper|study))\b", re.IGNORECA
 _OUTCOME_RE = re.compile(
     r"\b(?:achiev|outperform|surpass|improv|reduc|reach|scor|obtain|exceed|beat|boost|attain|yield|match|cut|"
     r"accelerat|speed\w*\s+up|lower|rais|increas|decreas|deliver|establish|set)\w*\b[^.;]{0,100}?"
-    r"(?:\d(?:[.,]\d+)?\s*(?:%|×|x\b|-?fold\b|points?\b|pp\b|times\b|percentage)|\bstate[- ]of[- ]the[- ]art\b|"
+    r"(?:\d(?:[.,]\d+)?\s*(?:%|×|x\b|-?fold\b|points?\b|pp\b|times\b|percentage|seconds?\b|s\b|ms\b|minutes?\b|"
+    r"hours?\b|[GMK]B\b|fps\b)|\bstate[- ]of[- ]the[- ]art\b|"
     r"\bsota\b|\bby\s+(?:up\s+to\s+)?\d|\b(?:comparable|similar)\s+to\b|\bon par with\b|\bcompetitive with\b|"
     r"\b(?:than|over|compared\s+(?:to|with)|against)\b[^.;]{0,60}?"
     r"(?:\d|baselines?|models?|methods?|GPT|humans?))",
@@ -64,20 +65,30 @@ _DOING_RE = re.compile(
 )
 # A verb of finding: what the paper's experiments or analysis found ("reveal that", "indicates that").
 _FINDING_RE = re.compile(
-    r"\b(?:show(?:s|ed|n|ing)?|demonstrat\w+|reveal\w*|indicat\w+|find|finds|found|suggest\w*|confirm\w*|"
+    r"\b(?:show(?:s|ed|n|ing)?|demonstrat\w+|reveal\w*|indicat\w+|find|finds|found|observ(?:e|es|ed|ing)|suggest\w*|confirm\w*|"
     r"verif(?:y|ies|ied))\b",
     re.IGNORECASE,
 )
 _FINDING_THAT_RE = re.compile(_FINDING_RE.pattern + r"\s+(?:\w+\s+){0,2}?that\b", re.IGNORECASE)
 
 
+# A hope or a purpose, said of the paper's work: "We hope this dataset will become a valuable resource …",
+# "MCP-AgentBench aims to equip the research community …" (closing sentences of the 2025-09-15 listing).
+_HOPE_RE = re.compile(
+    r"\b(?:we hope|hope (?:that|to)|we aim to|aims? to|(?:is|are) intended to|we (?:expect|envision|anticipate)|"
+    r"will (?:become|serve as|foster|inspire|spur))\b",
+    re.IGNORECASE,
+)
+
+
 def says_what_it_does(sentence: str) -> bool:
-    """Whether `sentence` says what the paper does and not what it found: "we (also) propose / introduce /
-    explore …" with no verb of finding, no measured outcome and no figure. CSAbstruct's annotators label such a
+    """Whether `sentence` says what the paper does or hopes and not what it found: "we (also) propose /
+    introduce / explore …", "we hope …", "aims to …", "will foster …", with no verb of finding, no measured
+    outcome and no figure. CSAbstruct's annotators label such a
     closing sentence a result (29 of the train split's offered candidates, 22 labelled so); a reader of a
     digest gets no finding from it (docs/reading.md, "Outcomes")."""
     return (
-        _DOING_RE.search(sentence.strip()) is not None
+        (_DOING_RE.search(sentence.strip()) is not None or _HOPE_RE.search(sentence) is not None)
         and _FINDING_RE.search(sentence) is None
         and not re.search(r"\d", sentence)
         and not states_outcome(sentence)

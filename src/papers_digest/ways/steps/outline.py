@@ -38,6 +38,7 @@ BODY_RESULT_SCORE = 0.5
 # scores this: on CSAbstruct dev the digest's findings are then results with precision 0.80, offered for 0.74 of
 # the abstracts with a result (0.84 at 0.56 without; docs/reading.md, "The pipeline's candidates").
 FALLBACK_FIRST, NO_MORE = 0.7, 1.1
+FINDING_FIRST = 0.5
 PROBLEM_SENTENCES, METHOD_SENTENCES = 2, 2
 # A sentence about the paper's own work ("we propose", "our model", "in this work"), not the field's.
 _OWN_RE = re.compile(r"\b(?:we|our|this (?:paper|work|study|article))\b", re.IGNORECASE)
@@ -135,10 +136,14 @@ def _abstract_candidates(abstract: list[Source]) -> list[Source]:
     it stands; where that offers none, its likeliest result when that scores FALLBACK_FIRST (docs/reading.md,
     "The pipeline's candidates"): a reader is better served by the paper's likeliest result than by no finding."""
     roles = [s.read for s in abstract]
-    offered = finding_candidates(roles, outcomes=True)
+    offered = [abstract[i] for i in finding_candidates(roles, outcomes=True) if _offerable(abstract[i])]
     if not offered:
-        offered = finding_candidates(roles, first=FALLBACK_FIRST, more=NO_MORE, outcomes=True)
-    return [abstract[i] for i in offered if _offerable(abstract[i])]
+        more = finding_candidates(roles, first=FALLBACK_FIRST, more=NO_MORE, outcomes=True)
+        offered = [abstract[i] for i in more if _offerable(abstract[i])]
+    if not offered:
+        found = [s for s in abstract if s.result_score >= FINDING_FIRST and reports_finding(s.text) and _offerable(s)]
+        offered = sorted(found, key=lambda s: -s.result_score)[:1]
+    return offered
 
 
 def _body_candidates(sentences: list[Source]) -> list[Source]:
