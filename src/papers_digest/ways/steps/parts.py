@@ -34,10 +34,10 @@ _ECHOED_NAME_RE = re.compile(
     re.IGNORECASE,
 )
 _LIST_MARK_RE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
+_OUR_RE = re.compile(r"^Our\s+")  # the paper's voice opening an answer
+_IS_A_RE = re.compile(r"^(?:is|are)\s+(?:an?\s+|the\s+)?", re.IGNORECASE)  # an idea said of its topic
+_ACRONYM_AFTER_RE = re.compile(r"(?<=\w)\s+\([A-Z][\w-]*\)$")  # "… Models (MLLMs)" closing an idea
 # How a sentence opens, never a label: a sequence word, the paper or "we" as its subject.
-_OUR_RE = re.compile(r"^Our\s+")
-_IS_A_RE = re.compile(r"^(?:is|are)\s+(?:an?\s+|the\s+)?", re.IGNORECASE)
-_ACRONYM_AFTER_RE = re.compile(r"(?<=\w)\s+\([A-Z][\w-]*\)$")
 _LABEL_OPENING_RE = re.compile(
     r"^(?:(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|then|next|finally|also|lastly)\b[,:]?\s*)?"
     r"(?:(?:we|it|they|the (?:paper|authors?|study|work)|this (?:paper|study|work))\s+(?:also\s+)?)?",
