@@ -190,7 +190,11 @@ def one_sentence(answer: str, sentence: str) -> str:
 
 def under_topic(idea: str, topic: str) -> str:
     """An idea said of the topic, without the topic it opens with ("X-Part is a generative model" under X-Part:
-    "Generative model"; "PaCoRe launches parallel reasoning trajectories": "Launches parallel …")."""
+    "Generative model"; "PaCoRe launches parallel reasoning trajectories": "Launches parallel …"; "MergeVQ:
+    Unified Framework for …" in a sample run at e10fe85: "Unified Framework for …")."""
+    if topic and idea.startswith(f"{topic}:") and idea[len(topic) + 1 :].strip():
+        rest = idea[len(topic) + 1 :].strip()  # "MergeVQ: Unified Framework for …" under MergeVQ
+        return rest[:1].upper() + rest[1:]
     if not topic or not idea.startswith(f"{topic} "):
         return idea
     rest = idea[len(topic) :].strip()
