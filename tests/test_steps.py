@@ -609,21 +609,20 @@ def test_a_topic_the_title_names_is_not_asked_and_an_idea_repeating_it_is_left_o
 
 
 @pytest.mark.parametrize(
-    ("idea", "label"),
+    ("topic", "idea", "label"),
     [
         # X-Part's and PaCoRe's ideas (the 2025-09-15 and 2026-01-13 listings): said of the topic
-        ("X-Part is a generative model", "Generative model"),
-        ("PaCoRe launches parallel reasoning trajectories", "Launches parallel reasoning trajectories"),
-        ("MergeVQ tokenizer", "MergeVQ tokenizer"),  # a name with its noun is a label as it is
+        ("X-Part", "X-Part is a generative model", "Generative model"),
+        ("PaCoRe", "PaCoRe launches parallel reasoning trajectories", "Launches parallel reasoning trajectories"),
+        ("MergeVQ", "MergeVQ tokenizer", "MergeVQ tokenizer"),  # a name with its noun is a label as it is
         # MergeVQ's idea in the sample run at e10fe85
-        ("MergeVQ: Unified Framework for Visual Generation", "Unified Framework for Visual Generation"),
-        ("Look-up Free Quantization", "Look-up Free Quantization"),
+        ("MergeVQ", "MergeVQ: Unified Framework for Visual Generation", "Unified Framework for Visual Generation"),
+        ("MergeVQ", "Look-up Free Quantization", "Look-up Free Quantization"),
     ],
 )
-def test_an_idea_said_of_the_topic_loses_the_topic(idea, label):
+def test_an_idea_said_of_the_topic_loses_the_topic(topic, idea, label):
     from papers_digest.ways.steps.parts import under_topic
 
-    topic = next((t for t in ("X-Part", "PaCoRe") if idea.startswith(t)), "MergeVQ")
     assert under_topic(idea, topic) == label
 
 

@@ -116,9 +116,14 @@ def _expansions(text: str) -> list[tuple[str, str]]:
     return [(name, meaning) for name, meaning in found if meaning and not prose_numbers(meaning)]
 
 
+def usual_expansion(name: str) -> str | None:
+    """The words a common acronym of the field stands for ("LLMs": "large language model"), or None."""
+    return COMMON_EXPANSIONS.get(name.casefold().removesuffix("s"))
+
+
 def _common(name: str, meaning: str) -> bool:
     """A common acronym given its usual expansion ("large language models (LLMs)"), plural or not."""
-    usual = COMMON_EXPANSIONS.get(name.casefold().removesuffix("s"))
+    usual = usual_expansion(name)
     return usual is not None and _plain(meaning).removesuffix("s").replace("multi modal", "multimodal") == usual
 
 

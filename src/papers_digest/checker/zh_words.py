@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from papers_digest.checker.english import prose_fields
-from papers_digest.checker.naming import COMMON_ACRONYMS, COMMON_EXPANSIONS
+from papers_digest.checker.naming import COMMON_ACRONYMS, usual_expansion
 from papers_digest.checker.problems import Problem
 from papers_digest.core.models import Digest
 from papers_digest.reading.glossary import Term, terms_in, whole_term
@@ -69,7 +69,7 @@ def english_words_left(chinese: str, facts: EnglishFacts) -> list[str]:
 def said_in_chinese(name: str, chinese: str) -> bool:
     """Whether `chinese` writes a common acronym of the field as the glossary renders its words: LLMs as
     大语言模型 (on the 2025-09-15 listing, a problem field's 大语言模型 for LLMs failed all 8 rounds)."""
-    usual = COMMON_EXPANSIONS.get(name.casefold().removesuffix("s")) if name in COMMON_ACRONYMS else None
+    usual = usual_expansion(name) if name in COMMON_ACRONYMS else None
     term = whole_term(usual) if usual else None
     return term is not None and not term.keep and term.rendered_in(chinese)
 

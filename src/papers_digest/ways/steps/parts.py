@@ -192,18 +192,18 @@ def under_topic(idea: str, topic: str) -> str:
     """An idea said of the topic, without the topic it opens with ("X-Part is a generative model" under X-Part:
     "Generative model"; "PaCoRe launches parallel reasoning trajectories": "Launches parallel …"; "MergeVQ:
     Unified Framework for …" in a sample run at e10fe85: "Unified Framework for …")."""
-    if topic and idea.startswith(f"{topic}:") and idea[len(topic) + 1 :].strip():
-        rest = idea[len(topic) + 1 :].strip()  # "MergeVQ: Unified Framework for …" under MergeVQ
-        return rest[:1].upper() + rest[1:]
-    if not topic or not idea.startswith(f"{topic} "):
+    if topic and idea.startswith(f"{topic}:"):
+        rest = idea[len(topic) + 1 :].strip()
+    elif topic and idea.startswith(f"{topic} "):
+        rest = idea[len(topic) :].strip()
+        verb = rest.split()[0].casefold()
+        if _IS_A_RE.match(rest):
+            rest = _IS_A_RE.sub("", rest)
+        elif not (verb.endswith("s") and "VERB" in getAllLemmas(verb)):
+            return idea  # a name with its noun ("MergeVQ tokenizer") is a label as it is
+    else:
         return idea
-    rest = idea[len(topic) :].strip()
-    verb = rest.split()[0].casefold()
-    if _IS_A_RE.match(rest):
-        rest = _IS_A_RE.sub("", rest)
-    elif not (verb.endswith("s") and "VERB" in getAllLemmas(verb)):
-        return idea  # a name with its noun ("MergeVQ tokenizer") is a label as it is
-    return rest[:1].upper() + rest[1:] if rest else idea
+    return _capitalised(rest) if rest else idea
 
 
 def as_label(idea: str) -> str:
@@ -215,7 +215,11 @@ def as_label(idea: str) -> str:
     label = _LABEL_OPENING_RE.sub("", idea).strip()
     if not label or label == idea:
         return idea
-    return label[:1].upper() + label[1:]
+    return _capitalised(label)
+
+
+def _capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def kept_scope(text: str, sentence: str) -> str:
