@@ -56,13 +56,16 @@ RULES: dict[str, str] = {
 @dataclass(frozen=True)
 class Problem:
     """One broken rule, as data: the rule, the field it is about (a path, `results[1].finding`; "" for the whole
-    answer), what is wrong and how to fix it, and the field or part it refers to (`about`: the finding a
-    summary repeats). `message` is how the model, the report and the page read it."""
+    answer), what is wrong and how to fix it, the field or part it refers to (`about`: the finding a
+    summary repeats) and the words it is about (`subjects`: the names a translation lost, the English words it
+    left, its glossary terms as "en = zh"), which a unit asked again is told. `message` is how the model, the
+    report and the page read it."""
 
     rule: str
     field: str
     text: str
     about: str = ""
+    subjects: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.rule not in RULES:

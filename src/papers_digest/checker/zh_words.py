@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from papers_digest.checker.english import prose_fields
 from papers_digest.checker.naming import COMMON_ACRONYMS, usual_expansion
@@ -89,8 +89,8 @@ def names_changed(chinese: str, facts: EnglishFacts) -> tuple[list[str], list[st
     return lost, added
 
 
-def terms_otherwise(chinese: str, facts: EnglishFacts) -> list[str]:
-    """The glossary terms of the English the Chinese renders otherwise, each said with what the glossary asks."""
+def terms_otherwise(chinese: str, facts: EnglishFacts) -> list[tuple[Term, str]]:
+    """The glossary terms of the English the Chinese renders otherwise, each with what the glossary asks, said."""
     found = []
     renderings = tuple(r for term in facts.terms for r in term.zh)
     for term in facts.terms:
@@ -98,9 +98,9 @@ def terms_otherwise(chinese: str, facts: EnglishFacts) -> list[str]:
         # a term kept in English may be left out ("sequences of up to 2.3K tokens" as "最长 2.3K 的序列"), never
         # rendered otherwise (令牌); a unit's placeholder keeps it where the English writes it
         if not term.keep and not term.rendered_in(chinese) and not _kept_in_a_name(term, chinese, facts):
-            found.append(f"{term.en!r} is {_asked(term)}")
+            found.append((term, f"{term.en!r} is {_asked(term)}"))
         elif avoided is not None:
-            found.append(f"{term.en!r} is {_asked(term)}, not {avoided}")
+            found.append((term, f"{term.en!r} is {_asked(term)}, not {avoided}"))
     return found
 
 
@@ -117,11 +117,15 @@ def word_problems(chinese: str, facts: EnglishFacts) -> list[Problem]:
     lost, added = names_changed(chinese, facts)
     if lost or added:
         said = [f"missing {', '.join(lost)}"] * bool(lost) + [f"{', '.join(added)} not in the English"] * bool(added)
-        problems.append(Problem("zh_name", "", f"names must stay as the English writes them: {'; '.join(said)}"))
+        said = f"names must stay as the English writes them: {'; '.join(said)}"
+        problems.append(Problem("zh_name", "", said, subjects=tuple(lost)))
     if left := english_words_left(chinese, facts):
-        problems.append(Problem("zh_english_word", "", f"English words left untranslated: {', '.join(left)}"))
+        said = f"English words left untranslated: {', '.join(left)}"
+        problems.append(Problem("zh_english_word", "", said, subjects=tuple(left)))
     if otherwise := terms_otherwise(chinese, facts):
-        problems.append(Problem("zh_term", "", f"terms as the glossary renders them: {'; '.join(otherwise)}"))
+        said = f"terms as the glossary renders them: {'; '.join(s for _, s in otherwise)}"
+        asked = tuple(f"{term.en} = {term.rendering}" for term, _ in otherwise if not term.keep)
+        problems.append(Problem("zh_term", "", said, subjects=asked))
     if copied := english_punctuation(chinese):
         said = f"English punctuation in Chinese ({copied[0]!r}): write ，：。；"
         problems.append(Problem("zh_punctuation", "", said))
@@ -154,7 +158,7 @@ def zh_punctuation(digest: Digest, english: Digest, title_names: tuple[str, ...]
 def _per_field(rule: str, digest: Digest, english: Digest, title_names: tuple[str, ...]) -> list[Problem]:
     """`rule`'s problems of each prose field against its English field, each named by the field's path."""
     return [
-        Problem(rule, path, problem.text)
+        replace(problem, field=path)
         for path, text, original in _paired(digest, english)
         for problem in word_problems(text, EnglishFacts.of(original, title_names))
         if problem.rule == rule

@@ -58,19 +58,17 @@ KIND_NOTE = {
 # model wrote the same answer, or translated the problem list itself ("你的翻译有这些问题：…").
 HINTS = {
     "zh_placeholder": "copy every mark of Keep exactly as written",
-    "zh_name": "write {names} exactly as the English does, and no name it does not have",
+    "zh_name": "write {subjects} exactly as the English does, and no name it does not have",
     "zh_chinese": "write the whole sentence in Chinese",
     "zh_numbers": "write every figure exactly as the English has it",
     "zh_direction": "say that the figure went down, as the English does (降低, 减少)",
-    "zh_english_word": "translate every English word ({words})",
-    "zh_term": "use the Terms' Chinese ({terms})",
+    "zh_english_word": "translate every English word ({subjects})",
+    "zh_term": "use the Terms' Chinese ({subjects})",
     "zh_punctuation": "use Chinese punctuation (，。：；)",
     "zh_added": "translate only what the English says, adding nothing",
     "zh_length": "translate every clause of the English",
     "length": "answer with the translation only, one sentence",
 }
-_RENDERED_RE = re.compile(r"'([^']+)' is rendered ([^;,]+)")  # a zh_term problem's terms (checker/zh_words.py)
-_MISSING_RE = re.compile(r"missing ([^;]+)")  # a zh_name problem's lost names: a mark of Keep, or a name in a term
 # Asked again, a unit is sampled (seeded by its round, so a rerun is the same): greedy decoding asked the same
 # thing answers the same, and the checker picks among the tries.
 RESAMPLING = {"temperature": 0.7}
@@ -270,14 +268,12 @@ def _with_units(problems: list[Problem], state: _Asking) -> list[str]:
 
 
 def _hints(problems: Sequence[Problem]) -> list[str]:
-    """What to mind, once per rule, from a unit's problems: the English words left, the terms rendered otherwise."""
+    """What to mind, once per rule, from a unit's problems: the names lost, the English words left, the terms
+    rendered otherwise (each problem's `subjects`)."""
     hints = []
     for rule in dict.fromkeys(p.rule for p in problems):
-        said = " ".join(p.message for p in problems if p.rule == rule)
-        words = said.rpartition("untranslated: ")[2]
-        terms = ", ".join(f"{en} = {zh.strip()}" for en, zh in _RENDERED_RE.findall(said))
-        names = ", ".join(dict.fromkeys(n.strip() for m in _MISSING_RE.findall(said) for n in m.split(",")))
-        hints.append(HINTS.get(rule, "").format(words=words, terms=terms, names=names or "every name"))
+        subjects = ", ".join(dict.fromkeys(s for p in problems if p.rule == rule for s in p.subjects))
+        hints.append(HINTS.get(rule, "").format(subjects=subjects or "every name"))  # a name added: none lost
     return [h for h in dict.fromkeys(hints) if h]
 
 
