@@ -288,6 +288,15 @@ def test_a_names_suffix_rendered_after_it_is_written_by_the_program():
     assert unit_of("A VQ-based tokenizer.").protected.text == "A X1-based tokenizer."  # 基于 X 的: the model's
 
 
+def test_an_adverb_left_in_english_is_caught():
+    """The sample's MergeVQ method at d9e4f29 came back with "从而 seamlessly连接" and passed: lemminflect's tables
+    have no -ly adverbs, so "seamlessly" read as an identifier like "vllm". Its faithful rendering passes."""
+    unit = unit_of("It integrates token merging to seamlessly connect image generation with representation learning.")
+    left = judge_unit(unit, "它集成了 token 合并技术，从而 seamlessly连接图像生成与表示学习。")[1]
+    assert [(p.rule, p.subjects) for p in left if p.rule == "zh_english_word"] == [("zh_english_word", ("seamlessly",))]
+    assert judge_unit(unit, "它集成了 token 合并技术，从而无缝连接图像生成与表示学习。")[1] == []
+
+
 # --- a decrease said as one (rule zh_direction) --------------------------------------------------------------
 
 
