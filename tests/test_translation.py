@@ -18,6 +18,7 @@ from papers_digest.checker.units import (
     joined_clauses,
     judge_chinese,
     judge_unit,
+    said_twice,
     sentences,
     translation_units,
     unit_of,
@@ -295,6 +296,27 @@ def test_an_adverb_left_in_english_is_caught():
     left = judge_unit(unit, "它集成了 token 合并技术，从而 seamlessly连接图像生成与表示学习。")[1]
     assert [(p.rule, p.subjects) for p in left if p.rule == "zh_english_word"] == [("zh_english_word", ("seamlessly",))]
     assert judge_unit(unit, "它集成了 token 合并技术，从而无缝连接图像生成与表示学习。")[1] == []
+
+
+def test_a_phrase_said_twice_is_caught_where_the_english_says_it_once():
+    """The sample's MergeVQ summary at d9e4f29 (the model's real answer) said its tasks twice and passed."""
+    english = (
+        "MergeVQ, an AR generative model, performs comparably in both visual representation learning and image "
+        "generation tasks with favorable token efficiency and inference speed."
+    )
+    unit = unit_of(english)
+    twice = (
+        "X1，一个 X2 生成模型，能够在视觉表示学习和图像生成任务中与视觉表示学习和图像生成任务相比，"
+        "具有良好的 X3 效率和推理速度。"
+    )
+    assert "zh_added" in rules(judge_unit(unit, twice)[1])
+    once = "X1 作为一个 X2 生成模型，在视觉表示学习和图像生成任务中表现相当，并具有良好的 X3 效率和推理速度。"
+    assert judge_unit(unit, once)[1] == []
+    # an English that says a phrase twice may be translated so
+    english = "It improves the image generation quality of small models and the image generation quality of large ones."
+    chinese = "它提高了小模型的图像生成质量和大模型的图像生成质量。"
+    assert said_twice(chinese) is not None
+    assert judge_unit(unit_of(english), chinese)[1] == []
 
 
 # --- a decrease said as one (rule zh_direction) --------------------------------------------------------------

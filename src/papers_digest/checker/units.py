@@ -40,6 +40,10 @@ _QUOTES = "\"'“”‘’「」『』"
 # Measured on the faithful sentences of tests/data/zh/units.json: 1.5-2.1; the review's sentence with a clause
 # added ("这个过程在图 一中 illustrated …"): 3.9.
 UNIT_RATIO = (0.6, 3.4)
+# A run of this many Chinese characters written twice in a unit is a phrase said twice (about four English words):
+# none of the 284 Chinese texts of tests/data and the sample run at d9e4f29 has one but that run's MergeVQ summary.
+REPEATED_CJK = 8
+_CJK_RUN_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 MIN_MEASURED_WORDS = 5  # shorter units (labels, short titles) vary too much to be measured
 HEAD_WORDS = 5  # a title's or label's head before its colon, at most (its name, or a term)
 CLAUSE_WORDS = 4  # a clause asked apart has at least this many words
@@ -224,7 +228,7 @@ def judge_chinese(unit: Unit, chinese: str) -> list[Problem]:
     if lost:
         said = f"the English says {', '.join(lost)} went down: say the decrease (降低, 减少)"
         problems.append(Problem("zh_direction", "", said))
-    return problems + word_problems(chinese, unit.facts) + _length_problems(unit, chinese)
+    return problems + word_problems(chinese, unit.facts) + _length_problems(unit, chinese) + _said_twice(unit, chinese)
 
 
 def assemble(english: Digest, units: list[Unit], chinese: dict[str, str]) -> dict[str, Any]:
@@ -238,6 +242,25 @@ def assemble(english: Digest, units: list[Unit], chinese: dict[str, str]) -> dic
     for path, parts in by_path.items():
         set_field(digest, path, _joined(parts))
     return {"title": _joined(title), **digest} if title else digest
+
+
+def said_twice(chinese: str) -> str | None:
+    """A run of REPEATED_CJK Chinese characters the text writes twice, if any."""
+    for run in _CJK_RUN_RE.findall(chinese):
+        for start in range(len(run) - REPEATED_CJK + 1):
+            if chinese.count(run[start : start + REPEATED_CJK]) > 1:
+                return run[start : start + REPEATED_CJK]
+    return None
+
+
+def _said_twice(unit: Unit, chinese: str) -> list[Problem]:
+    """A sentence that says a phrase twice where its English says it once: the sample's MergeVQ summary at
+    d9e4f29 came back as "…在视觉表示学习和图像生成任务中与视觉表示学习和图像生成任务相比…" and passed."""
+    english = re.findall(r"[a-z0-9]+", unit.protected.text.casefold())
+    trigrams = [tuple(english[i : i + 3]) for i in range(len(english) - 2)]
+    if len(set(trigrams)) < len(trigrams) or (run := said_twice(chinese)) is None:
+        return []
+    return [Problem("zh_added", "", f"says {run!r} twice: translate each clause of the English once")]
 
 
 def _length_problems(unit: Unit, chinese: str) -> list[Problem]:
