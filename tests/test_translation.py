@@ -245,6 +245,39 @@ def test_the_assembled_digest_joins_a_fields_sentences_and_carries_the_title_its
     assert (chinese["title"], chinese["one_sentence"]) == ("title-0：title-1", "one_sentence-0。one_sentence-1。")
 
 
+@pytest.mark.parametrize(
+    ("title", "parts"),
+    [
+        # asked whole at d9e4f29: 视觉空间推理的改进通过R1-Zero式训练, the English order
+        (
+            "Improved Visual-Spatial Reasoning via R1-Zero-Like Training",
+            [("R1-Zero-Like Training", "通过"), ("Improved Visual-Spatial Reasoning", "")],
+        ),
+        (
+            "TinyR1-32B-Preview: Boosting Accuracy with Branch-Merge Distillation",
+            [("TinyR1-32B-Preview", ""), ("Branch-Merge Distillation", "：通过"), ("Boosting Accuracy", "")],
+        ),
+        # "with" after no gerund says what the thing has, not how it is done
+        (
+            "Forgetting Transformer: Softmax Attention with a Forget Gate",
+            [("Forgetting Transformer", ""), ("Softmax Attention with a Forget Gate", "：")],
+        ),
+    ],
+)
+def test_a_title_says_how_before_what_in_chinese(title, parts):
+    english = Digest.model_validate(RECORDED["english"])
+    units = [u for u in translation_units(english, title) if u.path == "title"]
+    assert [(u.english, u.lead) for u in units] == parts
+
+
+def test_a_title_said_via_its_means_is_assembled_in_chinese_order():
+    english = Digest.model_validate(RECORDED["english"])
+    title = "Improved Visual-Spatial Reasoning via R1-Zero-Like Training"
+    units = translation_units(english, title)
+    answers = {u.key: u.known_chinese or ("改进的视觉空间推理" if u.path == "title" else "译文。") for u in units}
+    assert assemble(english, units, answers)["title"] == "通过R1-Zero 式训练改进的视觉空间推理"
+
+
 # --- the whole translation: the real one of the 0.5B model (tests/data/llm) --------------------------------
 
 
