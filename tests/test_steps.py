@@ -455,6 +455,23 @@ def test_a_hedge_a_finding_dropped_is_put_back_before_its_figure():
     )
 
 
+def test_a_new_state_of_the_art_is_not_said_as_a_new_benchmark():
+    """The sample run at d9e4f29: R1-Zero's summary and finding both said "setting a new benchmark", and the
+    Chinese 打破了基准; where the sentence itself names a benchmark, the words are left to the model."""
+    from papers_digest.ways.steps.parts import kept_scope
+
+    sentence = (
+        "Finally, we present a minimalist R1-Zero recipe that achieves 43.3% accuracy on AIME 2024 with a 7B base "
+        "model, establishing a new state-of-the-art."
+    )
+    written = "A minimalist R1-Zero recipe achieves 43.3% on AIME 2024 with a 7B base model, setting a new benchmark."
+    assert kept_scope(written, sentence).endswith("setting a new state of the art.")
+    with_benchmark = "It sets a new state of the art on the LongBench benchmark with 43.3% accuracy."
+    assert kept_scope("It sets a new benchmark with 43.3% accuracy.", with_benchmark) == (
+        "It sets a new benchmark with 43.3% accuracy."
+    )
+
+
 def _scripted_engine(answers: dict[str, str]):
     """An OpenAI-compatible chat route that answers each step by its part's name (`Question (KEY):`), as
     `answers` says: the parts the test is about scripted, the others words that break no rule."""

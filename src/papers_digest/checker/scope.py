@@ -153,6 +153,20 @@ def without_added_praise(text: str, sentence: str) -> str:
     return " ".join(_PRAISE_ADJECTIVE_RE.sub(_article_for_next_word, text).split())
 
 
+def with_state_of_the_art_kept(text: str, sentence: str) -> str:
+    """`text` with "a new benchmark" said as the new state of the art `sentence` claims, where the sentence names
+    no benchmark: asked about R1-Zero's "… achieves 43.3% accuracy on AIME 2024 …, establishing a new
+    state-of-the-art", the 1.5B model wrote "setting a new benchmark" in its summary and finding (the sample run
+    at d9e4f29), and the Chinese said it broke a benchmark (打破了基准): a benchmark is a test, not a record."""
+    if not _STATE_OF_THE_ART_RE.search(sentence) or re.search(r"\bbenchmarks?\b", sentence, re.IGNORECASE):
+        return text
+    return _NEW_BENCHMARK_RE.sub(lambda m: f"{m.group(1)} new state of the art", text)
+
+
+_STATE_OF_THE_ART_RE = re.compile(r"\bstate[- ]of[- ]the[- ]art\b|\bSOTA\b", re.IGNORECASE)
+_NEW_BENCHMARK_RE = re.compile(r"\b(an?|the)\s+new\s+benchmark\b", re.IGNORECASE)
+
+
 def _article_for_next_word(match: re.Match[str]) -> str:
     article = match.group(1)
     if article is None:

@@ -16,6 +16,7 @@ from papers_digest.checker.schema import MAX_NUMBERS
 from papers_digest.checker.scope import (
     with_hedges_kept,
     with_parity_kept,
+    with_state_of_the_art_kept,
     without_added_intensifiers,
     without_added_praise,
 )
@@ -226,9 +227,9 @@ def kept_scope(text: str, sentence: str) -> str:
     """A finding or summary with what the program can mend of its sentence's scope mended: a word of size the
     sentence does not claim taken out (an adverb, or an adjective before its noun), and so is praise where it
     compares nothing; a superiority said as the parity the sentence states, a hedge it dropped before a figure it
-    keeps put back."""
+    keeps put back, a new state of the art it claims not said as "a new benchmark"."""
     text = without_added_praise(without_added_intensifiers(with_parity_kept(text, sentence), sentence), sentence)
-    return with_hedges_kept(text, sentence)
+    return with_state_of_the_art_kept(with_hedges_kept(text, sentence), sentence)
 
 
 def result_of(finding: str, source: Source) -> dict:
