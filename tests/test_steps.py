@@ -455,6 +455,25 @@ def test_a_hedge_a_finding_dropped_is_put_back_before_its_figure():
     )
 
 
+@pytest.mark.parametrize(
+    ("problem", "kept"),
+    [
+        # 2504.00883's problem in the sample run at d9e4f29: the paper applies R1-Zero-like training
+        (
+            "The paper addresses the gap in visual-spatial reasoning capabilities of large language models by "
+            "proposing a novel training method called R1-Zero-Like.",
+            "The paper addresses the gap in visual-spatial reasoning capabilities of large language models.",
+        ),
+        ("Current models cheat by using shortcuts, which harms how they generalise.", None),
+        ("Long videos are costly, addressed by introducing X.", None),  # too little would be left
+    ],
+)
+def test_a_problem_loses_the_method_said_after_it(problem, kept):
+    from papers_digest.ways.steps.parts import without_method
+
+    assert without_method(problem) == (kept or problem)
+
+
 def test_a_new_state_of_the_art_is_not_said_as_a_new_benchmark():
     """The sample run at d9e4f29: R1-Zero's summary and finding both said "setting a new benchmark", and the
     Chinese 打破了基准; where the sentence itself names a benchmark, the words are left to the model."""

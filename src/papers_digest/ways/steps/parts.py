@@ -44,6 +44,13 @@ _LABEL_OPENING_RE = re.compile(
     r"(?:(?:we|it|they|the (?:paper|authors?|study|work)|this (?:paper|study|work))\s+(?:also\s+)?)?",
     re.IGNORECASE,
 )
+# A method said after the problem: "by proposing …", ", through introducing …" to the sentence's end.
+_BY_METHOD_RE = re.compile(
+    # (not "by using": "Current models cheat by using shortcuts" may be the problem itself)
+    r",?\s+(?:by|through|via)\s+(?:proposing|introducing|presenting|developing|designing)\b[^.]*\.?$",
+    re.IGNORECASE,
+)
+MIN_PROBLEM_WORDS = 8  # a problem left shorter than this by the cut says too little: the answer stays whole
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 # "The paper shows that …": a frame around what was found, which the reader knows already (taken off).
 _FRAME_RE = re.compile(
@@ -148,9 +155,19 @@ def assemble(parts: list[Part], answers: dict[str, str]) -> dict:
             digest["mind_map"]["children"] = [{"label": idea, "children": []} for idea in ideas]
         elif part.question == "SUMMARY":
             digest[part.field] = kept_scope(one_sentence(one_line(answer), part.sources[0].text), part.sources[0].text)
+        elif part.question == "PROBLEM":
+            digest[part.field] = without_method(one_line(answer))
         else:
             digest[part.field] = one_line(answer)
     return digest
+
+
+def without_method(problem: str) -> str:
+    """A problem without the method said after it ("… by proposing a novel training method called
+    R1-Zero-Like", 2504.00883's problem in the sample run at d9e4f29, which the paper applies and does not
+    propose): the question asks for the problem alone, and the method is its own field."""
+    cut = _BY_METHOD_RE.sub("", problem)
+    return f"{cut}." if cut != problem and len(cut.split()) >= MIN_PROBLEM_WORDS else problem
 
 
 def topic_of(title: str) -> str:
