@@ -474,6 +474,20 @@ def test_a_problem_loses_the_method_said_after_it(problem, kept):
     assert without_method(problem) == (kept or problem)
 
 
+def test_a_finding_that_drops_the_papers_comparison_breaks_scope():
+    """AnimeGamer's finding in the sample run at b5ee195: "outperforms existing methods" became "excels"."""
+    from papers_digest.checker.scope import scope_dropped, scope_words
+
+    sentence = (
+        "Extensive evaluations using both automated metrics and human evaluations demonstrate that AnimeGamer "
+        "outperforms existing methods in various aspects of the gaming experience."
+    )
+    assert "drops 'outperforms'" in (scope_dropped("AnimeGamer excels in multiple gaming areas.", sentence) or "")
+    assert scope_dropped("AnimeGamer outperforms existing methods across gaming aspects.", sentence) is None
+    assert scope_dropped("AnimeGamer beats existing methods in various aspects of gaming.", sentence) is None
+    assert "outperforms" in scope_words(sentence)  # the question asks the model to keep it
+
+
 def test_a_new_state_of_the_art_is_not_said_as_a_new_benchmark():
     """The sample run at d9e4f29: R1-Zero's summary and finding both said "setting a new benchmark", and the
     Chinese 打破了基准; where the sentence itself names a benchmark, the words are left to the model."""

@@ -102,6 +102,12 @@ def scope_dropped(text: str, sentence: str) -> str | None:
     worse = _INFERIORITY_RE.search(sentence)
     if worse and not _INFERIORITY_RE.search(text) and not re.search(r"\b(?:lower|less|short)\b", text, re.I):
         return f"drops {worse.group(0)!r}: the paper's sentence says it is worse; keep the comparison's direction"
+    better = _COMPARATIVE_RE.search(sentence)
+    if better and not _COMPARES_RE.search(text):
+        # AnimeGamer's "outperforms existing methods in various aspects of the gaming experience" written as
+        # "AnimeGamer excels in multiple gaming areas" (the sample run at b5ee195): a claim of its own, no longer
+        # the paper's comparison
+        return f"drops {better.group(0)!r}: the paper's sentence says it is better than something; keep the comparison"
     added = _added_claim(text, sentence)
     if added:
         return f"claims {added!r}, which the paper's sentence does not: say only what it states"
@@ -213,16 +219,17 @@ def with_hedges_kept(text: str, sentence: str) -> str:
 
 
 def comparison_in(sentence: str) -> str | None:
-    """The word by which a sentence says something is on a par with or worse than another ("comparable",
-    "below"), which a finding must keep; None where it says neither."""
-    found = _PARITY_RE.search(sentence) or _INFERIORITY_RE.search(sentence)
+    """The word by which a sentence says something is on a par with, worse or better than another
+    ("comparable", "below", "outperforms"), which a finding must keep; None where it says none."""
+    found = _PARITY_RE.search(sentence) or _INFERIORITY_RE.search(sentence) or _COMPARATIVE_RE.search(sentence)
     return found.group(0) if found else None
 
 
 def scope_words(sentence: str) -> list[str]:
-    """What of a sentence a digest must keep as written: its parity word, each hedge with the figure it bounds,
-    its model sizes and its benchmarks (the question names them, so a small model keeps them)."""
-    found = [m.group(0) for m in (*_PARITY_RE.finditer(sentence), *_INFERIORITY_RE.finditer(sentence))][:2]
+    """What of a sentence a digest must keep as written: its words of comparison (parity, worse, better), each
+    hedge with the figure it bounds, its model sizes and its benchmarks (the question names them, so a small
+    model keeps them)."""
+    found = [m.group(0) for r in (_PARITY_RE, _INFERIORITY_RE, _COMPARATIVE_RE) for m in r.finditer(sentence)][:2]
     for figure in prose_numbers(sentence):
         hedge = hedge_before(sentence, figure)
         if hedge is not None:
