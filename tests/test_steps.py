@@ -704,6 +704,30 @@ def test_ideas_that_are_never_labels_leave_the_topic_alone_rather_than_failing_t
     assert [p for p in verdict.problems if p.rule == "label"] == []
 
 
+def test_an_idea_that_is_the_title_said_back_is_left_out(prompts):
+    """The sample run at d9e4f29: R1-Zero's only idea was "A Critical Perspective", the tail of its title
+    "Understanding R1-Zero-Like Training: A Critical Perspective"; a reader learns nothing under the topic."""
+    from papers_digest.core.models import CallRecord, Usage
+    from papers_digest.llm.client import ChatReply
+    from papers_digest.ways.steps.conversation import StepsConversation
+
+    paper_doc = doc("abs:2503.20783")
+    parts = plan_parts(outline(paper_doc))
+    talk = StepsConversation(None, None, prompts, paper_doc.title, read_paper(paper_doc), parts)
+    record = CallRecord(
+        date=SAMPLE_DATE, arxiv_id="2503.20783", stage="digest_en", attempt=1, status="ok",
+        started_at=0, ended_at=0, latency_s=0,
+    )  # fmt: skip
+    answers = {part.key: "Base models shape what reinforcement learning finds." for part in parts if not part.given}
+    answers["IDEAS"] = "- Understanding R1-Zero-Like Training: A Critical Perspective\n- Minimalist R1-Zero recipe"
+    talk.replies = {key: ChatReply(text, "stop", Usage(), record) for key, text in answers.items()}
+    labels = [p for p in talk.judged()[1].problems if p.rule == "label"]
+    assert [(p.field, "title" in p.text) for p in labels] == [("mind_map.children[0].label", True)]
+    ideas = next(p for p in parts if p.key == "IDEAS")
+    asyncio.run(talk.mend(ideas, labels, attempt=1))
+    assert talk.judged()[0]["mind_map"]["children"] == [{"label": "Minimalist R1-Zero recipe", "children": []}]
+
+
 SEPTEMBER = "2025-09-15"
 
 

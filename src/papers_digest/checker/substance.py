@@ -258,11 +258,19 @@ def label(digest: Digest, facts: PaperFacts) -> list[Problem]:
     answer's root label is often the paper's whole title). On the 2026-01-13 listing at 6f6e3a3, GlimpRouter's
     and BabyVision's ideas were "Token merging", the prompt's example, which neither paper is about."""
     problems = []
+    tail = facts.title.partition(":")[2]
+    # the title said back, or its tail where that names the paper's kind ("A Critical Perspective", "An Empirical
+    # Study"); a tail that names its subject is an idea ("BabyVision: Visual Reasoning Beyond Language")
+    title_parts = {_folded(facts.title)} | ({_folded(tail)} if _GENRE_RE.fullmatch(tail.strip()) else set())
     for path, text in prose_fields(digest):
         if not path.endswith(".label"):
             continue
         named, absent = words_not_in(text, facts.word_forms)
-        if len(text.split()) > LABEL_WORDS:
+        if path.startswith("mind_map.children") and _folded(text) in title_parts:
+            # "A Critical Perspective", the tail of "Understanding R1-Zero-Like Training: A Critical Perspective",
+            # the only idea of its mind map in the sample run at d9e4f29: the title said back, no idea under it
+            problems.append(Problem("label", path, f"{text!r} is the paper's title: name an idea of the paper"))
+        elif len(text.split()) > LABEL_WORDS:
             problems.append(
                 Problem("label", path, f"{_clip(text)!r} is a sentence, not a label: name it in two to five words")
             )
@@ -276,6 +284,13 @@ def label(digest: Digest, facts: PaperFacts) -> list[Problem]:
                 )
             )
     return problems
+
+
+_GENRE_RE = re.compile(r"(?:an?|the)\s+\S+(?:\s+\S+)?", re.IGNORECASE)  # an article and one or two words
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.casefold().replace(":", " ").split()).strip(" .")
 
 
 def distinct_findings(digest: Digest) -> int:
