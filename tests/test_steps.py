@@ -728,6 +728,48 @@ def test_an_idea_that_is_the_title_said_back_is_left_out(prompts):
     assert talk.judged()[0]["mind_map"]["children"] == [{"label": "Minimalist R1-Zero recipe", "children": []}]
 
 
+@pytest.mark.parametrize(
+    ("finding", "borrowed"),
+    [
+        ("With 120 GPU hours, vsGRPO-2B outperforms the base model by 12.1% and surpasses GPT-4o.", True),
+        # PaCoRe on the 2026-01-13 listing at 0463dfa: a finding without the main result's figures, borrowed from
+        # round 3 on, failed rule summary_figure in every round after
+        ("vsGRPO-2B outperforms the base model and surpasses GPT-4o.", False),
+    ],
+)
+def test_a_failing_summary_borrows_only_a_finding_that_owes_it_nothing(prompts, finding, borrowed):
+    from papers_digest.checker.problems import Problem
+    from papers_digest.core.models import CallRecord, Usage
+    from papers_digest.llm.client import ChatReply
+    from papers_digest.llm.conversation import Task
+    from papers_digest.ways.steps.conversation import BORROW_FROM_ROUND, StepsConversation
+
+    record = CallRecord(
+        date=SAMPLE_DATE, arxiv_id="2504.00883", stage="digest_en", attempt=1, status="ok",
+        started_at=0, ended_at=0, latency_s=0,
+    )  # fmt: skip
+
+    class Engine:  # answers a summary asked again (the model's side of the conversation, not what is tested)
+        async def chat(self, messages, context, calls, **_):
+            return ChatReply("vsGRPO-2B gains 12.1% over its base model.", "stop", Usage(), record)
+
+    paper_doc = doc(VSGRPO)
+    parts = plan_parts(outline(paper_doc))
+    task = Task(SAMPLE_DATE, "2504.00883", "digest_en", "steps")
+    talk = StepsConversation(task, Engine(), prompts, paper_doc.title, read_paper(paper_doc), parts)
+    summary = next(p for p in parts if p.question == "SUMMARY")
+    same = next(p for p in parts if p.question == "FINDING" and p.sources == summary.sources)
+    copied = "With just 120 GPU hours, our vsGRPO-2B model can outperform the base model by 12.1%."
+    talk.replies = {
+        same.key: ChatReply(finding, "stop", Usage(), record),
+        summary.key: ChatReply(copied, "stop", Usage(), record),
+    }
+    failing = [Problem("copied", "one_sentence", "copies 12 words of the paper")]
+    asyncio.run(talk.mend(summary, failing, attempt=BORROW_FROM_ROUND))
+    assert (summary.key in talk.borrowed) is borrowed
+    assert talk.answers[summary.key] == (finding if borrowed else "vsGRPO-2B gains 12.1% over its base model.")
+
+
 SEPTEMBER = "2025-09-15"
 
 
