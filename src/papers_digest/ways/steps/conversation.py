@@ -25,6 +25,7 @@ from papers_digest.ways.steps.parts import (
     Part,
     assemble,
     field_sentences,
+    ideas_from_terms,
     one_line,
     opening,
     part_of,
@@ -127,15 +128,17 @@ class StepsConversation:
             None,
         )
         failed = {p.field for p in problems}
-        ideas = assemble(self.parts, self.answers)["mind_map"]["children"] if part.question == "IDEAS" else []
+        mind_map = assemble(self.parts, self.answers)["mind_map"]
+        ideas = mind_map["children"] if part.question == "IDEAS" else []
         kept = [idea["label"] for i, idea in enumerate(ideas) if f"{part.field}[{i}].label" not in failed]
         if part.question == "FINDING" and rules == {"repeated"} and len(findings) > 1:
             self.parts = renumbered([p for p in self.parts if p is not part])
         elif part.question == "IDEAS" and rules == {"label"} and (kept or late):
             # the ideas that are labels in the paper's words kept, the others left out (asked again, the 1.5B
-            # model gave the prompt's example idea back); none left after a few rounds, the mind map is its
-            # topic alone rather than the paper failing (HANRAG's ideas on the 2025-09-15 listing were sentences
-            # in every round)
+            # model gave the prompt's example idea back); none left after a few rounds, the ideas are the
+            # glossary's terms of the method's sentences, or the mind map is its topic alone rather than the paper
+            # failing (HANRAG's ideas on the 2025-09-15 listing were sentences in every round)
+            kept = kept or ideas_from_terms(part.sources, mind_map["label"])
             self.trimmed[part.key] = "\n".join(f"- {idea}" for idea in kept)
         elif part.question == "SUMMARY" and same is not None and late:
             # the main result said as its finding says it: that wording passed every check of the same sentence

@@ -22,6 +22,7 @@ from papers_digest.checker.scope import (
 )
 from papers_digest.checker.substance import LABEL_WORDS
 from papers_digest.core.models import Digest, Evidence
+from papers_digest.reading.glossary import terms_in
 from papers_digest.reading.sentences import split_sentences
 from papers_digest.ways.steps.outline import Outline, Source
 
@@ -190,6 +191,16 @@ def ideas_of(answer: str) -> list[str]:
     ideas = [as_label(idea) for idea in items(answer)]
     labels = [idea for idea in ideas if len(idea.split()) <= LABEL_WORDS]
     return (labels or ideas)[:MOST_IDEAS]
+
+
+def ideas_from_terms(sources: tuple[Source, ...], topic: str) -> list[str]:
+    """The mind map's ideas the program names where the model named none that is a label: the glossary's terms
+    of two words or more that the method's sentences use, in order (R1-Zero's "Base model", "Aha moment",
+    "Prompt template", where the 1.5B model gave only its title's "A Critical Perspective" in a sample run at
+    d9e4f29); each is the paper's words, and its Chinese the glossary's."""
+    terms = terms_in(" ".join(s.text for s in sources))
+    labels = [_capitalised(t.en) for t in terms if len(t.en.split()) > 1 and not (t.suffix or t.senses)]
+    return [label for label in labels if label.casefold() != topic.casefold()][:MOST_IDEAS]
 
 
 def one_sentence(answer: str, sentence: str) -> str:
