@@ -781,6 +781,35 @@ def test_a_failing_summary_borrows_only_a_finding_that_owes_it_nothing(prompts, 
     assert talk.answers[summary.key] == (finding if borrowed else "vsGRPO-2B gains 12.1% over its base model.")
 
 
+@pytest.mark.parametrize("invented", ["Long Short-Term Memory", "Language Model Representations"])
+def test_an_invented_expansion_is_taken_out_by_the_program(prompts, invented):
+    """GlimpRouter's method on the 2026-01-13 listing at 0463dfa, as the 1.5B model wrote it asked with its
+    acronyms to keep: LRMs given expansions the paper never writes, whose initials do not spell it (and passed
+    rule acronym before). The program writes LRMs alone."""
+    from papers_digest.core.models import CallRecord, Usage
+    from papers_digest.llm.client import ChatReply
+    from papers_digest.ways.steps.conversation import StepsConversation
+
+    paper_doc = other_day(GLIMPROUTER)
+    parts = plan_parts(outline(paper_doc))
+    talk = StepsConversation(None, None, prompts, paper_doc.title, read_paper(paper_doc), parts)
+    record = CallRecord(
+        date="2026-01-13", arxiv_id=GLIMPROUTER, stage="digest_en", attempt=1, status="ok",
+        started_at=0, ended_at=0, latency_s=0,
+    )  # fmt: skip
+    method = (
+        "The paper proposes a novel perspective on step-wise collaboration by inferring the difficulty of a reasoning "
+        f'step from its very first token, inspired by the "Aha Moment" phenomenon in {invented} (LRMs).'
+    )
+    talk.replies = {"METHOD": ChatReply(method, "stop", Usage(), record)}
+    acronyms = [p for p in talk.judged()[1].problems if p.field == "method"]
+    assert [(p.rule, p.subjects) for p in acronyms] == [("acronym", ("LRMs", invented))]
+    asyncio.run(talk.mend(next(p for p in parts if p.key == "METHOD"), acronyms, attempt=2))
+    data, verdict = talk.judged()
+    assert data["method"].endswith('inspired by the "Aha Moment" phenomenon in LRMs.')
+    assert [p for p in verdict.problems if p.field == "method"] == []
+
+
 SEPTEMBER = "2025-09-15"
 
 

@@ -79,6 +79,7 @@ def acronym(digest: Digest, facts: PaperFacts) -> list[Problem]:
                     "acronym",
                     path,
                     f"expands {name} as {meaning!r}, which the paper does not{own}: write {name} alone",
+                    subjects=(name, meaning),
                 )
             )
             break
@@ -108,6 +109,13 @@ def acronyms_spelled(digest: Digest, facts: PaperFacts, sources: Mapping[str, Se
     return problems
 
 
+def with_acronym_alone(text: str, name: str, meaning: str) -> str:
+    """`text` with an expansion it gives `name` taken out, the name alone where the two stood ("… phenomenon in
+    Long Short-Term Memory (LRMs)" -> "… phenomenon in LRMs"): what rule `acronym` asks, which the program can do
+    itself (GlimpRouter's method on the 2026-01-13 listing at 0463dfa invented one in most rounds)."""
+    return text.replace(f"{meaning} ({name})", name).replace(f"{name} ({meaning})", name)
+
+
 def _expansions(text: str) -> list[tuple[str, str]]:
     """The (name, expansion) pairs a text writes, either way round; a parenthesis of one word (a name, a
     figure) is no expansion."""
@@ -133,11 +141,22 @@ def _spellings(paper: str, name: str) -> list[str]:
 
 
 def _tail(words: str, name: str) -> str:
-    """The words before "(NAME)" that could spell it: as many as its capitals (at least two), else ""."""
+    """The words before "(NAME)" that could spell it: as many as its capitals (at least two); else the
+    capitalised words right before it, two or more, which a reader takes for its expansion whatever their
+    initials ("Long Short-Term Memory (LRMs)" and "Language Model Representations (LRMs)", GlimpRouter's
+    large reasoning models, on the 2026-01-13 listing at 0463dfa); else ""."""
     capitals = sum(c.isupper() for c in name.rstrip("s"))
     tail = words.split()[-max(2, capitals) :]
     initials = "".join(w[0] for w in tail).casefold()
-    return " ".join(tail) if initials == "".join(c for c in name if c.isupper()).casefold() else ""
+    if initials == "".join(c for c in name if c.isupper()).casefold():
+        return " ".join(tail)
+    titled = _TITLED_TAIL_RE.search(words)
+    return titled.group(0) if titled and len(titled.group(0).split()) >= 2 else ""
+
+
+# Capitalised words closing a text, small words between them ("Group Relative Policy Optimization", "Mixture of
+# Experts"): what a reader takes for an expansion before "(NAME)".
+_TITLED_TAIL_RE = re.compile(r"(?:[A-Z][\w-]*\s+(?:(?:of|and|for|the|in|on|to)\s+)?)*[A-Z][\w-]*$")
 
 
 def _paper_names(facts: PaperFacts) -> set[str]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from papers_digest.checker.echo import echoed
 from papers_digest.checker.english import ENGLISH_RULES, Verdict, rule_problems
 from papers_digest.checker.evidence import evidence_problems, summary_owes
-from papers_digest.checker.naming import acronyms_spelled
+from papers_digest.checker.naming import acronyms_spelled, with_acronym_alone
 from papers_digest.checker.paper import PaperFacts
 from papers_digest.checker.parse import digest_of
 from papers_digest.checker.passages import PaperWords
@@ -140,6 +140,8 @@ class StepsConversation:
             # failing (HANRAG's ideas on the 2025-09-15 listing were sentences in every round)
             kept = kept or ideas_from_terms(part.sources, mind_map["label"])
             self.trimmed[part.key] = "\n".join(f"- {idea}" for idea in kept)
+        elif rules == {"acronym"} and (alone := _acronyms_alone(self.answers.get(part.key, ""), problems)):
+            self.trimmed[part.key] = alone  # the paper's acronym alone, where an expansion was invented
         elif part.question == "SUMMARY" and same is not None and late:
             # the main result said as its finding says it: that wording passed every check of the same sentence
             self.borrowed[part.key] = same.key
@@ -212,6 +214,17 @@ def _same_result(problem: Problem, sources: dict[str, list[str]]) -> bool:
         return False
     result = problem.about.removesuffix(".finding")
     return bool(sources.get(result)) and sources.get(result) == sources.get("one_sentence")
+
+
+def _acronyms_alone(answer: str, problems: list[Problem]) -> str:
+    """The answer with every invented expansion its `acronym` problems name taken out, or "" where one of them
+    names none (an acronym written as words only: asked again)."""
+    mended = answer
+    for problem in problems:
+        if len(problem.subjects) != 2 or (alone := with_acronym_alone(mended, *problem.subjects)) == mended:
+            return ""
+        mended = alone
+    return mended
 
 
 def rejected_text(data: dict) -> str:
