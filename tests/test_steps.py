@@ -22,7 +22,7 @@ from papers_digest.pipeline.digesting import generate_digests
 from papers_digest.ways.steps.conversation import renumbered, to_mend
 from papers_digest.ways.steps.outline import outline
 from papers_digest.ways.steps.parts import assemble, items, one_line, plan_parts, result_of
-from papers_digest.ways.steps.questions import SECTIONS, read_step_prompts
+from papers_digest.ways.steps.questions import SECTIONS, question, read_step_prompts
 
 STEPS_PROMPT = "prompts/digest_en_steps.md"
 MERGEVQ, VSGRPO, ANIMEGAMER = "abs:2504.00999", "abs:2504.00883", "abs:2504.01014"
@@ -808,6 +808,17 @@ def test_an_invented_expansion_is_taken_out_by_the_program(prompts, invented):
     data, verdict = talk.judged()
     assert data["method"].endswith('inspired by the "Aha Moment" phenomenon in LRMs.')
     assert [p for p in verdict.problems if p.field == "method"] == []
+
+
+def test_the_method_is_asked_to_keep_its_sentences_acronyms(prompts):
+    """Asked without, the 1.5B model wrote GlimpRouter's LRMs as "Long Short-Term Memory (LSTMs)" in 3 of 6
+    samples of its method; with the KEEP line naming LRMs, in 1 (the 2026-01-13 listing at 0463dfa)."""
+    from papers_digest.ways.steps.conversation import kept_words
+
+    method = next(p for p in plan_parts(outline(other_day(GLIMPROUTER))) if p.question == "METHOD")
+    assert kept_words(method) == ["LRMs"]
+    asked = question(prompts, "METHOD", [s.text for s in method.sources], keep=kept_words(method))
+    assert asked.endswith('Keep these exactly as the paper writes them: "LRMs".')
 
 
 SEPTEMBER = "2025-09-15"

@@ -21,6 +21,7 @@ from papers_digest.core.models import CallRecord
 from papers_digest.llm.client import CallContext, ChatReply, LlmClient
 from papers_digest.llm.conversation import Task, sampling
 from papers_digest.llm.prompting import Message
+from papers_digest.reading.names import acronyms_in, names_in
 from papers_digest.ways.steps.parts import (
     Part,
     assemble,
@@ -177,8 +178,16 @@ class StepsConversation:
 
 
 def kept_words(part: Part) -> list[str]:
-    """What of a finding's or the summary's sentence its answer must keep as written (checker/scope.py)."""
-    return scope_words(part.sources[0].text) if part.question in ("FINDING", "SUMMARY") and part.sources else []
+    """What of a part's sentences its answer must keep as written: a finding's or the summary's scope
+    (checker/scope.py); the acronyms of the problem's and the method's sentences, as they write them (asked
+    without, the 1.5B model wrote GlimpRouter's LRMs as "Long Short-Term Memory (LSTMs)" in 3 of 6 samples of its
+    method; asked with, in 1: the 2026-01-13 listing at 0463dfa)."""
+    if part.question in ("FINDING", "SUMMARY") and part.sources:
+        return scope_words(part.sources[0].text)
+    if part.question in ("PROBLEM", "METHOD"):
+        text = " ".join(s.text for s in part.sources)
+        return [name for name in names_in(text) if name.removesuffix("s") in acronyms_in(text)]
+    return []
 
 
 def to_mend(problems: list[Problem], parts: list[Part]) -> dict[str, list[Problem]]:
