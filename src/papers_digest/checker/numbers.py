@@ -62,10 +62,12 @@ _LABEL_AFTER_RE = re.compile(r"\s*[)\]]?\s*[节章]")  # "3.2节", "第3章": th
 # The word right before a number, as in "Llama 3.2" or "Claude 3.5": a paper may print it "Llama-3.2-3B".
 _NAME_BEFORE_RE = re.compile(r"(?<![A-Za-z0-9])([A-Za-z][A-Za-z0-9]+) $")
 _YEAR_RE = re.compile(r"^(19\d\d|20[0-3]\d)$")  # 1900-2039: "2048 tokens" is a figure, "AIME 2024" a name
-# A Chinese magnitude after a number ("2000万", "70亿") makes it a quantity, never a year: read as its unit.
-_MAGNITUDE_AFTER_RE = re.compile(r"\s*([百千]?万|亿)")
-_UNIT_KEY = {"x": "×", "X": "×", "K": "k"}
-_FIGURE_UNITS = frozenset({"%", "‰", "×"})  # units that make a number a figure, never a label
+# A Chinese magnitude after a number ("2000万", "70亿") makes it a quantity, never a year: read as its unit; so
+# does 倍, times, after a number of two digits or more ("放大2000倍" for PaCoRe's "two million" on the 2026-01-13
+# listing at 0463dfa passed as a year; "2倍" may say "twice").
+_MAGNITUDE_AFTER_RE = re.compile(r"\s*([百千]?万|亿|倍)")
+_UNIT_KEY = {"x": "×", "X": "×", "K": "k", "倍": "×"}
+_FIGURE_UNITS = frozenset({"%", "‰", "×", "倍"})  # units that make a number a figure, never a label
 
 
 def normalise_for_match(text: str) -> str:
@@ -136,7 +138,7 @@ def numbers_in(text: str, *, normalised: bool = False) -> list[Number]:
         name = _NAME_BEFORE_RE.search(before)
         sign, unit = m.group("sign") or "", m.group("unit") or ""
         magnitude = None if unit else _MAGNITUDE_AFTER_RE.match(norm, m.end())
-        if magnitude:
+        if magnitude and (magnitude.group(1) != "倍" or len(m.group("value").replace(".", "")) > 1):
             unit = magnitude.group(1)
         listed = (
             bool(found)
