@@ -254,6 +254,20 @@ def test_a_finding_in_the_paper_s_voice_is_said_in_a_reader_s():
     assert one_line("Ours outperforms GPT-4o.") == "Ours outperforms GPT-4o."
 
 
+def test_a_lead_in_before_a_quotation_is_taken_off():
+    # PaCoRe's summary on the 2026-01-13 listing at 0463dfa
+    written = (
+        "The paper's significant achievement: \"The strategy results in substantial enhancements: an 8B model "
+        "attains 94.5% on HMMT 2025, surpassing GPT-5's 93.2%.\""
+    )
+    assert one_line(written) == (
+        "The strategy results in substantial enhancements: an 8B model attains 94.5% on HMMT 2025, surpassing "
+        "GPT-5's 93.2%."
+    )
+    quoting = 'It reaches 94.5% on HMMT 2025: "a new record" for 8B models.'
+    assert one_line(quoting) == quoting
+
+
 def test_the_frame_around_a_finding_is_taken_off():
     assert one_line("The paper demonstrates that with just 120 GPU hours, vsGRPO-2B beats GPT-4o.") == (
         "With just 120 GPU hours, vsGRPO-2B beats GPT-4o."

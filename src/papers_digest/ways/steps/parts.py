@@ -35,6 +35,9 @@ _ECHOED_NAME_RE = re.compile(
     r"^\s*(?:\*\*)?(?:PROBLEM|METHOD|FINDING|SUMMARY|AIM|LIMITATION|TAKEAWAYS|TOPIC|IDEAS|ANSWER)(?:\*\*)?\s*:\s*",
     re.IGNORECASE,
 )
+# A lead-in and a quotation: 'The paper's significant achievement: "The strategy results in …"' (PaCoRe's summary
+# on the 2026-01-13 listing at 0463dfa): what is quoted is the answer.
+_QUOTED_AFTER_LEAD_RE = re.compile(r'^[^"“:]{1,80}:\s*["“](?P<quoted>[^"”]+)["”]\.?$')
 _LIST_MARK_RE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
 _OUR_RE = re.compile(r"^Our\s+")  # the paper's voice opening an answer
 _IS_A_RE = re.compile(r"^(?:is|are)\s+(?:an?\s+|the\s+)?", re.IGNORECASE)  # an idea said of its topic
@@ -304,6 +307,8 @@ def one_line(answer: str) -> str:
     """A prose answer as one line: whitespace collapsed; an echoed part name, wrapping quotes and the sentence
     said back ("The sentence shows that …") taken off; an opening "Our …" said as "The paper's …"."""
     text = " ".join(_ECHOED_NAME_RE.sub("", answer.strip()).split())
+    if quoted := _QUOTED_AFTER_LEAD_RE.match(text):
+        text = quoted.group("quoted")
     if len(text) > 1 and text[0] in '"“' and text[-1] in '"”':
         text = text[1:-1].strip()
     for frame in (FRAMED_RE, _FRAME_RE):
