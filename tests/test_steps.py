@@ -255,7 +255,7 @@ def test_a_finding_in_the_paper_s_voice_is_said_in_a_reader_s():
 
 
 def test_a_lead_in_before_a_quotation_is_taken_off():
-    # PaCoRe's summary on the 2026-01-13 listing at 0463dfa
+    # PaCoRe's summary on the 2026-01-13 listing at b3b0aff
     written = (
         "The paper's significant achievement: \"The strategy results in substantial enhancements: an 8B model "
         "attains 94.5% on HMMT 2025, surpassing GPT-5's 93.2%.\""
@@ -797,7 +797,7 @@ def test_a_failing_summary_borrows_only_a_finding_that_owes_it_nothing(prompts, 
 
 @pytest.mark.parametrize("invented", ["Long Short-Term Memory", "Language Model Representations"])
 def test_an_invented_expansion_is_taken_out_by_the_program(prompts, invented):
-    """GlimpRouter's method on the 2026-01-13 listing at 0463dfa, as the 1.5B model wrote it asked with its
+    """GlimpRouter's method on the 2026-01-13 listing at 014b950, as the 1.5B model wrote it asked with its
     acronyms to keep: LRMs given expansions the paper never writes, whose initials do not spell it (and passed
     rule acronym before). The program writes LRMs alone."""
     from papers_digest.core.models import CallRecord, Usage
@@ -826,7 +826,7 @@ def test_an_invented_expansion_is_taken_out_by_the_program(prompts, invented):
 
 def test_the_method_is_asked_to_keep_its_sentences_acronyms(prompts):
     """Asked without, the 1.5B model wrote GlimpRouter's LRMs as "Long Short-Term Memory (LSTMs)" in 3 of 6
-    samples of its method; with the KEEP line naming LRMs, in 1 (the 2026-01-13 listing at 0463dfa)."""
+    samples of its method; with the KEEP line naming LRMs, in 1 (the 2026-01-13 listing at 014b950)."""
     from papers_digest.ways.steps.conversation import kept_words
 
     method = next(p for p in plan_parts(outline(other_day(GLIMPROUTER))) if p.question == "METHOD")

@@ -353,7 +353,7 @@ def test_a_phrase_said_twice_is_caught_where_the_english_says_it_once():
 
 
 def test_a_multiple_invented_in_chinese_is_a_figure_not_a_year():
-    """PaCoRe's finding on the 2026-01-13 listing at 0463dfa: "… to two million" came back as 放大2000倍 (2000
+    """PaCoRe's finding on the 2026-01-13 listing at b3b0aff: "… to two million" came back as 放大2000倍 (2000
     times) and passed, 2000 read as a year."""
     unit = unit_of("PaCoRe outperforms GPT-5 in HMMT 2025 by scaling effective token count to two million.")
     invented = judge_unit(unit, "X1胜过X2在X3中，通过将有效X4计数放大2000倍。")[1]

@@ -112,7 +112,7 @@ def acronyms_spelled(digest: Digest, facts: PaperFacts, sources: Mapping[str, Se
 def with_acronym_alone(text: str, name: str, meaning: str) -> str:
     """`text` with an expansion it gives `name` taken out, the name alone where the two stood ("… phenomenon in
     Long Short-Term Memory (LRMs)" -> "… phenomenon in LRMs"): what rule `acronym` asks, which the program can do
-    itself (GlimpRouter's method on the 2026-01-13 listing at 0463dfa invented one in most rounds)."""
+    itself (GlimpRouter's method on the 2026-01-13 listing at 014b950 invented one in most rounds)."""
     return text.replace(f"{meaning} ({name})", name).replace(f"{name} ({meaning})", name)
 
 
@@ -144,7 +144,7 @@ def _tail(words: str, name: str) -> str:
     """The words before "(NAME)" that could spell it: as many as its capitals (at least two); else the
     capitalised words right before it, two or more, which a reader takes for its expansion whatever their
     initials ("Long Short-Term Memory (LRMs)" and "Language Model Representations (LRMs)", GlimpRouter's
-    large reasoning models, on the 2026-01-13 listing at 0463dfa); else ""."""
+    large reasoning models, on the 2026-01-13 listing at 014b950); else ""."""
     capitals = sum(c.isupper() for c in name.rstrip("s"))
     tail = words.split()[-max(2, capitals) :]
     initials = "".join(w[0] for w in tail).casefold()

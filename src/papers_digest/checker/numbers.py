@@ -64,7 +64,7 @@ _NAME_BEFORE_RE = re.compile(r"(?<![A-Za-z0-9])([A-Za-z][A-Za-z0-9]+) $")
 _YEAR_RE = re.compile(r"^(19\d\d|20[0-3]\d)$")  # 1900-2039: "2048 tokens" is a figure, "AIME 2024" a name
 # A Chinese magnitude after a number ("2000万", "70亿") makes it a quantity, never a year: read as its unit; so
 # does 倍, times, after a number of two digits or more ("放大2000倍" for PaCoRe's "two million" on the 2026-01-13
-# listing at 0463dfa passed as a year; "2倍" may say "twice").
+# listing at b3b0aff passed as a year; "2倍" may say "twice").
 _MAGNITUDE_AFTER_RE = re.compile(r"\s*([百千]?万|亿|倍)")
 _UNIT_KEY = {"x": "×", "X": "×", "K": "k", "倍": "×"}
 _FIGURE_UNITS = frozenset({"%", "‰", "×", "倍"})  # units that make a number a figure, never a label

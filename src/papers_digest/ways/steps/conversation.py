@@ -181,7 +181,7 @@ def kept_words(part: Part) -> list[str]:
     """What of a part's sentences its answer must keep as written: a finding's or the summary's scope
     (checker/scope.py); the acronyms of the problem's and the method's sentences, as they write them (asked
     without, the 1.5B model wrote GlimpRouter's LRMs as "Long Short-Term Memory (LSTMs)" in 3 of 6 samples of its
-    method; asked with, in 1: the 2026-01-13 listing at 0463dfa)."""
+    method; asked with, in 1: the 2026-01-13 listing at 014b950)."""
     if part.question in ("FINDING", "SUMMARY") and part.sources:
         return scope_words(part.sources[0].text)
     if part.question in ("PROBLEM", "METHOD"):

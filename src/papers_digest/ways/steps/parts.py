@@ -36,7 +36,7 @@ _ECHOED_NAME_RE = re.compile(
     re.IGNORECASE,
 )
 # A lead-in and a quotation: 'The paper's significant achievement: "The strategy results in …"' (PaCoRe's summary
-# on the 2026-01-13 listing at 0463dfa): what is quoted is the answer.
+# on the 2026-01-13 listing at b3b0aff): what is quoted is the answer.
 _QUOTED_AFTER_LEAD_RE = re.compile(r'^[^"“:]{1,80}:\s*["“](?P<quoted>[^"”]+)["”]\.?$')
 _LIST_MARK_RE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
 _OUR_RE = re.compile(r"^Our\s+")  # the paper's voice opening an answer
