@@ -361,6 +361,14 @@ def test_a_multiple_invented_in_chinese_is_a_figure_not_a_year():
     assert judge_unit(unit_of("It is 12.5x faster than in 2024."), "它比 2024 年快 12.5 倍。")[1] == []
 
 
+def test_a_common_acronym_said_as_its_words_term_by_term_is_kept():
+    """The sample's 2504.00883 problem at f34a932: "… multi-modal large language models (MLLMs)" written
+    多模态大语言模型, the acronym after it left out, failed all 8 rounds; its words are the glossary's two terms."""
+    unit = unit_of("The paper studies the reasoning of multi-modal large language models (MLLMs).")
+    assert judge_unit(unit, "该论文研究了多模态大语言模型的推理。")[1] == []
+    assert "zh_name" in rules(judge_unit(unit, "该论文研究了大语言模型的推理。")[1])  # "multi-modal" lost
+
+
 # --- a decrease said as one (rule zh_direction) --------------------------------------------------------------
 
 
