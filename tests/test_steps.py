@@ -824,15 +824,15 @@ def test_an_invented_expansion_is_taken_out_by_the_program(prompts, invented):
     assert [p for p in verdict.problems if p.field == "method"] == []
 
 
-def test_the_method_is_asked_to_keep_its_sentences_acronyms(prompts):
+def test_the_method_is_told_never_to_spell_its_sentences_acronyms_out(prompts):
     """Asked without, the 1.5B model wrote GlimpRouter's LRMs as "Long Short-Term Memory (LSTMs)" in 3 of 6
-    samples of its method; with the KEEP line naming LRMs, in 1 (the 2026-01-13 listing at 014b950)."""
-    from papers_digest.ways.steps.conversation import kept_words
+    samples of its method; told to write LRMs as the paper does, in none (the 2026-01-13 listing at 014b950)."""
+    from papers_digest.ways.steps.conversation import acronyms_named, kept_words
 
     method = next(p for p in plan_parts(outline(other_day(GLIMPROUTER))) if p.question == "METHOD")
-    assert kept_words(method) == ["LRMs"]
-    asked = question(prompts, "METHOD", [s.text for s in method.sources], keep=kept_words(method))
-    assert asked.endswith('Keep these exactly as the paper writes them: "LRMs".')
+    assert (acronyms_named(method), kept_words(method)) == (["LRMs"], [])
+    asked = question(prompts, "METHOD", [s.text for s in method.sources], acronyms=acronyms_named(method))
+    assert asked.endswith("Write LRMs as the paper does: never spell an acronym out.")
 
 
 SEPTEMBER = "2025-09-15"

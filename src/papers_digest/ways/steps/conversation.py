@@ -98,7 +98,9 @@ class StepsConversation:
             found = [one_line(self.answers.get(p.key, "")) for p in self.parts if p.question == "FINDING"]
             asked = question(self.prompts, part.question, [], " ".join(found) or " ".join(sentences))
         else:
-            asked = question(self.prompts, part.question, sentences, keep=kept_words(part))
+            asked = question(
+                self.prompts, part.question, sentences, keep=kept_words(part), acronyms=acronyms_named(part)
+            )
         if mind:
             asked += "\n" + again_message(self.prompts, list(mind))
         await self.ask(part, step_messages(self.prompts, self.title, part.key, asked), attempt)
@@ -178,16 +180,19 @@ class StepsConversation:
 
 
 def kept_words(part: Part) -> list[str]:
-    """What of a part's sentences its answer must keep as written: a finding's or the summary's scope
-    (checker/scope.py); the acronyms of the problem's and the method's sentences, as they write them (asked
-    without, the 1.5B model wrote GlimpRouter's LRMs as "Long Short-Term Memory (LSTMs)" in 3 of 6 samples of its
-    method; asked with, in 1: the 2026-01-13 listing at 014b950)."""
-    if part.question in ("FINDING", "SUMMARY") and part.sources:
-        return scope_words(part.sources[0].text)
-    if part.question in ("PROBLEM", "METHOD"):
-        text = " ".join(s.text for s in part.sources)
-        return [name for name in names_in(text) if name.removesuffix("s") in acronyms_in(text)]
-    return []
+    """What of a finding's or the summary's sentence its answer must keep as written (checker/scope.py)."""
+    return scope_words(part.sources[0].text) if part.question in ("FINDING", "SUMMARY") and part.sources else []
+
+
+def acronyms_named(part: Part) -> list[str]:
+    """The acronyms of the problem's and the method's sentences as they write them, which the question says never
+    to spell out: asked without, the 1.5B model wrote GlimpRouter's LRMs as "Long Short-Term Memory (LSTMs)" in 3
+    of 6 samples of its method, asked with, in none (the 2026-01-13 listing at 014b950); MergeVQ's method copied
+    its sentence in 6 of 6 with the line, 4 of 6 without: a rewrite, which mends a copy, is asked without it."""
+    if part.question not in ("PROBLEM", "METHOD"):
+        return []
+    text = " ".join(s.text for s in part.sources)
+    return [name for name in names_in(text) if name.removesuffix("s") in acronyms_in(text)]
 
 
 def to_mend(problems: list[Problem], parts: list[Part]) -> dict[str, list[Problem]]:

@@ -10,7 +10,7 @@ from papers_digest.llm.prompting import Message
 
 # The prompt file's sections: the questions, then the follow-ups (asked again, a phrase to avoid, a rewrite).
 QUESTIONS = ("PROBLEM", "METHOD", "FINDING", "SUMMARY", "AIM", "LIMITATION", "TAKEAWAYS", "TOPIC", "IDEAS")
-SECTIONS = (*QUESTIONS, "KEEP", "AGAIN", "AVOID", "REWRITER", "REWRITE")
+SECTIONS = (*QUESTIONS, "KEEP", "ACRONYMS", "AGAIN", "AVOID", "REWRITER", "REWRITE")
 PAPER_PREFIX = "Paper: "
 QUESTION_MARK = "Question ({key}):"  # names the part a request asks (the engine simulator reads it back)
 REWRITE_MARK = "Text to rewrite:"
@@ -50,18 +50,28 @@ def check_steps_prompt(text: str, where: str) -> None:
     read_step_prompts(text, where)
 
 
-def question(prompts: StepPrompts, name: str, sentences: list[str], findings: str = "", keep: list[str] = ()) -> str:
+def question(
+    prompts: StepPrompts,
+    name: str,
+    sentences: list[str],
+    findings: str = "",
+    keep: list[str] = (),
+    acronyms: list[str] = (),
+) -> str:
     """Question `name` with its placeholders filled: the one sentence it rewords (`{sentence}`), or several
-    (`{sentences}`, each quoted), for TAKEAWAYS what the paper found, and `{keep}`: the KEEP line naming what of
-    the sentence must stay as written (its scope: checker/scope.py scope_words), or nothing."""
+    (`{sentences}`, each quoted), for TAKEAWAYS what the paper found, `{keep}`: the KEEP line naming what of
+    the sentence must stay as written (its scope: checker/scope.py scope_words), and `{acronyms}`: the ACRONYMS
+    line naming the acronyms never to spell out; either line, or nothing."""
     quoted = " ".join(f'"{s}"' for s in sentences)
     kept = prompts.sections["KEEP"].replace("{words}", ", ".join(f'"{w}"' for w in keep)) if keep else ""
+    named = prompts.sections["ACRONYMS"].replace("{words}", ", ".join(acronyms)) if acronyms else ""
     text = prompts.sections[name]
     return (
         text.replace("{sentence}", sentences[0] if sentences else "")
         .replace("{sentences}", quoted)
         .replace("{findings}", findings)
         .replace("{keep}", kept)
+        .replace("{acronyms}", named)
         .strip()
     )
 
