@@ -268,6 +268,17 @@ def test_a_lead_in_before_a_quotation_is_taken_off():
     assert one_line(quoting) == quoting
 
 
+def test_a_method_opening_as_a_heading_is_said_as_a_sentence():
+    """The sample's MergeVQ method at bc5b10e; its Chinese lost "MergeVQ" before the colon in every round."""
+    from papers_digest.ways.steps.parts import said_as_sentence
+
+    written = "MergeVQ: A novel framework that leverages token merging within VQ-based generative models."
+    assert said_as_sentence(written) == (
+        "MergeVQ is a novel framework that leverages token merging within VQ-based generative models."
+    )
+    assert said_as_sentence("MergeVQ: merging tokens helps.") == "MergeVQ: merging tokens helps."
+
+
 def test_the_frame_around_a_finding_is_taken_off():
     assert one_line("The paper demonstrates that with just 120 GPU hours, vsGRPO-2B beats GPT-4o.") == (
         "With just 120 GPU hours, vsGRPO-2B beats GPT-4o."

@@ -38,6 +38,7 @@ _ECHOED_NAME_RE = re.compile(
 # A lead-in and a quotation: 'The paper's significant achievement: "The strategy results in …"' (PaCoRe's summary
 # on the 2026-01-13 listing at b3b0aff): what is quoted is the answer.
 _QUOTED_AFTER_LEAD_RE = re.compile(r'^[^"“:]{1,80}:\s*["“](?P<quoted>[^"”]+)["”]\.?$')
+_NAME_COLON_RE = re.compile(r"^([^\s:]+): (An?|The) (?=\w)")  # "MergeVQ: A novel framework …"
 _LIST_MARK_RE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
 _OUR_RE = re.compile(r"^Our\s+")  # the paper's voice opening an answer
 _IS_A_RE = re.compile(r"^(?:is|are)\s+(?:an?\s+|the\s+)?", re.IGNORECASE)  # an idea said of its topic
@@ -160,10 +161,17 @@ def assemble(parts: list[Part], answers: dict[str, str]) -> dict:
         elif part.question == "SUMMARY":
             digest[part.field] = kept_scope(one_sentence(one_line(answer), part.sources[0].text), part.sources[0].text)
         elif part.question == "PROBLEM":
-            digest[part.field] = without_method(one_line(answer))
+            digest[part.field] = without_method(said_as_sentence(one_line(answer)))
         else:
-            digest[part.field] = one_line(answer)
+            digest[part.field] = said_as_sentence(one_line(answer))
     return digest
+
+
+def said_as_sentence(text: str) -> str:
+    """An answer opening as a heading, a name and a colon, said as a sentence ("MergeVQ: A novel framework
+    that …" -> "MergeVQ is a novel framework that …": the sample's MergeVQ method at bc5b10e, whose Chinese lost
+    the name before its colon in all 8 rounds of its translation)."""
+    return _NAME_COLON_RE.sub(lambda m: f"{m.group(1)} is {m.group(2).lower()} ", text, count=1)
 
 
 def without_method(problem: str) -> str:
