@@ -846,6 +846,33 @@ def test_the_method_is_told_never_to_spell_its_sentences_acronyms_out(prompts):
     assert asked.endswith("Write LRMs as the paper does: never spell an acronym out.")
 
 
+def test_an_acronym_written_as_invented_words_is_written_back_by_the_program(prompts):
+    """PaCoRe's summary in the 2026-01-13 run at d43d456: its one answer with 94.5%, 93.2% and HMMT 2025 wrote
+    TTC (test-time compute) as "time-to-completion"; the paper failed. The program writes TTC back."""
+    from papers_digest.core.models import CallRecord, Usage
+    from papers_digest.llm.client import ChatReply
+    from papers_digest.ways.steps.conversation import StepsConversation
+
+    paper_doc = other_day("2601.05593")
+    parts = plan_parts(outline(paper_doc))
+    talk = StepsConversation(None, None, prompts, paper_doc.title, read_paper(paper_doc), parts)
+    record = CallRecord(
+        date="2026-01-13", arxiv_id="2601.05593", stage="digest_en", attempt=1, status="ok",
+        started_at=0, ended_at=0, latency_s=0,
+    )  # fmt: skip
+    summary = (
+        "An 8B model achieves 94.5% on HMMT 2025, surpassing GPT-5's 93.2% by scaling effective time-to-completion "
+        "to approximately two million tokens."
+    )
+    talk.replies = {"SUMMARY": ChatReply(summary, "stop", Usage(), record)}
+    found = [p for p in talk.judged()[1].problems if p.field == "one_sentence"]
+    assert [(p.rule, p.subjects) for p in found] == [("acronym", ("TTC", "time-to-completion"))]
+    asyncio.run(talk.mend(next(p for p in parts if p.key == "SUMMARY"), found, attempt=2))
+    data, verdict = talk.judged()
+    assert "scaling effective TTC to approximately two million tokens" in data["one_sentence"]
+    assert [p for p in verdict.problems if p.field == "one_sentence"] == []
+
+
 SEPTEMBER = "2025-09-15"
 
 

@@ -103,6 +103,7 @@ def acronyms_spelled(digest: Digest, facts: PaperFacts, sources: Mapping[str, Se
                         "acronym",
                         path,
                         f"writes {wrong[0]!r} for {name}, words the paper never writes: write {name} as the paper does",
+                        subjects=(name, wrong[0]),
                     )
                 )
                 break
@@ -111,9 +112,14 @@ def acronyms_spelled(digest: Digest, facts: PaperFacts, sources: Mapping[str, Se
 
 def with_acronym_alone(text: str, name: str, meaning: str) -> str:
     """`text` with an expansion it gives `name` taken out, the name alone where the two stood ("… phenomenon in
-    Long Short-Term Memory (LRMs)" -> "… phenomenon in LRMs"): what rule `acronym` asks, which the program can do
-    itself (GlimpRouter's method on the 2026-01-13 listing at 014b950 invented one in most rounds)."""
-    return text.replace(f"{meaning} ({name})", name).replace(f"{name} ({meaning})", name)
+    Long Short-Term Memory (LRMs)" -> "… phenomenon in LRMs"), or where it wrote the words alone ("effective
+    time-to-completion" -> "effective TTC"): what rule `acronym` asks, which the program can do itself
+    (GlimpRouter's method on the 2026-01-13 listing at 014b950 invented one in most rounds; PaCoRe's summary at
+    d43d456 its TTC's words in the one round that had its figures and benchmark)."""
+    alone = text.replace(f"{meaning} ({name})", name).replace(f"{name} ({meaning})", name)
+    if alone == text and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is None:
+        alone = re.sub(rf"(?<![\w-]){re.escape(meaning)}(?![\w-])", name, text, count=1)
+    return alone
 
 
 def _expansions(text: str) -> list[tuple[str, str]]:
