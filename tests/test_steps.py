@@ -197,6 +197,27 @@ def other_day(arxiv_id: str) -> FulltextDoc:
 GLIMPROUTER, BABYVISION, VIDEODR = "2601.05110", "2601.06521", "2601.06943"
 
 
+def talk_on(prompts, paper_doc: FulltextDoc, client=None, task=None):
+    """A paper's conversation in steps and its parts, nothing asked yet (`client`: what answers a part asked
+    again)."""
+    from papers_digest.ways.steps.conversation import StepsConversation
+
+    parts = plan_parts(outline(paper_doc))
+    return StepsConversation(task, client, prompts, paper_doc.title, read_paper(paper_doc), parts), parts
+
+
+def reply(text: str):
+    """A model's answer as the client returns it."""
+    from papers_digest.core.models import CallRecord, Usage
+    from papers_digest.llm.client import ChatReply
+
+    record = CallRecord(
+        date=SAMPLE_DATE, arxiv_id="2504.00883", stage="digest_en", attempt=1, status="ok",
+        started_at=0, ended_at=0, latency_s=0,
+    )  # fmt: skip
+    return ChatReply(text, "stop", Usage(), record)
+
+
 @pytest.mark.parametrize(
     ("paper", "idea", "rejected"),
     [
@@ -223,20 +244,12 @@ def test_an_idea_not_in_the_paper_s_words_is_rejected(paper, idea, rejected):
 
 
 def test_an_idea_not_in_the_paper_s_words_is_left_out_where_others_remain(prompts):
-    from papers_digest.core.models import CallRecord, Usage
-    from papers_digest.llm.client import ChatReply
-    from papers_digest.ways.steps.conversation import StepsConversation
 
     paper_doc = other_day(GLIMPROUTER)
-    parts = plan_parts(outline(paper_doc))
-    talk = StepsConversation(None, None, prompts, paper_doc.title, read_paper(paper_doc), parts)
-    record = CallRecord(
-        date="2026-01-13", arxiv_id=GLIMPROUTER, stage="digest_en", attempt=1, status="ok",
-        started_at=0, ended_at=0, latency_s=0,
-    )  # fmt: skip
+    talk, parts = talk_on(prompts, paper_doc)
     answers = {part.key: "GlimpRouter routes reasoning steps by their first token." for part in parts}
     answers |= {"TOPIC": "GlimpRouter", "IDEAS": "- Token merging\n- Entropy as predictor\n- Step-wise collaboration"}
-    talk.replies = {key: ChatReply(text, "stop", Usage(), record) for key, text in answers.items()}
+    talk.replies = {key: reply(text) for key, text in answers.items()}
     labels = [p for p in talk.judged()[1].problems if p.rule == "label"]
     assert [p.field for p in labels] == ["mind_map.children[0].label"]
 
@@ -666,12 +679,8 @@ def test_the_mind_map_s_topic_is_the_name_the_title_gives(title, topic):
 
 
 def test_a_topic_the_title_names_is_not_asked_and_an_idea_repeating_it_is_left_out(prompts):
-    from papers_digest.ways.steps.conversation import StepsConversation
-
-    paper_doc = doc(ANIMEGAMER)
-    parts = plan_parts(outline(paper_doc))
+    talk, parts = talk_on(prompts, doc(ANIMEGAMER))
     topic = next(p for p in parts if p.question == "TOPIC")
-    talk = StepsConversation(None, None, prompts, paper_doc.title, read_paper(paper_doc), parts)
     asyncio.run(talk.first(topic, 1))  # no client: asking would fail
     assert talk.asked == {}
     # the noun-phrase question's answer for AnimeGamer, measured on the 1.5B model
@@ -713,24 +722,17 @@ def test_an_idea_said_of_the_topic_loses_the_topic(topic, idea, label):
 def test_ideas_that_are_never_labels_are_the_methods_terms_or_none_rather_than_failing_the_paper(
     prompts, paper, children
 ):
-    from papers_digest.core.models import CallRecord, Usage
-    from papers_digest.llm.client import ChatReply
-    from papers_digest.ways.steps.conversation import BORROW_FROM_ROUND, StepsConversation
+    from papers_digest.ways.steps.conversation import BORROW_FROM_ROUND
 
     paper_doc = doc(paper) if paper.startswith("abs:") else other_day(paper)
-    parts = plan_parts(outline(paper_doc))
-    talk = StepsConversation(None, None, prompts, paper_doc.title, read_paper(paper_doc), parts)
-    record = CallRecord(
-        date=SAMPLE_DATE, arxiv_id=paper_doc.arxiv_id, stage="digest_en", attempt=1, status="ok",
-        started_at=0, ended_at=0, latency_s=0,
-    )  # fmt: skip
+    talk, parts = talk_on(prompts, paper_doc)
     answers = {part.key: "The paper merges tokens before quantization." for part in parts if not part.given}
     # the kind of answer HANRAG's IDEAS gave in every round on the 2025-09-15 listing: sentences, no labels
     answers["IDEAS"] = (
         "- It is a unified framework designed to efficiently tackle generation and representation together\n"
         "- Merges tokens, decouples semantics from latent space, and recovers details through cross-attention"
     )
-    talk.replies = {key: ChatReply(text, "stop", Usage(), record) for key, text in answers.items()}
+    talk.replies = {key: reply(text) for key, text in answers.items()}
     labels = [p for p in talk.judged()[1].problems if p.rule == "label"]
     assert len(labels) == 2
     ideas = next(p for p in parts if p.key == "IDEAS")
@@ -743,20 +745,12 @@ def test_ideas_that_are_never_labels_are_the_methods_terms_or_none_rather_than_f
 def test_an_idea_that_is_the_title_said_back_is_left_out(prompts):
     """The sample run at d9e4f29: R1-Zero's only idea was "A Critical Perspective", the tail of its title
     "Understanding R1-Zero-Like Training: A Critical Perspective"; a reader learns nothing under the topic."""
-    from papers_digest.core.models import CallRecord, Usage
-    from papers_digest.llm.client import ChatReply
-    from papers_digest.ways.steps.conversation import StepsConversation
 
     paper_doc = doc("abs:2503.20783")
-    parts = plan_parts(outline(paper_doc))
-    talk = StepsConversation(None, None, prompts, paper_doc.title, read_paper(paper_doc), parts)
-    record = CallRecord(
-        date=SAMPLE_DATE, arxiv_id="2503.20783", stage="digest_en", attempt=1, status="ok",
-        started_at=0, ended_at=0, latency_s=0,
-    )  # fmt: skip
+    talk, parts = talk_on(prompts, paper_doc)
     answers = {part.key: "Base models shape what reinforcement learning finds." for part in parts if not part.given}
     answers["IDEAS"] = "- Understanding R1-Zero-Like Training: A Critical Perspective\n- Minimalist R1-Zero recipe"
-    talk.replies = {key: ChatReply(text, "stop", Usage(), record) for key, text in answers.items()}
+    talk.replies = {key: reply(text) for key, text in answers.items()}
     labels = [p for p in talk.judged()[1].problems if p.rule == "label"]
     assert [(p.field, "title" in p.text) for p in labels] == [("mind_map.children[0].label", True)]
     ideas = next(p for p in parts if p.key == "IDEAS")
@@ -775,31 +769,19 @@ def test_an_idea_that_is_the_title_said_back_is_left_out(prompts):
 )
 def test_a_failing_summary_borrows_only_a_finding_that_owes_it_nothing(prompts, finding, borrowed):
     from papers_digest.checker.problems import Problem
-    from papers_digest.core.models import CallRecord, Usage
-    from papers_digest.llm.client import ChatReply
     from papers_digest.llm.conversation import Task
-    from papers_digest.ways.steps.conversation import BORROW_FROM_ROUND, StepsConversation
-
-    record = CallRecord(
-        date=SAMPLE_DATE, arxiv_id="2504.00883", stage="digest_en", attempt=1, status="ok",
-        started_at=0, ended_at=0, latency_s=0,
-    )  # fmt: skip
+    from papers_digest.ways.steps.conversation import BORROW_FROM_ROUND
 
     class Engine:  # answers a summary asked again (the model's side of the conversation, not what is tested)
         async def chat(self, messages, context, calls, **_):
-            return ChatReply("vsGRPO-2B gains 12.1% over its base model.", "stop", Usage(), record)
+            return reply("vsGRPO-2B gains 12.1% over its base model.")
 
-    paper_doc = doc(VSGRPO)
-    parts = plan_parts(outline(paper_doc))
     task = Task(SAMPLE_DATE, "2504.00883", "digest_en", "steps")
-    talk = StepsConversation(task, Engine(), prompts, paper_doc.title, read_paper(paper_doc), parts)
+    talk, parts = talk_on(prompts, doc(VSGRPO), Engine(), task)
     summary = next(p for p in parts if p.question == "SUMMARY")
     same = next(p for p in parts if p.question == "FINDING" and p.sources == summary.sources)
     copied = "With just 120 GPU hours, our vsGRPO-2B model can outperform the base model by 12.1%."
-    talk.replies = {
-        same.key: ChatReply(finding, "stop", Usage(), record),
-        summary.key: ChatReply(copied, "stop", Usage(), record),
-    }
+    talk.replies = {same.key: reply(finding), summary.key: reply(copied)}
     failing = [Problem("copied", "one_sentence", "copies 12 words of the paper")]
     asyncio.run(talk.mend(summary, failing, attempt=BORROW_FROM_ROUND))
     assert (summary.key in talk.borrowed) is borrowed
@@ -811,22 +793,14 @@ def test_an_invented_expansion_is_taken_out_by_the_program(prompts, invented):
     """GlimpRouter's method on the 2026-01-13 listing at 014b950, as the 1.5B model wrote it asked with its
     acronyms to keep: LRMs given expansions the paper never writes, whose initials do not spell it (and passed
     rule acronym before). The program writes LRMs alone."""
-    from papers_digest.core.models import CallRecord, Usage
-    from papers_digest.llm.client import ChatReply
-    from papers_digest.ways.steps.conversation import StepsConversation
 
     paper_doc = other_day(GLIMPROUTER)
-    parts = plan_parts(outline(paper_doc))
-    talk = StepsConversation(None, None, prompts, paper_doc.title, read_paper(paper_doc), parts)
-    record = CallRecord(
-        date="2026-01-13", arxiv_id=GLIMPROUTER, stage="digest_en", attempt=1, status="ok",
-        started_at=0, ended_at=0, latency_s=0,
-    )  # fmt: skip
+    talk, parts = talk_on(prompts, paper_doc)
     method = (
         "The paper proposes a novel perspective on step-wise collaboration by inferring the difficulty of a reasoning "
         f'step from its very first token, inspired by the "Aha Moment" phenomenon in {invented} (LRMs).'
     )
-    talk.replies = {"METHOD": ChatReply(method, "stop", Usage(), record)}
+    talk.replies = {"METHOD": reply(method)}
     acronyms = [p for p in talk.judged()[1].problems if p.field == "method"]
     assert [(p.rule, p.subjects) for p in acronyms] == [("acronym", ("LRMs", invented))]
     asyncio.run(talk.mend(next(p for p in parts if p.key == "METHOD"), acronyms, attempt=2))
@@ -849,22 +823,14 @@ def test_the_method_is_told_never_to_spell_its_sentences_acronyms_out(prompts):
 def test_an_acronym_written_as_invented_words_is_written_back_by_the_program(prompts):
     """PaCoRe's summary in the 2026-01-13 run at d43d456: its one answer with 94.5%, 93.2% and HMMT 2025 wrote
     TTC (test-time compute) as "time-to-completion"; the paper failed. The program writes TTC back."""
-    from papers_digest.core.models import CallRecord, Usage
-    from papers_digest.llm.client import ChatReply
-    from papers_digest.ways.steps.conversation import StepsConversation
 
     paper_doc = other_day("2601.05593")
-    parts = plan_parts(outline(paper_doc))
-    talk = StepsConversation(None, None, prompts, paper_doc.title, read_paper(paper_doc), parts)
-    record = CallRecord(
-        date="2026-01-13", arxiv_id="2601.05593", stage="digest_en", attempt=1, status="ok",
-        started_at=0, ended_at=0, latency_s=0,
-    )  # fmt: skip
+    talk, parts = talk_on(prompts, paper_doc)
     summary = (
         "An 8B model achieves 94.5% on HMMT 2025, surpassing GPT-5's 93.2% by scaling effective time-to-completion "
         "to approximately two million tokens."
     )
-    talk.replies = {"SUMMARY": ChatReply(summary, "stop", Usage(), record)}
+    talk.replies = {"SUMMARY": reply(summary)}
     found = [p for p in talk.judged()[1].problems if p.field == "one_sentence"]
     assert [(p.rule, p.subjects) for p in found] == [("acronym", ("TTC", "time-to-completion"))]
     asyncio.run(talk.mend(next(p for p in parts if p.key == "SUMMARY"), found, attempt=2))
