@@ -43,7 +43,7 @@ UNIT_RATIO = (0.6, 3.4)
 # A run of this many Chinese characters written twice in a unit is a phrase said twice (about four English words):
 # none of the 284 Chinese texts of tests/data and the sample run at d9e4f29 has one but that run's MergeVQ summary.
 REPEATED_CJK = 8
-_CJK_RUN_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_CJK_RUN_RE = re.compile(f"{_CJK_RE.pattern}+")
 MIN_MEASURED_WORDS = 5  # shorter units (labels, short titles) vary too much to be measured
 HEAD_WORDS = 5  # a title's or label's head before its colon, at most (its name, or a term)
 CLAUSE_WORDS = 4  # a clause asked apart has at least this many words

@@ -68,7 +68,7 @@ class StepsConversation:
     asked: dict[str, list[Message]] = field(default_factory=dict)
     replies: dict[str, ChatReply] = field(default_factory=dict)
     borrowed: dict[str, str] = field(default_factory=dict)  # a part answered by another part's answer (its key)
-    trimmed: dict[str, str] = field(default_factory=dict)  # a list part's answer with the items it failed on left out
+    trimmed: dict[str, str] = field(default_factory=dict)  # a part's answer as the program mended it
 
     @property
     def answers(self) -> dict[str, str]:
@@ -109,11 +109,12 @@ class StepsConversation:
         self, part: Part, problems: list[Problem], attempt: int, failing: frozenset[str] = frozenset()
     ) -> None:
         """Mend a part from its problems' data: a finding that repeats another dropped where others remain, and so
-        are the mind map's ideas that are no labels of the paper's words where others are; a
-        part that copied, repeated or was cut off rewritten in other words without the paper in view (the
-        words it copied named); a summary of the main result that keeps failing, from BORROW_FROM_ROUND on, said
-        as the finding of the same sentence says it, where that finding passed (`failing`: the parts that did
-        not); any other asked again afresh, told what to mind."""
+        are the mind map's ideas that are no labels of the paper's words where others are (none left late, the
+        glossary's terms of the method); an acronym's invented words taken out by the program; a part that
+        copied, repeated or was cut off rewritten in other words without the paper in view (the words it copied
+        named); a summary of the main result that keeps failing, from BORROW_FROM_ROUND on, said as the finding
+        of the same sentence says it, where that finding passed and owes it nothing (`failing`: the parts that
+        did not); any other asked again afresh, told what to mind."""
         rules = {p.rule for p in problems}
         late = attempt - self.first_attempt >= BORROW_FROM_ROUND - 1
         findings = [p for p in self.parts if p.question == "FINDING"]
@@ -131,8 +132,8 @@ class StepsConversation:
             None,
         )
         failed = {p.field for p in problems}
-        mind_map = assemble(self.parts, self.answers)["mind_map"]
-        ideas = mind_map["children"] if part.question == "IDEAS" else []
+        mind_map = assemble(self.parts, self.answers)["mind_map"] if part.question == "IDEAS" else {}
+        ideas = mind_map.get("children", [])
         kept = [idea["label"] for i, idea in enumerate(ideas) if f"{part.field}[{i}].label" not in failed]
         if part.question == "FINDING" and rules == {"repeated"} and len(findings) > 1:
             self.parts = renumbered([p for p in self.parts if p is not part])
@@ -141,7 +142,7 @@ class StepsConversation:
             # model gave the prompt's example idea back); none left after a few rounds, the ideas are the
             # glossary's terms of the method's sentences, or the mind map is its topic alone rather than the paper
             # failing (HANRAG's ideas on the 2025-09-15 listing were sentences in every round)
-            kept = kept or ideas_from_terms(part.sources, mind_map["label"])
+            kept = kept or ideas_from_terms(part.sources, mind_map.get("label", ""))
             self.trimmed[part.key] = "\n".join(f"- {idea}" for idea in kept)
         elif rules == {"acronym"} and (alone := _acronyms_alone(self.answers.get(part.key, ""), problems)):
             self.trimmed[part.key] = alone  # the paper's acronym alone, where an expansion was invented
@@ -231,8 +232,9 @@ def _same_result(problem: Problem, sources: dict[str, list[str]]) -> bool:
 
 
 def _acronyms_alone(answer: str, problems: list[Problem]) -> str:
-    """The answer with every invented expansion its `acronym` problems name taken out, or "" where one of them
-    names none (an acronym written as words only: asked again)."""
+    """The answer with the invented words of each of its `acronym` problems written as the acronym
+    (`with_acronym_alone`), or "" where one of them names no words or its words are not found as written (the
+    part is then asked again)."""
     mended = answer
     for problem in problems:
         if len(problem.subjects) != 2 or (alone := with_acronym_alone(mended, *problem.subjects)) == mended:
