@@ -474,6 +474,13 @@ def test_an_idea_written_as_a_title_is_dropped_where_labels_remain():
         # AnimeGamer's idea in the sample run at fa4ad3f: its Chinese lost the acronym in all 8 rounds
         ("Multimodal Large Language Models (MLLMs)", "Multimodal Large Language Models"),
         ("Chain of Thought (CoT) prompts", "Chain of Thought (CoT) prompts"),
+        # VideoDR's idea in the 2026-01-13 run at 09048e5: its Chinese label lost the name in all 8 rounds
+        (
+            "VideoDR centers on video-conditioned open-domain video question answering",
+            "Video-conditioned open-domain video question answering",
+        ),
+        ("Qwen2 models for reasoning", "Qwen2 models for reasoning"),  # a name and a noun, no verb
+        ("Training relies on rewards", "Training relies on rewards"),  # no name
     ],
 )
 def test_an_idea_loses_a_sentence_s_opening_to_be_a_label(idea, label):

@@ -23,6 +23,7 @@ from papers_digest.checker.scope import (
 from papers_digest.checker.substance import LABEL_WORDS
 from papers_digest.core.models import Digest, Evidence
 from papers_digest.reading.glossary import terms_in
+from papers_digest.reading.names import is_ordinary_word
 from papers_digest.reading.sentences import split_sentences
 from papers_digest.ways.steps.outline import Outline, Source
 
@@ -50,6 +51,7 @@ _LABEL_OPENING_RE = re.compile(
     re.IGNORECASE,
 )
 # A method said after the problem: "by proposing …", ", through introducing …" to the sentence's end.
+_NAME_VERB_RE = re.compile(r"(?P<name>\S+)\s+(?P<verb>[a-z]+s)\s+(?:on|upon|to)\s+(?=\S)")
 _BY_METHOD_RE = re.compile(
     # (not "by using": "Current models cheat by using shortcuts" may be the problem itself)
     r",?\s+(?:by|through|via)\s+(?:proposing|introducing|presenting|developing|designing)\b[^.]*\.?$",
@@ -253,6 +255,11 @@ def as_label(idea: str) -> str:
     acronym in all 8 rounds of a sample run at fa4ad3f)."""
     idea = _ACRONYM_AFTER_RE.sub("", idea.strip().rstrip("."))
     label = _LABEL_OPENING_RE.sub("", idea).strip()
+    said = _NAME_VERB_RE.match(label)
+    if said and not is_ordinary_word(said["name"]) and "VERB" in getAllLemmas(said["verb"].casefold()):
+        # a name, its verb and a preposition opening a sentence: "VideoDR centers on video-conditioned …" (the
+        # 2026-01-13 run at 09048e5, whose Chinese label lost the name in all 8 rounds)
+        label = label[said.end() :]
     if not label or label == idea:
         return idea
     return _capitalised(label)
