@@ -50,8 +50,9 @@ _LABEL_OPENING_RE = re.compile(
     r"(?:(?:we|it|they|the (?:paper|authors?|study|work)|this (?:paper|study|work))\s+(?:also\s+)?)?",
     re.IGNORECASE,
 )
-# A method said after the problem: "by proposing …", ", through introducing …" to the sentence's end.
+# A name, its verb and a preposition opening an idea: "VideoDR centers on …".
 _NAME_VERB_RE = re.compile(r"(?P<name>\S+)\s+(?P<verb>[a-z]+s)\s+(?:on|upon|to)\s+(?=\S)")
+# A method said after the problem: "by proposing …", ", through introducing …" to the sentence's end.
 _BY_METHOD_RE = re.compile(
     # (not "by using": "Current models cheat by using shortcuts" may be the problem itself)
     r",?\s+(?:by|through|via)\s+(?:proposing|introducing|presenting|developing|designing)\b[^.]*\.?$",
@@ -238,10 +239,9 @@ def under_topic(idea: str, topic: str) -> str:
         rest = idea[len(topic) + 1 :].strip()
     elif topic and idea.startswith(f"{topic} "):
         rest = idea[len(topic) :].strip()
-        verb = rest.split()[0].casefold()
         if _IS_A_RE.match(rest):
             rest = _IS_A_RE.sub("", rest)
-        elif not (verb.endswith("s") and "VERB" in getAllLemmas(verb)):
+        elif not _says_of_it(rest.split()[0]):
             return idea  # a name with its noun ("MergeVQ tokenizer") is a label as it is
     else:
         return idea
@@ -256,13 +256,19 @@ def as_label(idea: str) -> str:
     idea = _ACRONYM_AFTER_RE.sub("", idea.strip().rstrip("."))
     label = _LABEL_OPENING_RE.sub("", idea).strip()
     said = _NAME_VERB_RE.match(label)
-    if said and not is_ordinary_word(said["name"]) and "VERB" in getAllLemmas(said["verb"].casefold()):
+    if said and not is_ordinary_word(said["name"]) and _says_of_it(said["verb"]):
         # a name, its verb and a preposition opening a sentence: "VideoDR centers on video-conditioned …" (the
         # 2026-01-13 run at 09048e5, whose Chinese label lost the name in all 8 rounds)
         label = label[said.end() :]
     if not label or label == idea:
         return idea
     return _capitalised(label)
+
+
+def _says_of_it(word: str) -> bool:
+    """Whether a word after a name is a verb said of it ("launches", "centers"), not a noun it names ("tokenizer")."""
+    folded = word.casefold()
+    return folded.endswith("s") and "VERB" in getAllLemmas(folded)
 
 
 def _capitalised(text: str) -> str:
