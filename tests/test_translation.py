@@ -201,7 +201,7 @@ def test_a_unit_of_names_alone_needs_no_model():
         ("Attention", None),  # a term of two senses: the model picks
         # a name, its suffix after it, then one term: 2504.00883's idea in the sample run at fa4ad3f, asked as
         # "X1式 training", came back as 训练 in all 8 rounds
-        ("R1-Zero-like training", "R1-Zero 式训练"),
+        ("R1-Zero-like training", "R1-Zero式训练"),  # as the model's sentences write it
         ("MergeVQ framework", "MergeVQ 框架"),
         ("R1-Zero-like visual training", None),  # more than one term after the name: asked
         ("VQ-based tokenizer", None),  # a suffix said before its name: asked
@@ -251,12 +251,35 @@ def test_the_assembled_digest_joins_a_fields_sentences_and_carries_the_title_its
         # asked whole at d9e4f29: 视觉空间推理的改进通过R1-Zero式训练, the English order
         (
             "Improved Visual-Spatial Reasoning via R1-Zero-Like Training",
-            [("R1-Zero-Like Training", "通过"), ("Improved Visual-Spatial Reasoning", "")],
+            [("R1-Zero-Like Training", "通过"), ("Visual-Spatial Reasoning", "改进")],
         ),
         (
             "TinyR1-32B-Preview: Boosting Accuracy with Branch-Merge Distillation",
-            [("TinyR1-32B-Preview", ""), ("Branch-Merge Distillation", "：通过"), ("Boosting Accuracy", "")],
+            [("TinyR1-32B-Preview", ""), ("Branch-Merge Distillation", "：通过"), ("Accuracy", "提升")],
         ),
+        # the verb of change said by the program: its part, asked as "Improved …", came back as the noun phrase
+        # 视觉空间推理改进 in the sample run at 2eeabdd, and the title as 通过R1-Zero 式训练视觉空间推理改进
+        ("Improved visual-spatial reasoning", [("visual-spatial reasoning", "改进的")]),
+        ("Enhancing Reasoning", [("Reasoning", "增强")]),
+        # a thing for a use, built on a base: asked whole at 2eeabdd, 统一框架：视觉生成和表示的解耦 token 合并和量化
+        (
+            "MergeVQ: A Unified Framework for Visual Generation and Representation with Disentangled Token "
+            "Merging and Quantization",
+            [
+                ("MergeVQ", ""),
+                ("Disentangled Token Merging and Quantization", "：基于"),
+                ("Visual Generation and Representation", "、用于"),
+                ("Unified Framework", "的"),
+            ],
+        ),
+        ("Unified Framework for Visual Generation", [("Visual Generation", "用于"), ("Unified Framework", "的")]),
+        # a gerund's phrase is no thing, and "for" does not reach across a colon
+        ("Learning Representations for Reasoning", [("Learning Representations for Reasoning", "")]),
+        (
+            "Reinforcement Learning for Reasoning in Small LLMs: What Works and What Doesn't",
+            [("Reinforcement Learning for Reasoning in Small LLMs: What Works and What Doesn't", "")],
+        ),
+        ("Improvement of Reasoning", [("Improvement of Reasoning", "")]),
         # "with" after no gerund says what the thing has, not how it is done
         (
             "Forgetting Transformer: Softmax Attention with a Forget Gate",
@@ -274,8 +297,8 @@ def test_a_title_said_via_its_means_is_assembled_in_chinese_order():
     english = Digest.model_validate(RECORDED["english"])
     title = "Improved Visual-Spatial Reasoning via R1-Zero-Like Training"
     units = translation_units(english, title)
-    answers = {u.key: u.known_chinese or ("改进的视觉空间推理" if u.path == "title" else "译文。") for u in units}
-    assert assemble(english, units, answers)["title"] == "通过R1-Zero 式训练改进的视觉空间推理"
+    answers = {u.key: u.known_chinese or ("视觉空间推理" if u.path == "title" else "译文。") for u in units}
+    assert assemble(english, units, answers)["title"] == "通过R1-Zero式训练改进视觉空间推理"
 
 
 # --- the whole translation: the real one of the 0.5B model (tests/data/llm) --------------------------------

@@ -17,6 +17,7 @@ from papers_digest.checker.chinese import cjk_share, number_difference, zh_ratio
 from papers_digest.checker.direction import decreases_lost
 from papers_digest.checker.fields import prose_fields
 from papers_digest.checker.paths import set_field
+from papers_digest.checker.phrases import phrase_parts
 from papers_digest.checker.placeholders import Protected, mark_pattern, marks_in, protect
 from papers_digest.checker.problems import Problem
 from papers_digest.checker.zh_words import EnglishFacts, said_in_chinese, word_problems
@@ -45,12 +46,7 @@ UNIT_RATIO = (0.6, 3.4)
 REPEATED_CJK = 8
 _CJK_RUN_RE = re.compile(f"{_CJK_RE.pattern}+")
 MIN_MEASURED_WORDS = 5  # shorter units (labels, short titles) vary too much to be measured
-HEAD_WORDS = 5  # a title's or label's head before its colon, at most (its name, or a term)
 CLAUSE_WORDS = 4  # a clause asked apart has at least this many words
-# A title's part that says how its work is done after what it does: always after "via" or "through"; after
-# "with" or "using" only where what it does opens with a gerund ("Boosting Accuracy with Branch-Merge
-# Distillation", not "Softmax Attention with a Forget Gate").
-_MEANS_RE = re.compile(r"(?P<what>\S.*?)\s+(?:(?P<via>via|through)|with|using)\s+(?P<how>\S.*)")
 
 
 @dataclass(frozen=True)
@@ -93,7 +89,7 @@ class Unit:
 
     def _named_term(self) -> str | None:
         """A label that is a name, its suffix written after it, then one glossary term whole: the name and the
-        term's rendering ("R1-Zero-like training" -> "R1-Zero 式训练": asked as "X1式 training", the 1.5B model
+        term's rendering ("R1-Zero-like training" -> "R1-Zero式训练": asked as "X1式 training", the 1.5B model
         wrote 训练 alone in all 8 rounds of a sample run at fa4ad3f)."""
         match = re.fullmatch(rf"({mark_pattern(self.protected.form).pattern})(\S*)\s+(.+)", self.protected.text)
         if match is None or match.group(2) not in ("", *(t.zh[0] for t in self.facts.terms if t.after)):
@@ -101,7 +97,9 @@ class Unit:
         term = whole_term(match.group(3))
         if term is None or term.senses or term.keep:
             return None
-        return f"{self.protected.names[match.group(1)]} {match.group(2)}{term.rendering}"
+        name, suffix = self.protected.names[match.group(1)], match.group(2)
+        # a suffix joins its name as the model's sentences write it (R1-Zero式训练); a name alone stands apart
+        return f"{name}{suffix}{term.rendering}" if suffix else f"{name} {term.rendering}"
 
 
 def translation_units(english: Digest, title: str | None = None) -> list[Unit]:
@@ -112,35 +110,9 @@ def translation_units(english: Digest, title: str | None = None) -> list[Unit]:
     units = []
     for path, text in fields:
         kind: UnitKind = "title" if path == "title" else "label" if path.endswith(".label") else "sentence"
-        parts = [(s, "") for s in sentences(text)] if kind == "sentence" else _phrase_parts(" ".join(text.split()))
+        parts = [(s, "") for s in sentences(text)] if kind == "sentence" else phrase_parts(" ".join(text.split()))
         units += [replace(unit_of(part, kind, names, path, i), lead=lead) for i, (part, lead) in enumerate(parts)]
     return units
-
-
-def _phrase_parts(text: str) -> list[tuple[str, str]]:
-    """A title's or label's parts, each with what stands before its Chinese, in Chinese order: its head and its
-    rest (`_head_and_rest`), and a part that says how it is done after what ("A via B", "Enhancing A with B") as
-    "通过" B, then A. Asked whole, "Improved Visual-Spatial Reasoning via R1-Zero-Like Training" came back in the
-    English order, 视觉空间推理的改进通过R1-Zero式训练 (the sample run at d9e4f29)."""
-    parts: list[tuple[str, str]] = []
-    for index, part in enumerate(_head_and_rest(text)):
-        lead = "：" if index else ""
-        means = _MEANS_RE.fullmatch(part)
-        if means is not None and (means["via"] or means["what"].split()[0].endswith("ing")):
-            parts += [(means["how"], f"{lead}通过"), (means["what"], "")]
-        else:
-            parts.append((part, lead))
-    return parts
-
-
-def _head_and_rest(text: str) -> list[str]:
-    """A title or label "Head: the rest" as its two parts, each asked alone ("MergeVQ", "A Unified Framework for
-    …"): asked whole, the 1.5B model dropped the head of "X1: Infinite Anime Life Simulation …" and of "Token
-    Merging: Decouples top-k semantics …" in every round."""
-    head, colon, rest = text.partition(": ")
-    if colon and rest and len(head.split()) <= HEAD_WORDS:
-        return [head, rest]
-    return [text]
 
 
 def unit_of(
