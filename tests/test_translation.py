@@ -238,11 +238,15 @@ def test_the_assembled_digest_keeps_the_english_shape_numbers_and_sections():
 
 
 def test_the_assembled_digest_joins_a_fields_sentences_and_carries_the_title_its_head_and_rest_apart():
-    """The title "AnimeGamer: Infinite Anime …" is asked as its head and its rest, joined by a Chinese colon."""
+    """The title "AnimeGamer: Infinite Anime … with Next Game State Prediction" is asked as its head and its rest's
+    two parts, joined by a Chinese colon and in Chinese order."""
     english = Digest.model_validate(RECORDED["english"])
     units = translation_units(english, ANIMEGAMER)
     chinese = assemble(english, units, {u.key: f"{u.path}-{u.index}" + "。" * (u.kind == "sentence") for u in units})
-    assert (chinese["title"], chinese["one_sentence"]) == ("title-0：title-1", "one_sentence-0。one_sentence-1。")
+    assert (chinese["title"], chinese["one_sentence"]) == (
+        "title-0：结合title-1的title-2",
+        "one_sentence-0。one_sentence-1。",
+    )
 
 
 @pytest.mark.parametrize(
@@ -280,10 +284,15 @@ def test_the_assembled_digest_joins_a_fields_sentences_and_carries_the_title_its
             [("Reinforcement Learning for Reasoning in Small LLMs: What Works and What Doesn't", "")],
         ),
         ("Improvement of Reasoning", [("Improvement of Reasoning", "")]),
-        # "with" after no gerund says what the thing has, not how it is done
+        # "with" after a thing says what the thing has, not how it is done: 结合 B 的 A
         (
             "Forgetting Transformer: Softmax Attention with a Forget Gate",
-            [("Forgetting Transformer", ""), ("Softmax Attention with a Forget Gate", "：")],
+            [("Forgetting Transformer", ""), ("a Forget Gate", "：结合"), ("Softmax Attention", "的")],
+        ),
+        # asked whole at 291fff1: 无限动漫游戏状态预测的模拟, the life and the next state lost
+        (
+            "AnimeGamer: Infinite Anime Life Simulation with Next Game State Prediction",
+            [("AnimeGamer", ""), ("Next Game State Prediction", "：结合"), ("Infinite Anime Life Simulation", "的")],
         ),
     ],
 )
