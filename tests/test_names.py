@@ -90,3 +90,25 @@ def test_an_acronym_before_its_words_is_defined_too():
 def test_a_parenthesis_whose_initials_do_not_spell_the_acronym_defines_nothing():
     """ "the base model (GPT-4o)" and "GRPO (our method)" are no definitions."""
     assert acronym_definitions("the base model (GPT-4o) and GRPO (our method) and a loss (KL)") == {}
+
+
+@pytest.mark.parametrize(
+    ("written", "nearest"),
+    [
+        ("MergingVQ", "MergeVQ"),  # the sample run at 291fff1
+        ("Qwen2VL", "Qwen2-VL"),
+        ("GPT4o", "GPT-4o"),
+        ("vsGRPO2B", "vsGRPO-2B"),
+        ("VQ-merge", None),  # renamed, not misspelt
+        ("vsGRPO-3B", None),  # other figures: another claim
+        ("LLaVA", None),  # beside LLaMA: another model
+        ("VideoDR", None),  # beside VideoRAG: other endings
+        ("GPRO", None),  # beside GRPO: too far apart to say
+    ],
+)
+def test_a_misspelt_name_is_the_paper_name_it_is_like_and_no_other(written, nearest):
+    from papers_digest.checker.naming import nearest_name
+
+    known = {"MergeVQ", "VQ", "Qwen2-VL", "Qwen2-VL-2B", "GPT-4o", "vsGRPO-2B", "vsGRPO-7B", "GRPO", "LLaMA"}
+    known.add("VideoRAG")
+    assert nearest_name(written, known) == nearest

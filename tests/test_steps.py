@@ -846,6 +846,39 @@ def test_an_acronym_written_as_invented_words_is_written_back_by_the_program(pro
     assert [p for p in verdict.problems if p.field == "one_sentence"] == []
 
 
+def test_a_misspelt_name_is_written_as_the_paper_writes_it_by_the_program(prompts):
+    """MergeVQ's summary in the sample run at 291fff1: its last round wrote "MergingVQ", a name the paper never
+    writes; the paper failed. The program writes the paper's MergeVQ back."""
+    talk, parts = talk_on(prompts, doc(MERGEVQ))
+    summary = (
+        "MergingVQ exhibits competitive performance in both visual representation learning and image generation "
+        "across ImageNet."
+    )
+    talk.replies = {"SUMMARY": reply(summary)}
+    found = [p for p in talk.judged()[1].problems if p.field == "one_sentence"]
+    assert [(p.rule, p.subjects) for p in found] == [("names", ("MergingVQ", "MergeVQ"))]
+    asyncio.run(talk.mend(next(p for p in parts if p.key == "SUMMARY"), found, attempt=2))
+    data, verdict = talk.judged()
+    assert data["one_sentence"] == summary.replace("MergingVQ", "MergeVQ")
+    assert [p for p in verdict.problems if p.field == "one_sentence"] == []
+
+
+def test_an_invented_name_no_paper_name_is_like_is_asked_again(prompts):
+    """ "VQ-merge" (the issue's renamed MergeVQ) is no misspelling the program can mend: the part is asked again."""
+    from papers_digest.llm.conversation import Task
+
+    class Engine:  # answers the summary asked again (the model's side, not what is tested)
+        async def chat(self, messages, context, calls, **_):
+            return reply("MergeVQ is competitive in representation learning and generation.")
+
+    talk, parts = talk_on(prompts, doc(MERGEVQ), Engine(), Task(SAMPLE_DATE, "2504.00999", "digest_en", "steps"))
+    talk.replies = {"SUMMARY": reply("VQ-merge is competitive in representation learning and generation.")}
+    found = [p for p in talk.judged()[1].problems if p.field == "one_sentence"]
+    assert [(p.rule, p.subjects) for p in found] == [("names", ("VQ-merge",))]
+    asyncio.run(talk.mend(next(p for p in parts if p.key == "SUMMARY"), found, attempt=2))
+    assert talk.answers["SUMMARY"] == "MergeVQ is competitive in representation learning and generation."
+
+
 SEPTEMBER = "2025-09-15"
 
 

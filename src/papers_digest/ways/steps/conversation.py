@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from papers_digest.checker.echo import echoed
 from papers_digest.checker.english import ENGLISH_RULES, Verdict, rule_problems
 from papers_digest.checker.evidence import evidence_problems, summary_owes
-from papers_digest.checker.naming import acronyms_spelled, with_acronym_alone
+from papers_digest.checker.naming import acronyms_spelled, with_acronym_alone, with_name_as_written
 from papers_digest.checker.paper import PaperFacts
 from papers_digest.checker.parse import digest_of
 from papers_digest.checker.passages import PaperWords
@@ -110,9 +110,9 @@ class StepsConversation:
     ) -> None:
         """Mend a part from its problems' data: a finding that repeats another dropped where others remain, and so
         are the mind map's ideas that are no labels of the paper's words where others are (none left late, the
-        glossary's terms of the method); an acronym's invented words taken out by the program; a part that
-        copied, repeated or was cut off rewritten in other words without the paper in view (the words it copied
-        named); a summary of the main result that keeps failing, from BORROW_FROM_ROUND on, said as the finding
+        glossary's terms of the method); an acronym's invented words taken out and a misspelt name written as the
+        paper writes it, by the program; a part that copied, repeated or was cut off rewritten in other words
+        without the paper in view (the words it copied named); a summary of the main result that keeps failing, from BORROW_FROM_ROUND on, said as the finding
         of the same sentence says it, where that finding passed and owes it nothing (`failing`: the parts that
         did not); any other asked again afresh, told what to mind."""
         rules = {p.rule for p in problems}
@@ -144,8 +144,8 @@ class StepsConversation:
             # failing (HANRAG's ideas on the 2025-09-15 listing were sentences in every round)
             kept = kept or ideas_from_terms(part.sources, mind_map.get("label", ""))
             self.trimmed[part.key] = "\n".join(f"- {idea}" for idea in kept)
-        elif rules == {"acronym"} and (alone := _acronyms_alone(self.answers.get(part.key, ""), problems)):
-            self.trimmed[part.key] = alone  # the paper's acronym alone, where an expansion was invented
+        elif rules <= set(_WRITTEN_BACK) and (written := _written_back(self.answers.get(part.key, ""), problems)):
+            self.trimmed[part.key] = written  # the paper's acronym alone, where an expansion was invented
         elif part.question == "SUMMARY" and same is not None and late:
             # the main result said as its finding says it: that wording passed every check of the same sentence
             self.borrowed[part.key] = same.key
@@ -231,15 +231,21 @@ def _same_result(problem: Problem, sources: dict[str, list[str]]) -> bool:
     return bool(sources.get(result)) and sources.get(result) == sources.get("one_sentence")
 
 
-def _acronyms_alone(answer: str, problems: list[Problem]) -> str:
-    """The answer with the invented words of each of its `acronym` problems written as the acronym
-    (`with_acronym_alone`), or "" where one of them names no words or its words are not found as written (the
-    part is then asked again)."""
+# What the program writes back itself for a rule, from its problem's two subjects: an acronym alone where its
+# expansion was invented, a paper's name where the part misspelt it.
+_WRITTEN_BACK = {"acronym": with_acronym_alone, "names": with_name_as_written}
+
+
+def _written_back(answer: str, problems: list[Problem]) -> str:
+    """The answer with each problem mended as `_WRITTEN_BACK` says (the invented words of an `acronym` problem
+    written as the acronym, a misspelt name of a `names` problem as the paper writes it), or "" where one of them
+    names no two subjects or its words are not found as written (the part is then asked again)."""
     mended = answer
     for problem in problems:
-        if len(problem.subjects) != 2 or (alone := with_acronym_alone(mended, *problem.subjects)) == mended:
+        write = _WRITTEN_BACK[problem.rule]
+        if len(problem.subjects) != 2 or (written := write(mended, *problem.subjects)) == mended:
             return ""
-        mended = alone
+        mended = written
     return mended
 
 
