@@ -550,6 +550,32 @@ def test_a_new_state_of_the_art_is_not_said_as_a_new_benchmark():
     )
 
 
+@pytest.mark.parametrize(
+    ("written", "mended"),
+    [
+        # the sample runs at 2eeabdd and 291fff1: a task of the pair lost
+        (
+            "MergeVQ performs comparably in both visual and image generation tasks, maintaining inference speed.",
+            "MergeVQ performs comparably in both visual representation learning and image generation tasks, "
+            "maintaining inference speed.",
+        ),
+        # the pair said whole, or in other words, is left as written
+        (
+            "MergeVQ is competitive in both visual representation learning and image generation.",
+            "MergeVQ is competitive in both visual representation learning and image generation.",
+        ),
+        (
+            "MergeVQ is competitive in both representation and generation tasks.",
+            "MergeVQ is competitive in both representation and generation tasks.",
+        ),
+    ],
+)
+def test_the_first_of_a_pair_the_sentence_names_is_said_whole(written, mended):
+    from papers_digest.ways.steps.parts import kept_scope
+
+    assert kept_scope(written, MERGEVQ_SENTENCE) == mended
+
+
 def _scripted_engine(answers: dict[str, str]):
     """An OpenAI-compatible chat route that answers each step by its part's name (`Question (KEY):`), as
     `answers` says: the parts the test is about scripted, the others words that break no rule."""

@@ -106,7 +106,19 @@ def terms_otherwise(chinese: str, facts: EnglishFacts) -> list[tuple[Term, str]]
             found.append((term, f"{term.en!r} is {_asked(term)}"))
         elif avoided is not None:
             found.append((term, f"{term.en!r} is {_asked(term)}, not {avoided}"))
+        elif (after := _said_after(term, chinese)) is not None:
+            found.append((term, f"X-{term.en} is {term.zh[0]} X 的, its word after {term.zh[0]}, not {after}"))
     return found
+
+
+def _said_after(term: Term, chinese: str) -> str | None:
+    """A compound's suffix said after its word where Chinese says it before ("VQ基于的" for "VQ-based", in
+    MergeVQ's method in the sample run at 291fff1: 基于 VQ 的), as written; None where it is not."""
+    if not term.suffix or term.after:
+        return None
+    renderings = "|".join(re.escape(r) for r in term.zh)
+    found = re.search(rf"[A-Za-z0-9][\w.-]*\s*(?:{renderings})的", chinese)
+    return found.group(0) if found else None
 
 
 def english_punctuation(chinese: str) -> list[str]:

@@ -112,9 +112,9 @@ class StepsConversation:
         are the mind map's ideas that are no labels of the paper's words where others are (none left late, the
         glossary's terms of the method); an acronym's invented words taken out and a misspelt name written as the
         paper writes it, by the program; a part that copied, repeated or was cut off rewritten in other words
-        without the paper in view (the words it copied named); a summary of the main result that keeps failing, from BORROW_FROM_ROUND on, said as the finding
-        of the same sentence says it, where that finding passed and owes it nothing (`failing`: the parts that
-        did not); any other asked again afresh, told what to mind."""
+        without the paper in view (the words it copied named); a summary of the main result that keeps failing,
+        from BORROW_FROM_ROUND on, said as the finding of the same sentence says it, where that finding passed and
+        owes it nothing (`failing`: the parts that did not); any other asked again afresh, told what to mind."""
         rules = {p.rule for p in problems}
         late = attempt - self.first_attempt >= BORROW_FROM_ROUND - 1
         findings = [p for p in self.parts if p.question == "FINDING"]

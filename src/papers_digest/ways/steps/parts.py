@@ -15,6 +15,7 @@ from papers_digest.checker.numbers import prose_numbers
 from papers_digest.checker.schema import MAX_NUMBERS
 from papers_digest.checker.scope import (
     with_hedges_kept,
+    with_pair_kept,
     with_parity_kept,
     with_state_of_the_art_kept,
     without_added_intensifiers,
@@ -279,9 +280,10 @@ def kept_scope(text: str, sentence: str) -> str:
     """A finding or summary with what the program can mend of its sentence's scope mended: a word of size the
     sentence does not claim taken out (an adverb, or an adjective before its noun), and so is praise where it
     compares nothing; a superiority said as the parity the sentence states, a hedge it dropped before a figure it
-    keeps put back, a new state of the art it claims not said as "a new benchmark"."""
+    keeps put back, a new state of the art it claims not said as "a new benchmark", the first of a pair it names
+    said whole ("both visual and …" -> "both visual representation learning and …")."""
     text = without_added_praise(without_added_intensifiers(with_parity_kept(text, sentence), sentence), sentence)
-    return with_state_of_the_art_kept(with_hedges_kept(text, sentence), sentence)
+    return with_pair_kept(with_state_of_the_art_kept(with_hedges_kept(text, sentence), sentence), sentence)
 
 
 def result_of(finding: str, source: Source) -> dict:
