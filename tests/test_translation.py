@@ -261,6 +261,17 @@ def test_the_assembled_digest_joins_a_fields_sentences_and_carries_the_title_its
             "TinyR1-32B-Preview: Boosting Accuracy with Branch-Merge Distillation",
             [("TinyR1-32B-Preview", ""), ("Branch-Merge Distillation", "：通过"), ("Accuracy", "提升")],
         ),
+        # "by" before a gerund says how; a thing after its means is achieved (实现): asked whole on the 2026-01-13
+        # listing at 50db840, 高效协同推理通过窥视一个 Token 的思想, the English order
+        (
+            "GlimpRouter: Efficient Collaborative Inference by Glimpsing One Token of Thoughts",
+            [
+                ("GlimpRouter", ""),
+                ("Glimpsing One Token of Thoughts", "：通过"),
+                ("Efficient Collaborative Inference", "实现"),
+            ],
+        ),
+        ("Inference by Design", [("Inference by Design", "")]),  # "by" before no gerund says who or what
         # the verb of change said by the program: its part, asked as "Improved …", came back as the noun phrase
         # 视觉空间推理改进 in the sample run at 2eeabdd, and the title as 通过R1-Zero 式训练视觉空间推理改进
         ("Improved visual-spatial reasoning", [("visual-spatial reasoning", "改进的")]),
@@ -300,6 +311,18 @@ def test_a_title_says_how_before_what_in_chinese(title, parts):
     english = Digest.model_validate(RECORDED["english"])
     units = [u for u in translation_units(english, title) if u.path == "title"]
     assert [(u.english, u.lead) for u in units] == parts
+
+
+def test_a_label_translated_as_a_sentence_loses_its_full_stop():
+    # PaCoRe's idea on the 2026-01-13 listing at 50db840
+    label = "Synthesizes these messages to guide the next round"
+    english = dict(RECORDED["english"], mind_map={"label": "AnimeGamer", "children": [{"label": label}]})
+    digest = Digest.model_validate(english)
+    units = translation_units(digest, ANIMEGAMER)
+    answers = {u.key: "将这些消息整合起来，指导下一轮。" if u.kind == "label" else "译文。" for u in units}
+    chinese = assemble(digest, units, answers)
+    assert chinese["mind_map"]["children"][0]["label"] == "将这些消息整合起来，指导下一轮"
+    assert chinese["one_sentence"].endswith("译文。")
 
 
 def test_a_title_said_via_its_means_is_assembled_in_chinese_order():

@@ -12,10 +12,14 @@ from __future__ import annotations
 import re
 
 HEAD_WORDS = 5  # a title's or label's head before its colon, at most (its name, or a term)
-# A part that says how its work is done after what it does: always after "via" or "through"; after "with" or
-# "using" only where what it does opens with a gerund ("Boosting Accuracy with Branch-Merge Distillation", not
-# "Softmax Attention with a Forget Gate").
-_MEANS_RE = re.compile(r"(?P<what>\S.*?)\s+(?:(?P<via>via|through)|with|using)\s+(?P<how>\S.*)")
+# A part that says how its work is done after what it does: always after "via" or "through", and after "by" before
+# a gerund ("Efficient Collaborative Inference by Glimpsing One Token of Thoughts": asked whole on the 2026-01-13
+# listing at 50db840, 高效协同推理通过窥视一个 Token 的思想, the English order); after "with" or "using" only where
+# what it does opens with a gerund ("Boosting Accuracy with Branch-Merge Distillation", not "Softmax Attention
+# with a Forget Gate").
+_MEANS_RE = re.compile(
+    r"(?P<what>\S.*?)\s+(?:(?P<via>via|through|by(?=\s+[\w-]+ing\b))|with|using)\s+(?P<how>\S.*)", re.I
+)
 # A verb of change opening a part, and its Chinese: "Improved X" is 改进的 X, "Improving X" 改进 X, and after its
 # means (通过 B) the verb: 通过 B 改进 X.
 _CHANGE_VERBS = {"improv": "改进", "enhanc": "增强", "boost": "提升", "accelerat": "加速", "strengthen": "加强"}
@@ -65,11 +69,12 @@ def head_and_rest(text: str) -> list[str]:
 
 def _changed(part: str, after_means: bool = False) -> tuple[str, str]:
     """A part opening with a verb of change as what it changes, the verb said by the program before it ("Improved
-    Visual-Spatial Reasoning" -> 改进的 + "Visual-Spatial Reasoning"; after its means, 改进 + …); other parts whole.
-    Returns (its English to ask, what the program writes before it)."""
+    Visual-Spatial Reasoning" -> 改进的 + "Visual-Spatial Reasoning"; after its means, 改进 + …); other parts whole,
+    a thing after its means with 实现 before it (通过 B 实现高效协同推理). Returns (its English to ask, what the
+    program writes before it)."""
     change = _CHANGE_RE.fullmatch(part)
     if change is None:
-        return part, ""
+        return part, "实现" * (after_means and not part.split()[0].lower().endswith("ing"))
     verb = _CHANGE_VERBS[change["stem"].lower()]
     participle = (change["form"] or "").lower() == "ed" and not after_means
     return change["rest"], verb + "的" * participle

@@ -227,7 +227,11 @@ def assemble(english: Digest, units: list[Unit], chinese: dict[str, str]) -> dic
     digest = copy.deepcopy(english.model_dump(mode="json"))
     by_path: dict[str, list[str]] = {}
     for unit in units:
-        by_path.setdefault(unit.path, []).append(unit.lead + chinese[unit.key])
+        said = chinese[unit.key]
+        # a label or a title's part is no sentence: PaCoRe's idea "Synthesizes these messages to guide the next
+        # round" came back as 将这些消息整合起来，指导下一轮。 on the 2026-01-13 listing at 50db840
+        said = said if unit.kind == "sentence" else said.rstrip("。．.")
+        by_path.setdefault(unit.path, []).append(unit.lead + said)
     title = by_path.pop("title", None)
     for path, parts in by_path.items():
         set_field(digest, path, _joined(parts))
