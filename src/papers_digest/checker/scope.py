@@ -163,8 +163,13 @@ def with_state_of_the_art_kept(text: str, sentence: str) -> str:
     """`text` with "a new benchmark" said as the new state of the art `sentence` claims, where the sentence names
     no benchmark: asked about R1-Zero's "… achieves 43.3% accuracy on AIME 2024 …, establishing a new
     state-of-the-art", the 1.5B model wrote "setting a new benchmark" in its summary and finding (the sample run
-    at d9e4f29), and the Chinese said it broke a benchmark (打破了基准): a benchmark is a test, not a record."""
-    if not _STATE_OF_THE_ART_RE.search(sentence) or re.search(r"\bbenchmarks?\b", sentence, re.IGNORECASE):
+    at d9e4f29), and the Chinese said it broke a benchmark (打破了基准): a benchmark is a test, not a record. So is
+    "breaking new ground" said as setting a new state of the art, where the sentence names a benchmark too."""
+    if not _STATE_OF_THE_ART_RE.search(sentence):
+        return text
+    # "breaking new ground" is being first, not best: the Chinese said 打破了新纪录 (the sample run at 3ad5929)
+    text = _NEW_GROUND_RE.sub(lambda m: f"{_SET[m.group(1).lower()]} a new state of the art", text)
+    if re.search(r"\bbenchmarks?\b", sentence, re.IGNORECASE):
         return text
     return _NEW_BENCHMARK_RE.sub(lambda m: f"{m.group(1)} new state of the art", text)
 
@@ -194,6 +199,8 @@ _BOTH_RE = re.compile(r"\bboth\s+((?:[\w-]+\s+){0,4}?[\w-]+)\s+and\s+", re.IGNOR
 
 _STATE_OF_THE_ART_RE = re.compile(r"\bstate[- ]of[- ]the[- ]art\b|\bSOTA\b", re.IGNORECASE)
 _NEW_BENCHMARK_RE = re.compile(r"\b(an?|the)\s+new\s+benchmark\b", re.IGNORECASE)
+_NEW_GROUND_RE = re.compile(r"\b(breaks|breaking|broke|break)\s+new\s+ground\b", re.IGNORECASE)
+_SET = {"breaks": "sets", "breaking": "setting", "broke": "set", "break": "set"}
 
 
 def _article_for_next_word(match: re.Match[str]) -> str:
