@@ -434,6 +434,21 @@ def test_a_superiority_the_sentence_states_stays():
     assert kept_scope(written, sentence) == written
 
 
+def test_a_superiority_over_nothing_is_said_as_performing_better_where_the_sentence_states_one():
+    """HANRAG's summary on the 2025-09-15 listing at 958fba9: better than nothing, its Chinese ended 优于。 Its
+    sentence says "superior performance" and names what it beats in the sentence before."""
+    from papers_digest.checker.scope import scope_dropped
+    from papers_digest.ways.steps.parts import kept_scope
+
+    sentence = (
+        "The results demonstrate that our framework obtains superior performance in both single-hop and multi-hop "
+        "question-answering tasks."
+    )
+    written = "The paper's framework outperforms in both single-hop and multi-hop question answering tasks."
+    mended = "The paper's framework performs better in both single-hop and multi-hop question answering tasks."
+    assert kept_scope(written, sentence) == mended and scope_dropped(mended, sentence) is None
+
+
 def test_a_size_the_sentence_claims_in_other_words_stays():
     from papers_digest.checker.scope import without_added_intensifiers
 

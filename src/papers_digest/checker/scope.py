@@ -37,7 +37,7 @@ _INFERIORITY_RE = re.compile(
 )
 # A sentence that says something is better or worse at all: a superiority a finding words otherwise is its own.
 _COMPARES_RE = re.compile(
-    rf"{_SUPERIORITY_RE.pattern}|\b(?:than|improv\w*|gains?|versus|vs\.?|higher|lower|faster|slower|fewer|less|"
+    rf"{_SUPERIORITY_RE.pattern}|\b(?:than|improv\w*|gains?|versus|vs\.?|better|higher|lower|faster|slower|fewer|less|"
     r"more|reduc\w*|increas\w*|boost\w*|advantage\w*|superiority)\b",
     re.IGNORECASE,
 )
@@ -211,24 +211,29 @@ def _article_for_next_word(match: re.Match[str]) -> str:
     return (agreeing.capitalize() if article[0].isupper() else agreeing) + " "
 
 
-def with_parity_kept(text: str, sentence: str) -> str:
-    """`text` with a superiority that names nothing it beats said as the parity `sentence` states, where the
-    sentence states parity and no superiority ("outperforms in both tasks" -> "performs comparably in both
-    tasks", "superior image generation" -> "competitive image generation"): asked about MergeVQ's "achieves
-    competitive performance", the 1.5B model wrote "outperforms" or "superior" in most rounds of most runs. A
-    superiority over something ("outperforms ImageNet", "superior to VQGAN") is left to the rule: what it names
-    may be wrong too."""
-    if not _PARITY_RE.search(sentence) or _COMPARATIVE_RE.search(sentence):
+def with_comparison_kept(text: str, sentence: str) -> str:
+    """`text` with a superiority that names nothing it beats said as the comparison `sentence` states: as parity
+    where the sentence states parity and no superiority ("outperforms in both tasks" -> "performs comparably in
+    both tasks", "superior image generation" -> "competitive image generation": asked about MergeVQ's "achieves
+    competitive performance", the 1.5B model wrote "outperforms" or "superior" in most rounds of most runs), as
+    "performs better" where it states a superiority. A superiority over something ("outperforms ImageNet",
+    "superior to VQGAN") is left to the rule: what it names may be wrong too."""
+    if _COMPARATIVE_RE.search(sentence):
+        # better than nothing named: "performs better" (HANRAG's summary on the 2025-09-15 listing at 958fba9,
+        # "The paper's framework outperforms in both single-hop and multi-hop question answering tasks", where its
+        # sentence says "superior performance" and names what it beats in another; the Chinese ended 优于。)
+        return _OUTPERFORM_RE.sub(lambda m: _performs(m, "better"), text)
+    if not _PARITY_RE.search(sentence):
         return text
-    text = _OUTPERFORM_RE.sub(_performs_comparably, text)
+    text = _OUTPERFORM_RE.sub(lambda m: _performs(m, "comparably"), text)
     return re.sub(r"\bsuperior\b(?!\s+to\b)", "competitive", text)
 
 
-def _performs_comparably(match: re.Match[str]) -> str:
-    """An "outperforms" with no object as "performs comparably"; one with an object stays as written."""
+def _performs(match: re.Match[str], how: str) -> str:
+    """An "outperforms" with no object as "performs <how>"; one with an object stays as written."""
     if _NO_OBJECT_RE.match(match.string, match.end()) is None:
         return match.group(0)
-    return "perform" + (match.group(1) or "") + " comparably"
+    return "perform" + (match.group(1) or "") + f" {how}"
 
 
 def with_hedges_kept(text: str, sentence: str) -> str:

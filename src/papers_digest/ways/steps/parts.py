@@ -14,9 +14,9 @@ from papers_digest.checker.fields import prose_fields
 from papers_digest.checker.numbers import prose_numbers
 from papers_digest.checker.schema import MAX_NUMBERS
 from papers_digest.checker.scope import (
+    with_comparison_kept,
     with_hedges_kept,
     with_pair_kept,
-    with_parity_kept,
     with_state_of_the_art_kept,
     without_added_intensifiers,
     without_added_praise,
@@ -282,7 +282,7 @@ def kept_scope(text: str, sentence: str) -> str:
     compares nothing; a superiority said as the parity the sentence states, a hedge it dropped before a figure it
     keeps put back, a new state of the art it claims not said as "a new benchmark", the first of a pair it names
     said whole ("both visual and …" -> "both visual representation learning and …")."""
-    text = without_added_praise(without_added_intensifiers(with_parity_kept(text, sentence), sentence), sentence)
+    text = without_added_praise(without_added_intensifiers(with_comparison_kept(text, sentence), sentence), sentence)
     return with_pair_kept(with_state_of_the_art_kept(with_hedges_kept(text, sentence), sentence), sentence)
 
 
