@@ -151,8 +151,30 @@ def test_a_unit_asked_again_is_told_what_to_mind_with_names_still_placeholders()
     # GPU of "GPU hours" is no mark (a name inside a glossary term): the hint names it rather than the marks
     assert mind == (
         "Mind: write GPU exactly as the English does, and no name it does not have; translate every English word "
-        "(can); use the Terms' Chinese (GPU hour = GPU 小时)"
+        "(can = 可以 / 听头 / 会); use the Terms' Chinese (GPU hour = GPU 小时)"
     )
+
+
+@pytest.mark.parametrize(
+    ("word", "chinese"),
+    [("illusion", ("幻景", "幻觉", "幻象")), ("imposes", ("强加", "予以", "强求")), ("standalone", ())],
+)
+def test_the_dictionary_gives_a_word_s_chinese_by_its_lemma_first_meanings_first(word, chinese):
+    from papers_digest.reading.dictionary import chinese_for
+
+    assert chinese_for(word) == chinese
+
+
+def test_an_english_word_left_is_told_with_the_dictionary_s_chinese():
+    """2509.09677's problem on the 2025-09-15 listing at 481993e: told only to translate every English word, the
+    1.5B model left "illusion" in all 8 rounds (本文探讨了…，通过探索 illusion的收益递减)."""
+    unit = unit_of(
+        "The paper addresses the gap in understanding the long-term execution of large language models (LLMs) by "
+        "exploring the illusion of diminishing returns."
+    )
+    left = judge_unit(unit, "该论文探讨了大语言模型长期执行的误解，通过探索 illusion的收益递减。")[1]
+    system, _ = unit_messages("", unit, left)
+    assert "translate every English word (illusion = 幻景 / 幻觉 / 幻象)" in system["content"]
 
 
 def test_a_lost_mark_is_named_by_its_mark_in_what_to_mind():

@@ -33,6 +33,7 @@ from papers_digest.llm.budget import estimate_tokens
 from papers_digest.llm.client import CallContext, ChatReply, LlmClient, LlmError
 from papers_digest.llm.conversation import CUT_OFF, Task, failed_call, failed_checks, mark_rejected
 from papers_digest.llm.prompting import Message
+from papers_digest.reading.dictionary import chinese_for
 
 MAX_ROUNDS = 8  # the units, then up to seven rounds asking again for the ones that failed, each sampled
 # A sentence that failed this many rounds is asked clause by clause (checker/units.py clause_units): on the sample
@@ -268,13 +269,24 @@ def _with_units(problems: list[Problem], state: _Asking) -> list[str]:
 
 
 def _hints(problems: Sequence[Problem]) -> list[str]:
-    """What to mind, once per rule, from a unit's problems: the names lost, the English words left, the terms
-    rendered otherwise (each problem's `subjects`)."""
+    """What to mind, once per rule, from a unit's problems: the names lost, the English words left (with the
+    dictionary's Chinese), the terms rendered otherwise (each problem's `subjects`)."""
     hints = []
     for rule in dict.fromkeys(p.rule for p in problems):
-        subjects = ", ".join(dict.fromkeys(s for p in problems if p.rule == rule for s in p.subjects))
+        said = dict.fromkeys(s for p in problems if p.rule == rule for s in p.subjects)
+        if rule == "zh_english_word":  # each word with the dictionary's Chinese for it, where it has some
+            said = dict.fromkeys(_with_chinese(word) for word in said)
+        subjects = ", ".join(said)
         hints.append(HINTS.get(rule, "").format(subjects=subjects or "every name"))  # a name added: none lost
     return [h for h in dict.fromkeys(hints) if h]
+
+
+def _with_chinese(word: str) -> str:
+    """An English word left in a unit's Chinese, with what the dictionary says it is ("illusion = 幻景 / 幻觉 /
+    幻象"): told only to translate it, the 1.5B model left "illusion" in all 8 rounds of 2509.09677's problem on the
+    2025-09-15 listing at 481993e."""
+    chinese = chinese_for(word)
+    return f"{word} = {' / '.join(chinese)}" if chinese else word
 
 
 def _marked(text: str, placeholders: dict[str, str]) -> str:
