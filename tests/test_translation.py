@@ -294,6 +294,12 @@ def test_the_assembled_digest_joins_a_fields_sentences_and_carries_the_title_its
             ],
         ),
         ("Inference by Design", [("Inference by Design", "")]),  # "by" before no gerund says who or what
+        ("A Benchmark with Real Tasks", [("Real Tasks", "结合"), ("Benchmark", "的")]),  # the article left out
+        # more than a thing of a few words before "with": a clause, asked whole
+        (
+            "Language Models Think Too Much on Easy Questions with Long Contexts",
+            [("Language Models Think Too Much on Easy Questions with Long Contexts", "")],
+        ),
         # the verb of change said by the program: its part, asked as "Improved …", came back as the noun phrase
         # 视觉空间推理改进 in the sample run at 2eeabdd, and the title as 通过R1-Zero 式训练视觉空间推理改进
         ("Improved visual-spatial reasoning", [("visual-spatial reasoning", "改进的")]),

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 
 HEAD_WORDS = 5  # a title's or label's head before its colon, at most (its name, or a term)
+THING_WORDS = 4  # a thing "for" or "with" something: a noun phrase of at most this many words, an article aside
+_ARTICLE_RE = re.compile(r"^(?:A|An|The)\s+", re.I)
 # A part that says how its work is done after what it does: always after "via" or "through", and after "by" before
 # a gerund ("Efficient Collaborative Inference by Glimpsing One Token of Thoughts": asked whole on the 2026-01-13
 # listing at 50db840, 高效协同推理通过窥视一个 Token 的思想, the English order); after "with" or "using" only where
@@ -49,8 +51,8 @@ def phrase_parts(text: str) -> list[tuple[str, str]]:
         elif thing is not None and _is_thing(thing["thing"]):
             based = [(thing["base"], f"{lead}基于"), (thing["use"], "、用于")] if thing["base"] else []
             parts += [*(based or [(thing["use"], f"{lead}用于")]), (thing["thing"], "的")]
-        elif means is not None and _is_thing(means["what"]) and ":" not in part:
-            parts += [(means["how"], f"{lead}结合"), (means["what"], "的")]
+        elif means is not None and _is_thing(means["what"]) and len(means["what"].split()) <= THING_WORDS + 1:
+            parts += [(means["how"], f"{lead}结合"), (_ARTICLE_RE.sub("", means["what"]), "的")]
         else:
             english, before = _changed(part)
             parts.append((english, lead + before))
