@@ -117,7 +117,7 @@ def _said_after(term: Term, chinese: str) -> str | None:
     if not term.suffix or term.after:
         return None
     renderings = "|".join(re.escape(r) for r in term.zh)
-    found = re.search(rf"[A-Za-z0-9][\w.-]*\s*(?:{renderings})的", chinese)
+    found = re.search(rf"[A-Za-z0-9][A-Za-z0-9.-]*\s*(?:{renderings})的", chinese)  # a Latin word, then the suffix
     return found.group(0) if found else None
 
 

@@ -145,7 +145,7 @@ class StepsConversation:
             kept = kept or ideas_from_terms(part.sources, mind_map.get("label", ""))
             self.trimmed[part.key] = "\n".join(f"- {idea}" for idea in kept)
         elif rules <= set(_WRITTEN_BACK) and (written := _written_back(self.answers.get(part.key, ""), problems)):
-            self.trimmed[part.key] = written  # the paper's acronym alone, where an expansion was invented
+            self.trimmed[part.key] = written  # the paper's acronym alone, the paper's name where one was misspelt
         elif part.question == "SUMMARY" and same is not None and late:
             # the main result said as its finding says it: that wording passed every check of the same sentence
             self.borrowed[part.key] = same.key
