@@ -878,36 +878,36 @@ def test_an_acronym_written_as_invented_words_is_written_back_by_the_program(pro
     """PaCoRe's summary in the 2026-01-13 run at d43d456: its one answer with 94.5%, 93.2% and HMMT 2025 wrote
     TTC (test-time compute) as "time-to-completion"; the paper failed. The program writes TTC back."""
 
-    paper_doc = other_day("2601.05593")
-    talk, parts = talk_on(prompts, paper_doc)
     summary = (
         "An 8B model achieves 94.5% on HMMT 2025, surpassing GPT-5's 93.2% by scaling effective time-to-completion "
         "to approximately two million tokens."
     )
+    found, mended, left = summary_mended(prompts, other_day("2601.05593"), summary)
+    assert found == [("acronym", ("TTC", "time-to-completion"))]
+    assert "scaling effective TTC to approximately two million tokens" in mended and left == []
+
+
+def summary_mended(prompts, paper_doc: FulltextDoc, summary: str):
+    """A summary's problems as (rule, subjects), the summary once the program mended it, and its problems then."""
+    talk, parts = talk_on(prompts, paper_doc)
     talk.replies = {"SUMMARY": reply(summary)}
     found = [p for p in talk.judged()[1].problems if p.field == "one_sentence"]
-    assert [(p.rule, p.subjects) for p in found] == [("acronym", ("TTC", "time-to-completion"))]
     asyncio.run(talk.mend(next(p for p in parts if p.key == "SUMMARY"), found, attempt=2))
     data, verdict = talk.judged()
-    assert "scaling effective TTC to approximately two million tokens" in data["one_sentence"]
-    assert [p for p in verdict.problems if p.field == "one_sentence"] == []
+    left = [p for p in verdict.problems if p.field == "one_sentence"]
+    return [(p.rule, p.subjects) for p in found], data["one_sentence"], left
 
 
 def test_a_misspelt_name_is_written_as_the_paper_writes_it_by_the_program(prompts):
     """MergeVQ's summary in the sample run at 291fff1: its last round wrote "MergingVQ", a name the paper never
     writes; the paper failed. The program writes the paper's MergeVQ back."""
-    talk, parts = talk_on(prompts, doc(MERGEVQ))
     summary = (
         "MergingVQ exhibits competitive performance in both visual representation learning and image generation "
         "across ImageNet."
     )
-    talk.replies = {"SUMMARY": reply(summary)}
-    found = [p for p in talk.judged()[1].problems if p.field == "one_sentence"]
-    assert [(p.rule, p.subjects) for p in found] == [("names", ("MergingVQ", "MergeVQ"))]
-    asyncio.run(talk.mend(next(p for p in parts if p.key == "SUMMARY"), found, attempt=2))
-    data, verdict = talk.judged()
-    assert data["one_sentence"] == summary.replace("MergingVQ", "MergeVQ")
-    assert [p for p in verdict.problems if p.field == "one_sentence"] == []
+    found, mended, left = summary_mended(prompts, doc(MERGEVQ), summary)
+    assert found == [("names", ("MergingVQ", "MergeVQ"))]
+    assert mended == summary.replace("MergingVQ", "MergeVQ") and left == []
 
 
 def test_an_invented_name_no_paper_name_is_like_is_asked_again(prompts):
