@@ -30,7 +30,8 @@ _CHANGE_RE = re.compile(rf"(?P<stem>{'|'.join(_CHANGE_VERBS)})(?P<form>ed|ing|e|
 # ("A Unified Framework for Visual Generation and Representation with Disentangled Token Merging"); its Chinese
 # is 基于 Z、用于 Y 的 N. A part that opens with a gerund is not a thing.
 _THING_FOR_RE = re.compile(
-    r"(?:(?:A|An|The)\s+)?(?P<thing>(?:[\w-]+\s+){0,3}[\w-]+)\s+for\s+(?P<use>[^\s:][^:]*?)(?:\s+with\s+(?P<base>[^\s:][^:]*))?",
+    rf"(?:(?:A|An|The)\s+)?(?P<thing>(?:[\w-]+\s+){{0,{THING_WORDS - 1}}}[\w-]+)"
+    r"\s+for\s+(?P<use>[^\s:][^:]*?)(?:\s+with\s+(?P<base>[^\s:][^:]*))?",
     re.I,
 )
 
@@ -46,7 +47,7 @@ def phrase_parts(text: str) -> list[tuple[str, str]]:
         lead = "：" if index else ""
         means = _MEANS_RE.fullmatch(part)
         thing = _THING_FOR_RE.fullmatch(part)
-        if means is not None and (means["via"] or means["what"].split()[0].lower().endswith("ing")):
+        if means is not None and (means["via"] or _opens_with_gerund(means["what"])):
             parts += [(means["how"], f"{lead}通过"), _changed(means["what"], after_means=True)]
         elif thing is not None and _is_thing(thing["thing"]):
             based = [(thing["base"], f"{lead}基于"), (thing["use"], "、用于")] if thing["base"] else []
@@ -76,7 +77,7 @@ def _changed(part: str, after_means: bool = False) -> tuple[str, str]:
     program writes before it)."""
     change = _CHANGE_RE.fullmatch(part)
     if change is None:
-        return part, "实现" * (after_means and not part.split()[0].lower().endswith("ing"))
+        return part, "实现" * (after_means and not _opens_with_gerund(part))
     verb = _CHANGE_VERBS[change["stem"].lower()]
     participle = (change["form"] or "").lower() == "ed" and not after_means
     return change["rest"], verb + "的" * participle
@@ -85,5 +86,9 @@ def _changed(part: str, after_means: bool = False) -> tuple[str, str]:
 def _is_thing(words: str) -> bool:
     """Whether the words before "for" name a thing: they open with no gerund ("Learning Representations for …")
     and no verb of change."""
-    first = words.split()[0].lower()
-    return not first.endswith("ing") and _CHANGE_RE.match(words) is None and first != "towards"
+    return not _opens_with_gerund(words) and _CHANGE_RE.match(words) is None and words.split()[0].lower() != "towards"
+
+
+def _opens_with_gerund(words: str) -> bool:
+    """Whether a phrase opens with a gerund ("Boosting Accuracy", "Learning to Scale …"): what it does, not a thing."""
+    return words.split()[0].lower().endswith("ing")
