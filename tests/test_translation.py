@@ -475,6 +475,64 @@ def test_a_figure_the_english_says_went_down_is_said_to_go_down(english, chinese
     assert decreases_lost(english, chinese) == lost
 
 
+SURPASSING = "An 8B model achieves 94.5% on HMMT 2025, surpassing GPT-5's 93.2%."
+
+
+@pytest.mark.parametrize(
+    ("english", "chinese", "made"),
+    [
+        # the 2026-01-13 listing at 66e5049: PaCoRe's summary, its beaten GPT-5 written as the one that surpasses
+        (SURPASSING, "一个8B模型在HMMT 2025上获得了94.5%的精度，GPT-5超越了93.2%的性能。", ["GPT-5"]),
+        (SURPASSING, "一个8B模型在HMMT 2025上达到94.5%，超过了GPT-5的93.2%。", []),
+        (SURPASSING, "一个8B模型在HMMT 2025上达到94.5%，GPT-5的93.2%被超越。", []),
+        ("Our vsGRPO-2B model can outperform GPT-4o.", "我们的 vsGRPO-2B 模型能够超过 GPT-4o。", []),
+        ("Our vsGRPO-2B model can outperform GPT-4o.", "GPT-4o 优于我们的 vsGRPO-2B 模型。", ["GPT-4o"]),
+        # a name the English makes a winner too is not read
+        ("GPT-4o outperforms Claude, and Gemini outperforms GPT-4o.", "GPT-4o 优于 Claude，Gemini 优于 GPT-4o。", []),
+    ],
+)
+def test_a_name_the_english_says_is_surpassed_is_not_made_the_winner(english, chinese, made):
+    from papers_digest.checker.direction import beaten_made_winners
+
+    assert beaten_made_winners(english, chinese) == made
+
+
+R1_SUMMARY = (
+    "R1-Zero-Like Training's minimalist recipe achieves 43.3% accuracy on AIME 2024 with a 7B base model, setting a "
+    "new state of the art."
+)
+
+
+@pytest.mark.parametrize(
+    ("english", "chinese", "added"),
+    [
+        # the sample run at 66e5049: the benchmark it is measured on said as what it is compared with
+        (R1_SUMMARY, "R1-Zero式训练的极简配方达到43.3%的准确率，使用了7B基础模型，对比AIME 2024，创造新的最先进水平。",
+         ["AIME 2024"]),
+        (R1_SUMMARY, "R1-Zero式训练的极简配方使用7B基础模型，在AIME 2024上达到43.3%的准确率，创下新的最先进水平。", []),
+        ("It outperforms GPT-4o by 3 points.", "与GPT-4o相比，它高出3分。", []),
+        ("vsGRPO-7B performs similarly to LLaVA-NeXT-Video-72B.", "vsGRPO-7B 的性能与 LLaVA-NeXT-Video-72B 相似。", []),
+        ("MergeVQ is evaluated on ImageNet.", "MergeVQ 与 ImageNet 相比进行了评估。", ["ImageNet"]),
+    ],
+)  # fmt: skip
+def test_a_name_the_english_compares_nothing_with_is_not_compared_with(english, chinese, added):
+    from papers_digest.checker.direction import comparisons_added
+
+    assert comparisons_added(english, chinese) == added
+
+
+def test_a_unit_that_makes_the_beaten_name_the_winner_or_adds_a_rival_is_asked_again():
+    unit = unit_of(SURPASSING)
+    inverted = judge_chinese(unit, "一个8B模型在HMMT 2025上获得了94.5%的精度，GPT-5超越了93.2%的性能。")
+    assert [p.rule for p in inverted] == ["zh_direction"] and "超过GPT-5" in inverted[0].text
+    assert judge_chinese(unit, "一个8B模型在HMMT 2025上达到94.5%，超过了GPT-5的93.2%。") == []
+    unit = unit_of(R1_SUMMARY)
+    rival = judge_chinese(
+        unit, "R1-Zero式训练的极简配方达到43.3%的准确率，使用了7B基础模型，对比AIME 2024，创下新的最先进水平。"
+    )
+    assert [p.rule for p in rival] == ["zh_direction"] and "在 AIME 2024 上" in rival[0].text
+
+
 def test_a_name_inside_a_glossary_term_stays_as_written_and_the_term_is_given():
     # make sample at the commit after 99f9b34: "120 X1 hours" (X1 = GPU) was written "120 小时的 X1 模型" in all
     # 8 rounds, vsGRPO-2B's placeholder dropped; the term "GPU hour = GPU 小时" is given instead

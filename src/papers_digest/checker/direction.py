@@ -8,6 +8,12 @@ start and carries over. So the rule checks one direction only, where a reading i
 nearest word of direction in the English says less ("reduction", "fewer", "lower", "drops") has a word of
 decrease near it in the Chinese (降, 减, 少, 低, 缩, 省, 下, 短). An increase is not checked: Chinese says
 it in too many ways ("高出", "达到", "超过", "提升") to tell a missing one from a reworded one.
+
+Who beats whom is kept too (`beaten_made_winners`): on the same listing "surpassing GPT-5's 93.2%" came back
+as GPT-5超越了93.2%的性能 (GPT-5 surpassed 93.2%). A name the English says is surpassed must not stand right
+before a Chinese verb of surpassing, where Chinese puts the winner. Nor is a comparison added
+(`comparisons_added`): in the sample run at 66e5049 "43.3% accuracy on AIME 2024" came back as 对比AIME 2024
+(compared with AIME 2024), a benchmark made a rival.
 """
 
 from __future__ import annotations
@@ -31,6 +37,27 @@ _UP_RE = re.compile(
 )
 _CONJUNCTION_RE = re.compile(r"and|while|whereas|but|or|yet", re.IGNORECASE)
 _ZH_DOWN_RE = re.compile(r"[降减少低缩省下短]")
+# A verb of surpassing and the name after it, its beaten one: "surpassing GPT-5's 93.2%", "outperforms Qwen2-VL-72B"
+_BEATS_RE = re.compile(
+    r"\b(?i:outperform\w*|surpass\w*|exceed\w*|beat(?:s|ing)?|better\s+than|ahead\s+of)\s+"
+    r"(?i:the\s+|both\s+|all\s+)?([A-Z][\w.\-]*\w|[a-z][\w.\-]*(?:\d|[A-Z])[\w.\-]*\w)"
+)
+_EN_BEATING = r"(?:'s)?\s+(?:\w+\s+){0,3}?(?i:outperform|surpass|exceed|beat)"
+# the beaten name right before a Chinese verb of surpassing (two characters between at most, not 被, the passive)
+_ZH_BEATING = r"\s*[^\s，。；、,;被]{0,2}?(?:超越|超过|优于|胜过|超出|击败|领先)"
+# English words that compare with what follows them, better, worse or alike
+_COMPARED_RE = re.compile(
+    r"\b(?:compared\s+(?:to|with)|than|versus|vs\.?|against|relative\s+to|over|outperform\w*|surpass\w*|"
+    r"exceed\w*|beat\w*|rival\w*|match\w*|similar(?:ly)?\s+to|comparable\s+to|on\s+par\s+with|close\s+to|"
+    r"competitive\s+with)\b",
+    re.IGNORECASE,
+)
+COMPARED_WORDS = 6  # English words after a word of comparison that it compares with
+_ZH_NAME = r"([A-Za-z][\w.\-]*\w(?:\s\d{4})?)"  # a name as Chinese writes it, a year of an edition with it
+_ZH_COMPARED_RES = (
+    re.compile(r"(?:对比|相比于|相比|比较|相较于|相较|比起|比)\s*" + _ZH_NAME),
+    re.compile(r"与\s*" + _ZH_NAME + r"[^，。；]{0,15}?(?:相比|相较|比较|对比)"),
+)
 WORDS_AROUND = 4  # English words either side of a figure in which its direction is read
 CHARACTERS_AROUND = 10  # Chinese characters either side of a figure in which a decrease must be said
 
@@ -85,3 +112,37 @@ def _clause_words(words: Iterable[str], *, ahead: bool) -> list[str]:
 def _around(text: str, number: Number) -> str:
     end = number.start + len(number.text)
     return text[max(0, number.start - CHARACTERS_AROUND) : number.start] + text[end : end + CHARACTERS_AROUND]
+
+
+def beaten_made_winners(english: str, chinese: str) -> list[str]:
+    """The names the English says are surpassed ("surpassing GPT-5's 93.2%") that the Chinese writes right
+    before a verb of surpassing (GPT-5超越了…), as the winner; a name the English also makes a winner is left."""
+    made = []
+    for match in _BEATS_RE.finditer(english):
+        name = match.group(1)
+        if name in made or re.search(re.escape(name) + _EN_BEATING, english):
+            continue
+        if re.search(re.escape(name) + _ZH_BEATING, chinese):
+            made.append(name)
+    return made
+
+
+def comparisons_added(english: str, chinese: str) -> list[str]:
+    """The English's names that the Chinese compares with (对比X, 与X相比, 比X) where the English compares
+    with nothing of that name: a benchmark the work is measured on made a rival."""
+    after_cues = (_name_words(english[cue.end() :])[:COMPARED_WORDS] for cue in _COMPARED_RE.finditer(english))
+    compared = {word for words in after_cues for word in words}
+    english_words = set(_name_words(english))
+    added = []
+    for pattern in _ZH_COMPARED_RES:
+        for match in pattern.finditer(chinese):
+            name = match.group(1)
+            first = name.split()[0].casefold()
+            if first in english_words and first not in compared and name not in added:
+                added.append(name)
+    return added
+
+
+def _name_words(text: str) -> list[str]:
+    """`text`'s words as names are written (GPT-4o, Qwen2.5), case aside, a full stop after them left out."""
+    return [word.rstrip(".-").casefold() for word in re.findall(r"[\w.\-]+", text)]

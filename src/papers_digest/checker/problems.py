@@ -34,7 +34,7 @@ RULES: dict[str, str] = {
     "zh_shape": "the translation keeps every array length and the mind map's shape",
     "zh_lists": "the translation copies `numbers` and `sections` unchanged",
     "zh_numbers": "each translated field carries exactly the numbers of its English field",
-    "zh_direction": "a figure the English says went down is said to go down in the Chinese",
+    "zh_direction": "a figure the English says went down goes down in the Chinese, and who beats whom is kept",
     "zh_chinese": "each translated field is Chinese, not English behind a label",
     "zh_length": "each translated field is about as long as its English field, not a heading",
     "zh_repeated": "each translated field translates its own English field, not another's",

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from papers_digest.checker.chinese import cjk_share, number_difference, zh_ratio
-from papers_digest.checker.direction import decreases_lost
+from papers_digest.checker.direction import beaten_made_winners, comparisons_added, decreases_lost
 from papers_digest.checker.fields import prose_fields
 from papers_digest.checker.paths import set_field
 from papers_digest.checker.phrases import phrase_parts
@@ -206,7 +206,8 @@ def judge_unit(unit: Unit, answer: str) -> tuple[str, list[Problem]]:
 
 def judge_chinese(unit: Unit, chinese: str) -> list[Problem]:
     """What is wrong with a unit's Chinese (its names written out): not Chinese, figures, a decrease said
-    otherwise, names, English words, glossary terms, punctuation, a clause added or dropped."""
+    otherwise, a beaten name made the winner or a comparison added, names, English words, glossary terms,
+    punctuation, a clause added or dropped."""
     if _CJK_RE.search(chinese) is None or cjk_share(chinese) < 0.5:
         return [Problem("zh_chinese", "", "not translated, it is mostly English: write the whole sentence in Chinese")]
     problems = []
@@ -217,6 +218,12 @@ def judge_chinese(unit: Unit, chinese: str) -> list[Problem]:
     lost = decreases_lost(unit.english, chinese)
     if lost:
         said = f"the English says {', '.join(lost)} went down: say the decrease (降低, 减少)"
+        problems.append(Problem("zh_direction", "", said))
+    for name in beaten_made_winners(unit.english, chinese):
+        said = f"the English says {name} is surpassed, not that it surpasses: write 超过{name} (after the verb)"
+        problems.append(Problem("zh_direction", "", said))
+    for name in comparisons_added(unit.english, chinese):
+        said = f"the English compares nothing with {name}: say what it says of {name} (a benchmark: 在 {name} 上)"
         problems.append(Problem("zh_direction", "", said))
     return problems + word_problems(chinese, unit.facts) + _length_problems(unit, chinese) + _said_twice(unit, chinese)
 
