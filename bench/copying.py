@@ -54,6 +54,7 @@ class Copy:
     length: int
     words: str
     names: int
+    weight: float = 0.0  # the checker's weighing (checker/passages.py): names and figures half, a compound once
 
     @property
     def weighted(self) -> float:
@@ -97,12 +98,12 @@ def longest_copy(pair: Pair) -> Copy:
     """The longest run of `pair.against`'s words in `pair.text` (the checker's count), with its original words."""
     runs = PaperWords.of(pair.against).runs(pair.text)
     if not runs:
-        return Copy(0, "", 0)
+        return Copy(0, "", 0, 0.0)
     run = runs[0]
     tokens = [m.group(0) for m in _TOKEN_RE.finditer(pair.text)]
     kept = tokens[run.start : run.start + run.length]
     names = sum(1 for i, t in enumerate(kept) if _NAME_RE.search(t[1:] if run.start + i == 0 else t) or t.isdigit())
-    return Copy(run.length, " ".join(kept), names)
+    return Copy(run.length, " ".join(kept), names, run.weight)
 
 
 def print_tables(measured: list[tuple[Pair, Copy]]) -> None:
@@ -122,6 +123,9 @@ def print_tables(measured: list[tuple[Pair, Copy]]) -> None:
     print(" | ".join(["bound", *sources]))
     bounds = [(f"run >= {n}", lambda c, n=n: c.length >= n) for n in (8, 10, COPY_WORDS, 14)]
     bounds.append((f"run >= {COPY_WORDS}, names and figures counted half", lambda c: c.weighted >= COPY_WORDS))
+    bounds.append(
+        (f"run >= {COPY_WORDS}, the checker's: names half, a compound once", lambda c: c.weight >= COPY_WORDS)
+    )
     for name, rejects in bounds:
         shares = []
         for source in sources:

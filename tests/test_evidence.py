@@ -246,3 +246,30 @@ def test_twelve_ordinary_words_in_a_row_are_still_copied():
         "one_sentence", "Data filtering matters more than the choice of optimizer in every setting they tried."
     )
     assert [p.rule for p in copied(lifted, _paper(PAPER))] == ["copied"]
+
+
+VIDEODR = (  # the 2026-01-13 listing's 2601.06943, its first sentence
+    "In real-world video question answering scenarios, videos often provide only localized visual cues, while "
+    "verifiable answers are distributed across the open web; models therefore need to jointly perform cross-frame "
+    "clue extraction, iterative retrieval, and multi-hop reasoning-based verification."
+)
+
+
+def test_a_hyphenated_compound_counts_once_in_a_run():
+    """VideoDR's problem at 66e5049 kept the paper's list of three skills, 12 words as the words are split but 9 as a
+    reader counts them ("cross-frame", "multi-hop", "reasoning-based"); it failed `copied` in all 6 rounds. A
+    longer copy that reaches 12 with its compounds counted once is still rejected."""
+    from papers_digest.checker.substance import copied
+
+    kept = digest_with(
+        "problem",
+        "The paper addresses the gap in video question answering by highlighting the need for models to jointly "
+        "perform cross-frame clue extraction, iterative retrieval, and multi-hop reasoning-based verification.",
+    )
+    assert [p.rule for p in copied(kept, _paper(VIDEODR))] == ["copied"]  # 15 words, 12 as a reader counts them
+    kept = digest_with(
+        "problem",
+        "Video question answering needs models that combine cross-frame clue extraction, iterative retrieval, and "
+        "multi-hop reasoning-based verification.",
+    )
+    assert copied(kept, _paper(VIDEODR)) == []

@@ -31,8 +31,9 @@ class Run:
     length: int
     crosses: bool
     text: str
-    # its length with each name or figure counted NAME_WEIGHT: what a careful summary keeps of a paper is its
-    # names with their descriptions (docs/reading.md, "Copying"), so the `copied` bounds weigh them less
+    # its length with each name or figure counted NAME_WEIGHT and a hyphenated compound as one word: what a careful
+    # summary keeps of a paper is its names with their descriptions (docs/reading.md, "Copying"), so the `copied`
+    # bounds weigh them less
     weight: float = 0.0
 
 
@@ -81,17 +82,22 @@ class PaperWords:
 
 
 def _word_weights(text: str, count: int) -> list[float]:
-    """Each word's weight in a run: NAME_WEIGHT for a name or a figure (a digit, a capital after its first letter,
+    """Each word's weight in a run: 0 for a word a hyphen joins to the one before it (a compound counts once:
+    "multi-hop", "cross-frame"), NAME_WEIGHT for a name or a figure (a digit, a capital after its first letter,
     or a capitalised word past the text's first), 1 for any other word."""
-    found = [m.group(0) for m in _WORD_RE.finditer(text)]
+    found = list(_WORD_RE.finditer(text))
     if len(found) != count:  # another script's letters split the words otherwise: every word counts whole
         return [1.0] * count
-    return [
-        NAME_WEIGHT
-        if any(c.isdigit() for c in word) or any(c.isupper() for c in word[1:]) or (i > 0 and word[0].isupper())
-        else 1.0
-        for i, word in enumerate(found)
-    ]
+    weights = []
+    for i, match in enumerate(found):
+        word = match.group(0)
+        if i > 0 and text[found[i - 1].end() : match.start()] == "-":
+            weights.append(0.0)
+        elif any(c.isdigit() for c in word) or any(c.isupper() for c in word[1:]) or (i > 0 and word[0].isupper()):
+            weights.append(NAME_WEIGHT)
+        else:
+            weights.append(1.0)
+    return weights
 
 
 def stops_mid_passage(text: str, paper: PaperWords) -> bool:
