@@ -54,7 +54,7 @@ class Copy:
     length: int
     words: str
     names: int
-    weight: float = 0.0  # the checker's weighing (checker/passages.py): names and figures half, a compound once
+    weight: float = 0.0  # the checker's weighing (checker/passages.py): names, figures, lists half, a compound once
 
     @property
     def weighted(self) -> float:
@@ -124,7 +124,7 @@ def print_tables(measured: list[tuple[Pair, Copy]]) -> None:
     bounds = [(f"run >= {n}", lambda c, n=n: c.length >= n) for n in (8, 10, COPY_WORDS, 14)]
     bounds.append((f"run >= {COPY_WORDS}, names and figures counted half", lambda c: c.weighted >= COPY_WORDS))
     bounds.append(
-        (f"run >= {COPY_WORDS}, the checker's: names half, a compound once", lambda c: c.weight >= COPY_WORDS)
+        (f"run >= {COPY_WORDS}, the checker's: names and lists half, a compound once", lambda c: c.weight >= COPY_WORDS)
     )
     for name, rejects in bounds:
         shares = []

@@ -20,6 +20,10 @@ ABBREVIATIONS = frozenset(
 _PAUSE_RE = re.compile(r"\s*(?:[.,;:!?()\[\]\"”’]|$)")
 GRAM = 4  # runs shorter than this are not looked up (a term or a short phrase is everybody's)
 NAME_WEIGHT = 0.5
+LIST_ITEM_WORDS = 4  # the most words (a hyphenated compound one) of an item of a list of terms
+_ITEM = rf"[A-Za-z0-9][\w\-]*(?:\s+[A-Za-z0-9][\w\-]*){{0,{LIST_ITEM_WORDS - 1}}}"
+# A list of three or more terms: "cross-frame clue extraction, iterative retrieval, and multi-hop verification"
+_LIST_RE = re.compile(rf"{_ITEM}(?:,\s+{_ITEM})+,?\s+(?:and|or)\s+{_ITEM}")
 
 
 @dataclass(frozen=True)
@@ -31,9 +35,9 @@ class Run:
     length: int
     crosses: bool
     text: str
-    # its length with each name or figure counted NAME_WEIGHT and a hyphenated compound as one word: what a careful
-    # summary keeps of a paper is its names with their descriptions (docs/reading.md, "Copying"), so the `copied`
-    # bounds weigh them less
+    # its length with each name, figure or word of a list of terms counted NAME_WEIGHT and a hyphenated compound as
+    # one word: what a careful summary keeps of a paper is its names with their descriptions and its lists of terms
+    # (docs/reading.md, "Copying"), so the `copied` bounds weigh them less
     weight: float = 0.0
 
 
@@ -84,20 +88,27 @@ class PaperWords:
 def _word_weights(text: str, count: int) -> list[float]:
     """Each word's weight in a run: 0 for a word a hyphen joins to the one before it (a compound counts once:
     "multi-hop", "cross-frame"), NAME_WEIGHT for a name or a figure (a digit, a capital after its first letter,
-    or a capitalised word past the text's first), 1 for any other word."""
+    or a capitalised word past the text's first) and for a word of a list of three or more terms (a careful
+    summary keeps the paper's list as it keeps a name: docs/reading.md, "Copying"), 1 for any other word."""
     found = list(_WORD_RE.finditer(text))
     if len(found) != count:  # another script's letters split the words otherwise: every word counts whole
         return [1.0] * count
+    listed = [(m.start(), m.end()) for m in _LIST_RE.finditer(text)]
     weights = []
     for i, match in enumerate(found):
         word = match.group(0)
         if i > 0 and text[found[i - 1].end() : match.start()] == "-":
             weights.append(0.0)
-        elif any(c.isdigit() for c in word) or any(c.isupper() for c in word[1:]) or (i > 0 and word[0].isupper()):
+        elif _is_name(word, first=i == 0) or any(start <= match.start() < end for start, end in listed):
             weights.append(NAME_WEIGHT)
         else:
             weights.append(1.0)
     return weights
+
+
+def _is_name(word: str, *, first: bool) -> bool:
+    """A name or a figure: a digit, a capital after its first letter, or a capitalised word not opening its text."""
+    return any(c.isdigit() for c in word) or any(c.isupper() for c in word[1:]) or (not first and word[0].isupper())
 
 
 def stops_mid_passage(text: str, paper: PaperWords) -> bool:
