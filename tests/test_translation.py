@@ -435,6 +435,29 @@ def test_a_phrase_said_twice_is_caught_where_the_english_says_it_once():
     assert judge_unit(unit_of(english), chinese)[1] == []
 
 
+@pytest.mark.parametrize(
+    ("chinese", "extra"),
+    [
+        ("一个8B模型在HMMT 2025上达到94.5%，超过了GPT-5的93.2%，将有效TTC扩展到约200万个token。", []),
+        ("一个8B模型在HMMT 2025上达到94.5%，超过了GPT-5的93.2%，将有效TTC扩展到约两百万个token。", []),
+        # twenty million: PaCoRe's other answers at 8cf3c2e
+        ("一个8B模型在HMMT 2025上达到94.5%，超过了GPT-5的93.2%，将有效TTC扩展到约2000万个token。", ["2000万"]),
+    ],
+)
+def test_a_quantity_said_with_a_word_of_scale_may_be_written_with_a_chinese_magnitude(chinese, extra):
+    """PaCoRe's summary on the 2026-01-13 listing at 8cf3c2e: "approximately two million tokens" written 200万
+    failed `zh_numbers` as a figure the English lacks, and the paper's Chinese failed all 8 rounds."""
+    from papers_digest.checker.chinese import number_difference
+
+    english = (
+        "An 8B model achieves 94.5% on HMMT 2025, surpassing GPT-5's 93.2% by scaling effective TTC to approximately "
+        "two million tokens."
+    )
+    assert number_difference(english, chinese) == ([], extra)
+    assert number_difference("It has 1.5 billion parameters.", "它有15亿个参数。") == ([], [])
+    assert number_difference("It has 1.5 billion parameters.", "它有1.5亿个参数。") == ([], ["1.5亿"])
+
+
 def test_a_multiple_invented_in_chinese_is_a_figure_not_a_year():
     """PaCoRe's finding on the 2026-01-13 listing at b3b0aff: "… to two million" came back as 放大2000倍 (2000
     times) and passed, 2000 read as a year."""

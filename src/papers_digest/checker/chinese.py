@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 
 from papers_digest.checker.english import Verdict, prose_fields
-from papers_digest.checker.numbers import Number, entry_numbers, numbers_in, values
+from papers_digest.checker.numbers import (
+    Number,
+    Quantity,
+    chinese_quantity,
+    entry_numbers,
+    numbers_in,
+    scaled_quantities,
+    values,
+)
 from papers_digest.checker.parse import parse_digest
 from papers_digest.checker.problems import Problem
 from papers_digest.checker.substance import REPEAT_SHARE, overlap
@@ -283,7 +292,7 @@ def number_difference(english: str, chinese: str) -> tuple[list[str], list[str]]
     multisets of signed values (units aside: `2.5×` is `2.5 倍`). A number counts as in Number.counts_in_prose;
     a lone digit that counts on one side ("2×") may stand without its unit on the other ("2 倍", "8 块 A100"),
     so for lone digits every occurrence is compared."""
-    en_all, zh_all = _numbers(english), _numbers(chinese)
+    en_all, zh_all = _said_at_scale(_numbers(english), _numbers(chinese), scaled_quantities(english))
     en_counted = [n for n in en_all if n.counts_in_prose]
     zh_counted = [n for n in zh_all if n.counts_in_prose]
     en, zh, en_any, zh_any = values(en_counted), values(zh_counted), values(en_all), values(zh_all)
@@ -297,6 +306,23 @@ def number_difference(english: str, chinese: str) -> tuple[list[str], list[str]]
         if zh[value] > have_en:
             extra += [_printed(value, zh_counted)] * (zh[value] - have_en)
     return missing, extra
+
+
+def _said_at_scale(english: list[Number], chinese: list[Number], quantities: list[Quantity]) -> tuple[list, list]:
+    """Both sides' numbers without the quantities the Chinese writes with a magnitude for the English's word of
+    scale: "two million" as 200万, "1.5 billion" as 15亿 (and the English's 1.5 with it); 2000万 stays, a figure
+    the English lacks, and so does 1.5亿 for "1.5 billion" (its 1.5 is not the English's)."""
+    english, chinese = list(english), list(chinese)
+    for quantity in quantities:
+        said = next((n for n in chinese if math.isclose(chinese_quantity(n) or 0.0, quantity.value)), None)
+        if said is not None:
+            chinese.remove(said)
+        elif not any(n.value == quantity.printed and chinese_quantity(n) for n in chinese):
+            continue
+        printed = next((n for n in english if n.value == quantity.printed), None)
+        if printed is not None:
+            english.remove(printed)
+    return english, chinese
 
 
 def _value(printed: str) -> str:

@@ -66,6 +66,15 @@ _YEAR_RE = re.compile(r"^(19\d\d|20[0-3]\d)$")  # 1900-2039: "2048 tokens" is a 
 # does 倍, times, after a number of two digits or more ("放大2000倍" for PaCoRe's "two million" on the 2026-01-13
 # listing at b3b0aff passed as a year; "2倍" may say "twice").
 _MAGNITUDE_AFTER_RE = re.compile(r"\s*([百千]?万|亿|倍)")
+# A quantity the English says with a word of scale ("two million tokens", "1.5 billion parameters"), which Chinese
+# writes with its own magnitude (200万, 15亿): PaCoRe's "approximately two million tokens" written 200万 failed
+# zh_numbers in the 2026-01-13 listing at 8cf3c2e as a figure the English lacks.
+_SMALL_NUMBERS = ("a", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_SCALES = {"hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+_QUANTITY_RE = re.compile(
+    rf"\b(\d+(?:\.\d+)?|{'|'.join(_SMALL_NUMBERS)})\s+(thousand|million|billion|trillion)\b", re.IGNORECASE
+)
+_ZH_SCALES = {"万": 1e4, "百万": 1e6, "千万": 1e7, "亿": 1e8}
 _UNIT_KEY = {"x": "×", "X": "×", "K": "k", "倍": "×"}
 _FIGURE_UNITS = frozenset({"%", "‰", "×", "倍"})  # units that make a number a figure, never a label
 
@@ -154,6 +163,30 @@ def numbers_in(text: str, *, normalised: bool = False) -> list[Number]:
         found.append(Number(m.group("value"), sign, unit, m.start(), label=label, name=name.group(1) if name else ""))
         last_end = m.end()
     return found
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A quantity the English says with a word of scale: its value, and the number as printed ("" for a word)."""
+
+    value: float
+    printed: str
+
+
+def scaled_quantities(english: str) -> list[Quantity]:
+    """The quantities `english` says with a word of scale: "two million" is 2e6, "1.5 billion" 1.5e9."""
+    found = []
+    for m in _QUANTITY_RE.finditer(normalise_for_match(english)):
+        word = m.group(1).casefold()
+        count = float(_SMALL_NUMBERS.index(word) or 1) if word in _SMALL_NUMBERS else float(word)
+        found.append(Quantity(count * _SCALES[m.group(2).casefold()], "" if word in _SMALL_NUMBERS else m.group(1)))
+    return found
+
+
+def chinese_quantity(number: Number) -> float | None:
+    """The value a Chinese number with a magnitude stands for (200万 is 2e6), None for any other number."""
+    scale = _ZH_SCALES.get(number.unit)
+    return float(number.value) * scale if scale else None
 
 
 def prose_numbers(text: str) -> list[Number]:
