@@ -202,6 +202,33 @@ def test_a_finding_that_copies_its_sentence_or_adds_a_figure_is_rejected():
     assert ([p.rule for p in copied], [p.rule for p in foreign]) == (["copied"], ["finding_number"])
 
 
+INFGEN = (
+    "Experiments show InfGen is capable of improving many models into the arbitrary high-resolution era while "
+    "cutting 4K image generation time to under 10 seconds."
+)
+
+
+@pytest.mark.parametrize(
+    ("finding", "sentence", "foreign"),
+    [
+        # the 2025-09-15 listing at 8cf3c2e: a ratio the sentence never states, a lone digit with "times"
+        (
+            "InfGen achieves 4K image generation time under 10 seconds, which is about 4 times faster than the "
+            "current state-of-the-art.",
+            INFGEN,
+            ["'4 times'"],
+        ),
+        ("InfGen cuts 4K image generation time to under 10 seconds for many models.", INFGEN, []),
+        ("It is 4 times faster.", "It is four times faster than the baseline on every benchmark.", []),
+        ("It is 3 times faster.", "It is 3× faster than the baseline on every benchmark.", []),
+        ("It is 3 times faster.", "It is four times faster than the baseline on every benchmark.", ["'3 times'"]),
+    ],
+)
+def test_a_ratio_said_with_times_is_a_figure_the_sentence_must_state(finding, sentence, foreign):
+    said = [p.text.partition(" is not")[0] for p in finding_owes("results[0].finding", finding, sentence)]
+    assert said == foreign
+
+
 def test_a_summary_keeps_the_main_result_s_figure():
     without = summary_owes("vsGRPO-2B, trained briefly, beats its base model and GPT-4o.", VSGRPO_2B)
     kept = summary_owes("vsGRPO-2B beats its base model by 12.1% and surpasses GPT-4o.", VSGRPO_2B)
