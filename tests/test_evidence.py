@@ -320,3 +320,23 @@ def test_a_list_of_the_paper_s_terms_counts_as_names_do():
         "visual anchor extraction, interactive web retrieval, and multi-hop reasoning over joint video-web evidence.",
     )
     assert [p.rule for p in copied(lifted, _paper(VIDEODR))] == ["copied"]
+
+
+def _with_finding(text: str) -> Digest:
+    digest = digest_with("one_sentence", "The paper reports results on videos.")
+    return digest.model_copy(update={"results": [digest.results[0].model_copy(update={"finding": text})]})
+
+
+def test_a_finding_that_writes_a_term_its_paper_never_uses_is_asked_again():
+    """VideoDR's finding on the 2026-01-13 listing at 8cf3c2e turned "video deep research agents" into "video deep
+    learning research", a field the paper is not about; a term of the paper's, or its acronym's words, pass."""
+    from papers_digest.checker.naming import terms
+    from papers_digest.ways.steps.conversation import STEPS_RULES
+
+    invented = _with_finding("VideoDR identifies the obstacles for future video deep learning research.")
+    assert [(p.rule, p.field) for p in terms(invented, _paper(VIDEODR))] == [("term", "results[0].finding")]
+    kept = _with_finding("VideoDR reveals the key challenges for next-generation video deep research agents.")
+    assert terms(kept, _paper(VIDEODR)) == []
+    spelled = _with_finding("Large language models fail on long tasks.")
+    assert terms(spelled, _paper("We test LLMs on long tasks and find that they fail.")) == []
+    assert ("term", terms) in STEPS_RULES

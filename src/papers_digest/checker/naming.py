@@ -14,6 +14,7 @@ from papers_digest.checker.paper import PaperFacts
 from papers_digest.checker.problems import Problem
 from papers_digest.checker.substance import ends_as_sentence
 from papers_digest.core.models import Digest
+from papers_digest.reading.glossary import terms_in, words_of
 from papers_digest.reading.names import acronym_definitions, acronyms_in, names_in, spelled_out
 
 # Acronyms of the field everybody writes, which a digest may use where the paper spells the words out
@@ -64,6 +65,28 @@ def names(digest: Digest, facts: PaperFacts) -> list[Problem]:
                     f"writes {foreign[0]!r}, a name the paper never writes: write the paper's names exactly as it "
                     "writes them, and invent none",
                     subjects=(foreign[0], near) if near else (foreign[0],),
+                )
+            )
+    return problems
+
+
+def terms(digest: Digest, facts: PaperFacts) -> list[Problem]:
+    """A finding uses no term of the glossary of two words or more that the paper never writes, in words or as
+    its acronym (asked in steps, where each finding is worded from one result sentence): VideoDR's "video deep
+    research agents" came back as "video deep learning research" on the 2026-01-13 listing at 8cf3c2e."""
+    paper = f" {' '.join(words_of(facts.whole))} "
+    problems = []
+    for i, result in enumerate(digest.results):
+        for term in terms_in(result.finding):
+            spelled = [" ".join(words) for words in term.spellings() if len(words) > 1]
+            initials = "".join(word[0] for word in words_of(term.en))
+            if not spelled or any(f" {words} " in paper for words in spelled) or f" {initials}" in paper:
+                continue
+            problems.append(
+                Problem(
+                    "term",
+                    f"results[{i}].finding",
+                    f"writes {term.en!r}, a term the paper never uses: say what its sentence says, in its own terms",
                 )
             )
     return problems

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from papers_digest.checker.echo import echoed
 from papers_digest.checker.english import ENGLISH_RULES, Verdict, rule_problems
 from papers_digest.checker.evidence import evidence_problems, summary_owes
-from papers_digest.checker.naming import acronyms_spelled, with_acronym_alone, with_name_as_written
+from papers_digest.checker.naming import acronyms_spelled, terms, with_acronym_alone, with_name_as_written
 from papers_digest.checker.paper import PaperFacts
 from papers_digest.checker.parse import digest_of
 from papers_digest.checker.passages import PaperWords
@@ -47,6 +47,7 @@ from papers_digest.ways.steps.questions import (
 STEPS_RULES = (
     *((name, rule) for name, rule in ENGLISH_RULES if name not in ("results_count", "same_sections", "result_empty")),
     ("label", label),
+    ("term", terms),
 )
 REWRITTEN = frozenset({"copied", "cut_off", "repeated"})  # the rules a rewrite in other words mends
 BORROW_FROM_ROUND = 3
