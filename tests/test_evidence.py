@@ -327,7 +327,7 @@ def _with_finding(text: str) -> Digest:
     return digest.model_copy(update={"results": [digest.results[0].model_copy(update={"finding": text})]})
 
 
-def test_a_finding_that_writes_a_term_its_paper_never_uses_is_asked_again():
+def test_a_field_that_writes_a_term_its_paper_never_uses_is_asked_again():
     """VideoDR's finding on the 2026-01-13 listing at 8cf3c2e turned "video deep research agents" into "video deep
     learning research", a field the paper is not about; a term of the paper's, or its acronym's words, pass."""
     from papers_digest.checker.naming import terms
@@ -340,3 +340,8 @@ def test_a_finding_that_writes_a_term_its_paper_never_uses_is_asked_again():
     spelled = _with_finding("Large language models fail on long tasks.")
     assert terms(spelled, _paper("We test LLMs on long tasks and find that they fail.")) == []
     assert ("term", terms) in STEPS_RULES
+    # InfGen's takeaway on the 2025-09-15 listing at 8cf3c2e, of a paper that never says state of the art
+    infgen = _with_finding("InfGen cuts 4K image generation time to under 10 seconds.").model_copy(
+        update={"takeaways": ["InfGen cuts 4K generation time, comparable to state-of-the-art models."]}
+    )
+    assert [(p.rule, p.field) for p in terms(infgen, _paper(INFGEN))] == [("term", "takeaways[0]")]

@@ -71,24 +71,23 @@ def names(digest: Digest, facts: PaperFacts) -> list[Problem]:
 
 
 def terms(digest: Digest, facts: PaperFacts) -> list[Problem]:
-    """A finding uses no term of the glossary of two words or more that the paper never writes, in words or as
-    its acronym (asked in steps, where each finding is worded from one result sentence): VideoDR's "video deep
-    research agents" came back as "video deep learning research" on the 2026-01-13 listing at 8cf3c2e."""
+    """A prose field (labels aside) uses no term of the glossary of two words or more that the paper never writes,
+    in words or as its acronym (asked in steps, where each field is worded from the paper's sentences): VideoDR's
+    "video deep research agents" came back as "video deep learning research" on the 2026-01-13 listing at
+    8cf3c2e, and InfGen's takeaway called it "comparable to state-of-the-art models" on the 2025-09-15 listing,
+    a paper that never says state of the art."""
     paper = f" {' '.join(words_of(facts.whole))} "
     problems = []
-    for i, result in enumerate(digest.results):
-        for term in terms_in(result.finding):
+    for path, text in prose_fields(digest):
+        if path.endswith(".label"):
+            continue
+        for term in terms_in(text):
             spelled = [" ".join(words) for words in term.spellings() if len(words) > 1]
             initials = "".join(word[0] for word in words_of(term.en))
             if not spelled or any(f" {words} " in paper for words in spelled) or f" {initials}" in paper:
                 continue
-            problems.append(
-                Problem(
-                    "term",
-                    f"results[{i}].finding",
-                    f"writes {term.en!r}, a term the paper never uses: say what its sentence says, in its own terms",
-                )
-            )
+            said = f"writes {term.en!r}, a term the paper never uses: say what the paper says, in its own terms"
+            problems.append(Problem("term", path, said))
     return problems
 
 

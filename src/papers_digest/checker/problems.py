@@ -46,7 +46,7 @@ RULES: dict[str, str] = {
     "zh_added": "each unit about as long as its English: no clause added",
     "echo": "no field repeats the prompt's or the checker's own words",
     "names": "every name is written as the paper writes it; none invented",
-    "term": "a finding uses no term of the field that its paper never writes",
+    "term": "a field uses no term of the field of study that its paper never writes",
     "acronym": "an acronym's expansion is the paper's own, or absent",
     "scope": "a field keeps its sentence's scope: parity, hedges, benchmark and model size",
     "summary_figure": "the summary states the main result's figure where that result states one",
