@@ -190,6 +190,32 @@ def test_two_labels_that_share_a_term_are_no_repetition_and_a_label_written_twic
     assert [(p.rule, p.field) for p in twice] == [("zh_repeated", "mind_map.children[1].label")]
 
 
+def test_a_finding_that_says_what_the_summary_says_may_read_as_its_translation():
+    """VideoDR on the 2026-01-13 listing at 2b51ce5: its finding says in other words what its summary says, its
+    faithful Chinese is the summary's in part, and it failed zh_repeated in all 8 rounds."""
+    from papers_digest.checker.chinese import zh_repeated
+
+    summary = (
+        "Further analysis reveals that goal drift and long-horizon consistency are the core bottlenecks in the "
+        "paper's video deep research benchmark on open web for agentic video reasoning."
+    )
+    finding = "Agentic video reasoning's core bottlenecks are goal drift and long-term consistency."
+    result = {"finding": finding, "numbers": [], "sections": ["Abstract"]}
+    english = Digest.model_validate(
+        {
+            "one_sentence": summary, "problem": "Answers to questions about videos are spread across the open web.",
+            "method": "x", "results": [result], "limitations": [],
+            "takeaways": [], "mind_map": {"label": "VideoDR", "children": []},
+        }
+    )  # fmt: skip
+    chinese = english.model_dump()
+    chinese["one_sentence"] = "进一步分析表明，目标漂移和长期一致性是论文在开放网络上的智能体视频推理基准中的核心瓶颈。"
+    chinese["results"][0]["finding"] = "智能体视频推理的核心瓶颈是目标漂移和长期一致性。"
+    assert zh_repeated(Digest.model_validate(chinese), english) == []
+    chinese["problem"] = chinese["one_sentence"]  # a field that differs in English still fails
+    assert [p.field for p in zh_repeated(Digest.model_validate(chinese), english)] == ["problem"]
+
+
 def test_the_real_translation_of_two_findings_as_the_one_sentence_is_named():
     verdict = check_digest_zh(RECORDED["first_answer"], Digest.model_validate(RECORDED["english"]))
     assert ("zh_repeated", "results[0].finding") in found(verdict)

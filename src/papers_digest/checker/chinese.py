@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 
 from papers_digest.checker.english import Verdict, prose_fields
+from papers_digest.checker.fields import words
 from papers_digest.checker.numbers import (
     Number,
     Quantity,
@@ -52,6 +53,7 @@ ZH_RATIO = (0.5, 5.0)
 # A translated field is another field's text when this share of its CJK character pairs is in another
 # translated field whose English is not a near-copy of its own (substance.REPEAT_SHARE).
 ZH_REPEAT_SHARE = 0.8
+SAME_WORDS_SHARE = 0.8  # of the shorter English field's words of four letters or more, in the other
 
 
 def check_digest_zh(reply: str, english: Digest, title: str | None = None) -> Verdict:
@@ -196,8 +198,8 @@ def zh_repeated(digest: Digest, source: Digest) -> list[Problem]:
         # another's text only where the two are nearly the same, not where one holds the other
         label = path.endswith(".label")
         same = [(other, named) for other, theirs, named in seen if _shared(mine, theirs, label) >= ZH_REPEAT_SHARE]
-        wrong = next((o for o, _ in same if overlap(english[path], english[o]) < REPEAT_SHARE), None)
-        own = any(not named and overlap(english[path], english[o]) >= REPEAT_SHARE for o, named in same)
+        wrong = next((o for o, _ in same if not _says_the_same(english[path], english[o])), None)
+        own = any(not named and _says_the_same(english[path], english[o]) for o, named in same)
         named = wrong is not None and not own and must_be_chinese(english[path], label=label)
         if named:
             problems.append(
@@ -210,6 +212,23 @@ def zh_repeated(digest: Digest, source: Digest) -> list[Problem]:
             )
         seen.append((path, mine, named))
     return problems
+
+
+def _says_the_same(english: str, other: str) -> bool:
+    """Whether two English fields say the same, so that their translations may read the same: near-copies
+    (REPEAT_SHARE of word trigrams), or the shorter one's words nearly all in the other (SAME_WORDS_SHARE), as
+    VideoDR's finding "Agentic video reasoning's core bottlenecks are goal drift and long-term consistency" is in
+    its summary "… goal drift and long-horizon consistency are the core bottlenecks …" (the 2026-01-13 listing at
+    2b51ce5: its faithful Chinese failed as the summary's translation)."""
+    if overlap(english, other) >= REPEAT_SHARE:
+        return True
+    mine, theirs = _content_words(english), _content_words(other)
+    shorter, longer = sorted((mine, theirs), key=len)
+    return bool(shorter) and len(shorter & longer) >= SAME_WORDS_SHARE * len(shorter)
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in words(text) if len(w) > 3}
 
 
 def _shared(mine: set[str], theirs: set[str], whole: bool = False) -> float:
