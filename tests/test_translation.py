@@ -405,6 +405,18 @@ def test_a_names_suffix_rendered_after_it_is_written_by_the_program():
     assert unit_of("A VQ-based tokenizer.").protected.text == "A X1-based tokenizer."  # 基于 X 的: the model's
 
 
+def test_a_glossary_word_no_word_list_has_left_in_english_is_caught():
+    """GlimpRouter's finding on the 2026-01-13 listing at 2b51ce5 came back with "standalone 大模型" and passed:
+    lemminflect's tables lack "standalone", so it read as an identifier, though the glossary renders it."""
+    from papers_digest.checker.zh_words import EnglishFacts, english_words_left
+
+    english = "GlimpRouter reduces inference latency by 25.9% compared to a standalone large model on AIME25."
+    left = "与 AIME25 上的 standalone 大模型相比，GlimpRouter 将推理延迟降低了 25.9%。"
+    said = "与 AIME25 上的独立大模型相比，GlimpRouter 将推理延迟降低了 25.9%。"
+    facts = EnglishFacts.of(english)
+    assert (english_words_left(left, facts), english_words_left(said, facts)) == (["standalone"], [])
+
+
 def test_an_adverb_left_in_english_is_caught():
     """The sample's MergeVQ method at d9e4f29 came back with "从而 seamlessly连接" and passed: lemminflect's tables
     have no -ly adverbs, so "seamlessly" read as an identifier like "vllm". Its faithful rendering passes."""
