@@ -81,7 +81,8 @@ def terms(digest: Digest, facts: PaperFacts) -> list[Problem]:
     for path, text in prose_fields(digest):
         if path.endswith(".label"):
             continue
-        for term in terms_in(text):
+        # an acronym's expansion in parentheses is rule acronym's ("Language Model Representations (LRMs)")
+        for term in terms_in(_AFTER_RE.sub(" ", _BEFORE_RE.sub(" ", text))):
             spelled = [" ".join(words) for words in term.spellings() if len(words) > 1]
             initials = "".join(word[0] for word in words_of(term.en))
             if not spelled or any(f" {words} " in paper for words in spelled) or f" {initials}" in paper:
