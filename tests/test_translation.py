@@ -405,6 +405,23 @@ def test_a_names_suffix_rendered_after_it_is_written_by_the_program():
     assert unit_of("A VQ-based tokenizer.").protected.text == "A X1-based tokenizer."  # 基于 X 的: the model's
 
 
+def test_a_sentence_that_ends_on_a_verb_with_no_object_is_asked_again():
+    """GlimpRouter's finding on the 2026-01-13 listing at 40bd482 came back ending "…相比，实现了。" (achieved.) and
+    passed; a verb of change may end a sentence (准确率提高了。), and so may a passive (被实现了。)."""
+    unit = unit_of("GlimpRouter reduces inference latency by 25.9% compared to a standalone large model on AIME25.")
+    ended = judge_chinese(unit, "GlimpRouter 的推断延迟减少 25.9%，与 AIME25 上的独立大型模型相比，实现了。")
+    assert [p.rule for p in ended] == ["zh_unfinished"] and "实现了" in ended[0].text
+    said = judge_chinese(unit, "与 AIME25 上的独立大型模型相比，GlimpRouter 将推理延迟降低了 25.9%。")
+    assert said == []
+    from papers_digest.checker.zh_words import ends_without_object
+
+    assert [ends_without_object(t) for t in ("准确率提高了。", "这一目标被实现了。", "框架在两类任务中优于。")] == [
+        None,
+        None,
+        "优于。",
+    ]
+
+
 def test_a_glossary_word_no_word_list_has_left_in_english_is_caught():
     """GlimpRouter's finding on the 2026-01-13 listing at 2b51ce5 came back with "standalone 大模型" and passed:
     lemminflect's tables lack "standalone", so it read as an identifier, though the glossary renders it."""

@@ -44,6 +44,7 @@ RULES: dict[str, str] = {
     "zh_term": "the glossary's terms rendered as the glossary says",
     "zh_punctuation": "Chinese punctuation in Chinese sentences, not the English comma or full stop",
     "zh_added": "each unit about as long as its English: no clause added",
+    "zh_unfinished": "a translated sentence does not end on a verb that needs an object (实现了。, 优于。)",
     "echo": "no field repeats the prompt's or the checker's own words",
     "names": "every name is written as the paper writes it; none invented",
     "term": "a field uses no term of the field of study that its paper never writes",

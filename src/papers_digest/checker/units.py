@@ -20,7 +20,7 @@ from papers_digest.checker.paths import set_field
 from papers_digest.checker.phrases import phrase_parts
 from papers_digest.checker.placeholders import Protected, mark_pattern, marks_in, protect
 from papers_digest.checker.problems import Problem
-from papers_digest.checker.zh_words import EnglishFacts, said_in_chinese, word_problems
+from papers_digest.checker.zh_words import EnglishFacts, ends_without_object, said_in_chinese, word_problems
 from papers_digest.core.models import Digest
 from papers_digest.reading.glossary import whole_term
 from papers_digest.reading.names import title_names
@@ -222,6 +222,9 @@ def judge_chinese(unit: Unit, chinese: str) -> list[Problem]:
     for name in beaten_made_winners(unit.english, chinese):
         said = f"the English says {name} is surpassed, not that it surpasses: write 超过{name} (after the verb)"
         problems.append(Problem("zh_direction", "", said))
+    if unit.kind == "sentence" and (verb := ends_without_object(chinese)):
+        said = f"ends on {verb!r}, a verb with no object: say what, as the English does"
+        problems.append(Problem("zh_unfinished", "", said))
     for name in comparisons_added(unit.english, chinese):
         said = f"the English compares nothing with {name}: say what it says of {name} (a benchmark: 在 {name} 上)"
         problems.append(Problem("zh_direction", "", said))

@@ -74,6 +74,20 @@ def english_words_left(chinese: str, facts: EnglishFacts) -> list[str]:
     return list(dict.fromkeys(w for w in left if is_ordinary_word(w) or w.casefold() not in facts.identifiers))
 
 
+# Verbs that need an object, ending a sentence without one: GlimpRouter's finding came back as "…与AIME25的独立大型
+# 模型相比，实现了。" on the 2026-01-13 listing at 40bd482, HANRAG's summary as "…优于。" on the 2025-09-15 listing.
+# Verbs of change (提高, 降低) are left out: "准确率提高了。" is a whole sentence.
+# A passive (被实现, 所提出) has its object before it.
+_NEEDS_OBJECT = "实现|优于|超过|超越|胜过|取得|获得|提出|包括|展示|表明|证明"
+_NO_OBJECT_RE = re.compile(rf"(?<![被所])(?:{_NEEDS_OBJECT})了?[。！？!?.]?\s*$")
+
+
+def ends_without_object(chinese: str) -> str | None:
+    """The verb a Chinese sentence ends on where it needs an object ("实现了。", "优于。"), else None."""
+    found = _NO_OBJECT_RE.search(chinese)
+    return found.group(0).strip() if found else None
+
+
 def said_in_chinese(name: str, chinese: str) -> bool:
     """Whether `chinese` writes a common acronym of the field as the glossary renders its words: LLMs as
     大语言模型 (on the 2025-09-15 listing, a problem field's 大语言模型 for LLMs failed all 8 rounds)."""
