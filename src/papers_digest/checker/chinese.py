@@ -327,7 +327,9 @@ def number_difference(english: str, chinese: str) -> tuple[list[str], list[str]]
     return missing, extra
 
 
-def _said_at_scale(english: list[Number], chinese: list[Number], quantities: list[Quantity]) -> tuple[list, list]:
+def _said_at_scale(
+    english: list[Number], chinese: list[Number], quantities: list[Quantity]
+) -> tuple[list[Number], list[Number]]:
     """Both sides' numbers without the quantities the Chinese writes with a magnitude for the English's word of
     scale: "two million" as 200万, "1.5 billion" as 15亿 (and the English's 1.5 with it); 2000万 stays, a figure
     the English lacks, and so does 1.5亿 for "1.5 billion" (its 1.5 is not the English's)."""

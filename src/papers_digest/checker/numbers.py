@@ -70,10 +70,8 @@ _MAGNITUDE_AFTER_RE = re.compile(r"\s*([百千]?万|亿|倍)")
 # writes with its own magnitude (200万, 15亿): PaCoRe's "approximately two million tokens" written 200万 failed
 # zh_numbers in the 2026-01-13 listing at 8cf3c2e as a figure the English lacks.
 _SMALL_NUMBERS = ("a", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-_SCALES = {"hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
-_QUANTITY_RE = re.compile(
-    rf"\b(\d+(?:\.\d+)?|{'|'.join(_SMALL_NUMBERS)})\s+(thousand|million|billion|trillion)\b", re.IGNORECASE
-)
+_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+_QUANTITY_RE = re.compile(rf"\b(\d+(?:\.\d+)?|{'|'.join(_SMALL_NUMBERS)})\s+({'|'.join(_SCALES)})\b", re.IGNORECASE)
 _ZH_SCALES = {"万": 1e4, "百万": 1e6, "千万": 1e7, "亿": 1e8}
 _UNIT_KEY = {"x": "×", "X": "×", "K": "k", "倍": "×"}
 _FIGURE_UNITS = frozenset({"%", "‰", "×", "倍"})  # units that make a number a figure, never a label
