@@ -565,6 +565,13 @@ R1_SUMMARY = (
         ("It outperforms GPT-4o by 3 points.", "与GPT-4o相比，它高出3分。", []),
         ("vsGRPO-7B performs similarly to LLaVA-NeXT-Video-72B.", "vsGRPO-7B 的性能与 LLaVA-NeXT-Video-72B 相似。", []),
         ("MergeVQ is evaluated on ImageNet.", "MergeVQ 与 ImageNet 相比进行了评估。", ["ImageNet"]),
+        # the sample run at 661478b: a benchmark made a peer ("performs comparably … on ImageNet")
+        (
+            "MergeVQ performs comparably in both visual representation learning and image generation tasks, "
+            "maintaining efficient token count and inference speed on ImageNet.",
+            "视觉表示学习和图像生成任务中，MergeVQ与ImageNet在效率方面相当，维护了token的计数和推理速度。",
+            ["ImageNet"],
+        ),
     ],
 )  # fmt: skip
 def test_a_name_the_english_compares_nothing_with_is_not_compared_with(english, chinese, added):

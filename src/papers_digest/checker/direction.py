@@ -53,10 +53,13 @@ _COMPARED_RE = re.compile(
     re.IGNORECASE,
 )
 COMPARED_WORDS = 6  # English words after a word of comparison that it compares with
-_ZH_NAME = r"([A-Za-z][\w.\-]*\w(?:\s\d{4})?)"  # a name as Chinese writes it, a year of an edition with it
+# a name as Chinese writes it, a year of an edition with it (Latin letters only: \w takes Chinese characters in too)
+_ZH_NAME = r"([A-Za-z][A-Za-z0-9_.\-]*[A-Za-z0-9](?:\s\d{4})?)"
 _ZH_COMPARED_RES = (
     re.compile(r"(?:对比|相比于|相比|比较|相较于|相较|比起|比)\s*" + _ZH_NAME),
-    re.compile(r"与\s*" + _ZH_NAME + r"[^，。；]{0,15}?(?:相比|相较|比较|对比)"),
+    # alike too: MergeVQ's finding "performs comparably … on ImageNet" came back as MergeVQ与ImageNet在效率方面相当
+    # in the sample run at 661478b, a benchmark made its peer
+    re.compile(r"与\s*" + _ZH_NAME + r"[^，。；]{0,15}?(?:相比|相较|比较|对比|相当|相似|相近|持平|一样|同等)"),
 )
 WORDS_AROUND = 4  # English words either side of a figure in which its direction is read
 CHARACTERS_AROUND = 10  # Chinese characters either side of a figure in which a decrease must be said
