@@ -487,6 +487,17 @@ def test_a_quantity_said_with_a_word_of_scale_may_be_written_with_a_chinese_magn
     assert number_difference("It has 1.5 billion parameters.", "它有1.5亿个参数。") == ([], ["1.5亿"])
 
 
+def test_a_number_that_reads_as_a_year_but_is_none_is_a_figure_the_english_lacks():
+    """PaCoRe's takeaway on the 2026-01-13 listing at 661478b wrote "approximately two million tokens" as 约2000
+    and passed, 2000 read as a year. A year is one in Chinese with 年 after it or a name before it."""
+    from papers_digest.checker.chinese import number_difference
+
+    english = "PaCoRe surpasses GPT-5's 93.2% performance by scaling effective TTC to approximately two million tokens."
+    assert number_difference(english, "PaCoRe超越了GPT-5的93.2%性能，将tokens吞吐量提升至约2000。") == ([], ["2000"])
+    year = ("In 2024, accuracy rose to 43.3% on AIME 2024.", "2024年，AIME 2024上的准确率升至43.3%。")
+    assert number_difference(*year) == ([], [])
+
+
 def test_a_multiple_invented_in_chinese_is_a_figure_not_a_year():
     """PaCoRe's finding on the 2026-01-13 listing at b3b0aff: "… to two million" came back as 放大2000倍 (2000
     times) and passed, 2000 read as a year."""

@@ -13,6 +13,7 @@ from papers_digest.checker.numbers import (
     Quantity,
     chinese_quantity,
     entry_numbers,
+    normalise_for_match,
     numbers_in,
     scaled_quantities,
     values,
@@ -53,6 +54,7 @@ ZH_RATIO = (0.5, 5.0)
 # A translated field is another field's text when this share of its CJK character pairs is in another
 # translated field whose English is not a near-copy of its own (substance.REPEAT_SHARE).
 ZH_REPEAT_SHARE = 0.8
+_YEAR_AFTER_RE = re.compile(r"\s*(?:年|[-–—~至到]\s*\d{4}\s*年)")  # 2024年, 2023-2024年: a year in Chinese
 SAME_WORDS_SHARE = 0.8  # of the shorter English field's words of four letters or more, in the other
 
 
@@ -324,7 +326,21 @@ def number_difference(english: str, chinese: str) -> tuple[list[str], list[str]]
             missing += [_printed(value, en_counted)] * (en[value] - have_zh)
         if zh[value] > have_en:
             extra += [_printed(value, zh_counted)] * (zh[value] - have_en)
+    written = {n.value for n in numbers_in(english)}
+    extra += [n.text for n in _bare_years(chinese) if n.value not in written]
     return missing, extra
+
+
+def _bare_years(chinese: str) -> list[Number]:
+    """The Chinese's numbers that read as years (1900-2039) but are none: no 年 after them and no name before
+    them ("AIME 2024"). PaCoRe's takeaway on the 2026-01-13 listing at 661478b wrote "approximately two million
+    tokens" as 约2000 and passed, 2000 read as a year."""
+    norm = normalise_for_match(chinese)
+    return [
+        n
+        for n in numbers_in(norm, normalised=True)
+        if n.is_year and not n.label and not n.name and not _YEAR_AFTER_RE.match(norm, n.start + len(n.text))
+    ]
 
 
 def _said_at_scale(
