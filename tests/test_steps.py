@@ -982,3 +982,13 @@ def test_the_findings_of_the_september_listing_are_what_the_papers_found(paper, 
     plan = outline(september(paper))
     openings = [" ".join(s.text.split()[: len(f.split())]) for s, f in zip(plan.findings, findings, strict=False)]
     assert (openings, len(plan.findings)) == (findings, len(findings))
+
+
+def test_a_takeaway_loses_a_comparison_none_of_the_findings_sentences_makes():
+    """InfGen's takeaway on the 2025-09-15 listing at 6277532 ended "…, comparable to the state-of-the-art" in all 6
+    rounds, and the paper failed rule term."""
+    part = next(p for p in plan_parts(outline(september("2509.10441"))) if p.question == "TAKEAWAYS")
+    assert [s.text for s in part.sources] == [INFGEN_RESULT]
+    written = "InfGen achieves high-resolution image synthesis with reduced 4K generation time"
+    digest = assemble([part], {part.key: f"- {written}, comparable to the state-of-the-art."})
+    assert digest["takeaways"] == [f"{written}."]

@@ -154,7 +154,10 @@ def assemble(parts: list[Part], answers: dict[str, str]) -> dict:
         elif part.question == "LIMITATION":
             digest["limitations"].append(one_line(answer))
         elif part.question == "TAKEAWAYS":
-            digest["takeaways"] = items(answer)[:MOST_TAKEAWAYS]
+            # a comparison none of the findings' sentences makes taken off, as from a finding (InfGen's takeaway
+            # "…, comparable to the state-of-the-art" in all 6 rounds on the 2025-09-15 listing at 6277532)
+            found = " ".join(s.text for s in part.sources)
+            digest["takeaways"] = [without_added_comparison(t, found) for t in items(answer)[:MOST_TAKEAWAYS]]
         elif part.question == "TOPIC":
             digest["mind_map"]["label"] = one_line(answer).rstrip(".")
         elif part.question == "IDEAS":
