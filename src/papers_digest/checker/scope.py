@@ -186,7 +186,8 @@ def with_state_of_the_art_kept(text: str, sentence: str) -> str:
     no benchmark: asked about R1-Zero's "… achieves 43.3% accuracy on AIME 2024 …, establishing a new
     state-of-the-art", the 1.5B model wrote "setting a new benchmark" in its summary and finding (the sample run
     at d9e4f29), and the Chinese said it broke a benchmark (打破了基准): a benchmark is a test, not a record. So is
-    "breaking new ground" said as setting a new state of the art, where the sentence names a benchmark too."""
+    "breaking new ground" or "breaking the record" said as setting a new state of the art, where the sentence
+    names a benchmark too."""
     if not _STATE_OF_THE_ART_RE.search(sentence):
         return text
     # "breaking new ground" is being first, not best: the Chinese said 打破了新纪录 (the sample run at 3ad5929)
@@ -221,7 +222,10 @@ _BOTH_RE = re.compile(r"\bboth\s+((?:[\w-]+\s+){0,4}?[\w-]+)\s+and\s+", re.IGNOR
 
 _STATE_OF_THE_ART_RE = re.compile(r"\bstate[- ]of[- ]the[- ]art\b|\bSOTA\b", re.IGNORECASE)
 _NEW_BENCHMARK_RE = re.compile(r"\b(an?|the)\s+new\s+benchmark\b", re.IGNORECASE)
-_NEW_GROUND_RE = re.compile(r"\b(breaks|breaking|broke|break)\s+new\s+ground\b", re.IGNORECASE)
+# "breaking new ground", and "breaking the record" (R1-Zero's finding at 9ea04b0, its Chinese 打破了记录)
+_NEW_GROUND_RE = re.compile(
+    r"\b(breaks|breaking|broke|break)\s+(?:new\s+ground|(?:the|a)\s+(?:new\s+)?record)\b", re.IGNORECASE
+)
 _SET = {"breaks": "sets", "breaking": "setting", "broke": "set", "break": "set"}
 
 
