@@ -287,7 +287,7 @@ VIDEODR = (  # the 2026-01-13 listing's 2601.06943, its first three sentences
 
 
 def test_a_hyphenated_compound_counts_once_in_a_run():
-    """VideoDR's problem at 66e5049 kept the paper's words "cross-frame clue extraction, iterative retrieval, and
+    """VideoDR's problem at 481993e kept the paper's words "cross-frame clue extraction, iterative retrieval, and
     multi-hop reasoning-based verification", 12 as the words are split at hyphens, and failed `copied` in all 6
     rounds. A reader counts "video-conditioned" or "cross-frame" as one word: 13 words split, 10 so counted."""
     from papers_digest.checker.passages import PaperWords
@@ -303,7 +303,7 @@ def test_a_hyphenated_compound_counts_once_in_a_run():
 
 
 def test_a_list_of_the_paper_s_terms_counts_as_names_do():
-    """VideoDR's method at f9d97b2 kept the paper's list of three requirements (17 words, 14 with compounds once)
+    """VideoDR's method at af13bab kept the paper's list of three requirements (17 words, 14 with compounds once)
     and failed `copied` in all 6 rounds; a word of a list of three or more terms counts half, as a name does. The
     sentence around the list copied too is still rejected."""
     from papers_digest.checker.substance import copied

@@ -544,7 +544,7 @@ SURPASSING = "An 8B model achieves 94.5% on HMMT 2025, surpassing GPT-5's 93.2%.
 @pytest.mark.parametrize(
     ("english", "chinese", "made"),
     [
-        # the 2026-01-13 listing at 66e5049: PaCoRe's summary, its beaten GPT-5 written as the one that surpasses
+        # the 2026-01-13 listing at 481993e: PaCoRe's summary, its beaten GPT-5 written as the one that surpasses
         (SURPASSING, "一个8B模型在HMMT 2025上获得了94.5%的精度，GPT-5超越了93.2%的性能。", ["GPT-5"]),
         (SURPASSING, "一个8B模型在HMMT 2025上达到94.5%，超过了GPT-5的93.2%。", []),
         (SURPASSING, "一个8B模型在HMMT 2025上达到94.5%，GPT-5的93.2%被超越。", []),
