@@ -386,8 +386,8 @@ def test_a_translated_field_is_held_to_its_english_figures_in_order():
     import jsonschema
 
     from papers_devtools.sim.answers import build_digest
-    from papers_digest.checker.chinese import carried_figures
     from papers_digest.checker.schema import translation_schema
+    from papers_digest.checker.zh_figures import carried_figures
     from papers_digest.core.models import Digest
     from papers_digest.llm.prompting import digest_messages
 

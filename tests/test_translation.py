@@ -476,7 +476,7 @@ def test_a_phrase_said_twice_is_caught_where_the_english_says_it_once():
 def test_a_quantity_said_with_a_word_of_scale_may_be_written_with_a_chinese_magnitude(chinese, extra):
     """PaCoRe's summary on the 2026-01-13 listing at 8cf3c2e: "approximately two million tokens" written 200万
     failed `zh_numbers` as a figure the English lacks, and the paper's Chinese failed all 8 rounds."""
-    from papers_digest.checker.chinese import number_difference
+    from papers_digest.checker.zh_figures import number_difference
 
     english = (
         "An 8B model achieves 94.5% on HMMT 2025, surpassing GPT-5's 93.2% by scaling effective TTC to approximately "
@@ -490,7 +490,7 @@ def test_a_quantity_said_with_a_word_of_scale_may_be_written_with_a_chinese_magn
 def test_a_number_that_reads_as_a_year_but_is_none_is_a_figure_the_english_lacks():
     """PaCoRe's takeaway on the 2026-01-13 listing at 661478b wrote "approximately two million tokens" as 约2000
     and passed, 2000 read as a year. A year is one in Chinese with 年 after it or a name before it."""
-    from papers_digest.checker.chinese import number_difference
+    from papers_digest.checker.zh_figures import number_difference
 
     english = "PaCoRe surpasses GPT-5's 93.2% performance by scaling effective TTC to approximately two million tokens."
     assert number_difference(english, "PaCoRe超越了GPT-5的93.2%性能，将tokens吞吐量提升至约2000。") == ([], ["2000"])

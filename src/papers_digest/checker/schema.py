@@ -6,13 +6,14 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from papers_digest.checker.chinese import carried_numbers, must_be_chinese
+from papers_digest.checker.chinese import must_be_chinese
 from papers_digest.checker.fields import STRING_CAPS
 from papers_digest.checker.paper import PaperFacts
 from papers_digest.checker.paths import steps_of, top_level
 from papers_digest.checker.problems import Problem
 from papers_digest.checker.results import FINDING_MIN_WORDS
 from papers_digest.checker.substance import results_wanted
+from papers_digest.checker.zh_figures import carried_numbers
 from papers_digest.core.models import Digest, MindMapNode, Result
 
 

@@ -13,13 +13,14 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from papers_digest.checker.chinese import cjk_share, number_difference, zh_ratio
+from papers_digest.checker.chinese import cjk_share, zh_ratio
 from papers_digest.checker.direction import beaten_made_winners, comparisons_added, decreases_lost
 from papers_digest.checker.fields import prose_fields
 from papers_digest.checker.paths import set_field
 from papers_digest.checker.phrases import phrase_parts
 from papers_digest.checker.placeholders import Protected, mark_pattern, marks_in, protect
 from papers_digest.checker.problems import Problem
+from papers_digest.checker.zh_figures import number_difference
 from papers_digest.checker.zh_words import EnglishFacts, ends_without_object, said_in_chinese, word_problems
 from papers_digest.core.models import Digest
 from papers_digest.reading.glossary import whole_term
