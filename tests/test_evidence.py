@@ -339,6 +339,9 @@ def test_a_field_that_writes_a_term_its_paper_never_uses_is_asked_again():
     assert terms(kept, _paper(VIDEODR)) == []
     spelled = _with_finding("Large language models fail on long tasks.")
     assert terms(spelled, _paper("We test LLMs on long tasks and find that they fail.")) == []
+    # a term's one-word spelling in the paper counts: 2504.01956 writes "pretrained" (the suite's simulated day)
+    one_word = _with_finding("Pre-training on video helps the model generate scenes.")
+    assert terms(one_word, _paper("We adapt a pretrained video diffusion model to generate 3D scenes.")) == []
     assert ("term", terms) in STEPS_RULES
     # InfGen's takeaway on the 2025-09-15 listing at 8cf3c2e, of a paper that never says state of the art
     infgen = _with_finding("InfGen cuts 4K image generation time to under 10 seconds.").model_copy(
