@@ -9,7 +9,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from papers_digest.checker.fields import words
-from papers_digest.checker.numbers import Number, normalise_for_match, prose_numbers
+from papers_digest.checker.numbers import prose_numbers, ratios_said
 from papers_digest.checker.passages import PaperWords
 from papers_digest.checker.problems import Problem
 from papers_digest.checker.scope import scope_dropped
@@ -26,23 +26,6 @@ FRAMED_RE = re.compile(
     r"(?: that)?,?",
     re.IGNORECASE,
 )
-
-
-# A ratio said with "times" ("about 4 times faster"): a figure of the finding, though a lone digit counts as none in
-# prose; InfGen's finding on the 2025-09-15 listing at 8cf3c2e added "about 4 times faster than the current
-# state-of-the-art" to a sentence that states no ratio. The sentence may say it in words ("four times").
-_RATIO_WORDS = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-_TIMES_RE = re.compile(rf"(?<![\w.])(\d+(?:\.\d+)?|{'|'.join(_RATIO_WORDS)})\s+times\b", re.IGNORECASE)
-
-
-def _ratios(text: str) -> list[tuple[str, Number]]:
-    """The ratios `text` says with "times", as printed and as numbers (`4 times` is 4×)."""
-    found = []
-    for m in _TIMES_RE.finditer(normalise_for_match(text)):
-        value = m.group(1).casefold()
-        value = str(_RATIO_WORDS.index(value) + 2) if value in _RATIO_WORDS else value
-        found.append((m.group(0), Number(value, unit="×")))
-    return found
 
 
 def evidence_problems(digest: Digest, written_from: Mapping[str, Sequence[str]]) -> list[Problem]:
@@ -79,8 +62,10 @@ def finding_owes(path: str, finding: str, sentence: str) -> list[Problem]:
                 "copied", path, f"copies {run} words of the sentence it reports: say in your own words what it shows"
             )
         )
-    figures = prose_numbers(sentence) + [n for _, n in _ratios(sentence)]
-    written = [(n.text, n) for n in prose_numbers(finding)] + _ratios(finding)
+    # a ratio said with "times" is a figure too: InfGen's finding on the 2025-09-15 listing at 8cf3c2e added "about
+    # 4 times faster than the current state-of-the-art" to a sentence that states no ratio
+    figures = prose_numbers(sentence) + [n for _, n in ratios_said(sentence)]
+    written = [(n.text, n) for n in prose_numbers(finding)] + ratios_said(finding)
     foreign = [text for text, n in written if not any(n.matches(f) for f in figures)]
     if foreign:
         problems.append(

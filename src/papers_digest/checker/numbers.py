@@ -69,9 +69,14 @@ _MAGNITUDE_AFTER_RE = re.compile(r"\s*([百千]?万|亿|倍)")
 # A quantity the English says with a word of scale ("two million tokens", "1.5 billion parameters"), which Chinese
 # writes with its own magnitude (200万, 15亿): PaCoRe's "approximately two million tokens" written 200万 failed
 # zh_numbers in the 2026-01-13 listing at 8cf3c2e as a figure the English lacks.
-_SMALL_NUMBERS = ("a", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+# Numbers said in words, which a quantity with a word of scale ("two million") or a ratio ("four times") may use
+NUMBER_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+                "nine": 9, "ten": 10}  # fmt: skip
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
-_QUANTITY_RE = re.compile(rf"\b(\d+(?:\.\d+)?|{'|'.join(_SMALL_NUMBERS)})\s+({'|'.join(_SCALES)})\b", re.IGNORECASE)
+_QUANTITY_RE = re.compile(rf"\b(\d+(?:\.\d+)?|{'|'.join(NUMBER_WORDS)})\s+({'|'.join(_SCALES)})\b", re.IGNORECASE)
+# A ratio said with "times" ("about 4 times faster", "four times"); "a" and "one" say none.
+_RATIO_WORDS = [word for word, value in NUMBER_WORDS.items() if value > 1]
+_TIMES_RE = re.compile(rf"(?<![\w.])(\d+(?:\.\d+)?|{'|'.join(_RATIO_WORDS)})\s+times\b", re.IGNORECASE)
 _ZH_SCALES = {"万": 1e4, "百万": 1e6, "千万": 1e7, "亿": 1e8}
 _UNIT_KEY = {"x": "×", "X": "×", "K": "k", "倍": "×"}
 _FIGURE_UNITS = frozenset({"%", "‰", "×", "倍"})  # units that make a number a figure, never a label
@@ -176,8 +181,18 @@ def scaled_quantities(english: str) -> list[Quantity]:
     found = []
     for m in _QUANTITY_RE.finditer(normalise_for_match(english)):
         word = m.group(1).casefold()
-        count = float(_SMALL_NUMBERS.index(word) or 1) if word in _SMALL_NUMBERS else float(word)
-        found.append(Quantity(count * _SCALES[m.group(2).casefold()], "" if word in _SMALL_NUMBERS else m.group(1)))
+        count = float(NUMBER_WORDS.get(word) or word)
+        found.append(Quantity(count * _SCALES[m.group(2).casefold()], "" if word in NUMBER_WORDS else m.group(1)))
+    return found
+
+
+def ratios_said(text: str) -> list[tuple[str, Number]]:
+    """The ratios `text` says with "times", as printed and as numbers (`4 times` and `four times` are 4×): a
+    figure, though a lone digit counts as none in prose."""
+    found = []
+    for m in _TIMES_RE.finditer(normalise_for_match(text)):
+        word = m.group(1).casefold()
+        found.append((m.group(0), Number(str(NUMBER_WORDS.get(word, word)), unit="×")))
     return found
 
 
