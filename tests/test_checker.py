@@ -1104,11 +1104,12 @@ def test_catch_rate_and_false_alarms(capsys):
 
 def test_every_rule_of_the_checker_is_exercised_by_the_suite():
     exercised = {case.rule for case in FAULTS}
-    # `length` is the generation stage's (finish_reason); `echo` needs the conversation (tested below); `scope`
-    # and `summary_figure` are what a part asked in steps owes its sentence (tests/test_evidence.py), `label` a
-    # label asked in steps and `term` a finding asked in steps (tests/test_steps.py); a translation unit's own
-    # (tests/test_translation.py)
-    elsewhere = {"length", "echo", "scope", "summary_figure", "label", "term", "zh_placeholder", "zh_added"}
+    # `length` is the generation stage's (finish_reason); `echo` needs the conversation (tested below); `scope`,
+    # `summary_figure` and `finding_doing` are what a part asked in steps owes its sentence
+    # (tests/test_evidence.py), `label` a label asked in steps and `term` a finding asked in steps
+    # (tests/test_steps.py); a translation unit's own (tests/test_translation.py)
+    elsewhere = {"length", "echo", "scope", "summary_figure", "finding_doing", "label", "term", "zh_placeholder"}
+    elsewhere |= {"zh_added"}
     elsewhere |= {"zh_direction", "zh_unfinished"}
     assert set(RULES) - exercised == elsewhere
 

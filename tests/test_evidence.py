@@ -348,3 +348,85 @@ def test_a_field_that_writes_a_term_its_paper_never_uses_is_asked_again():
         update={"takeaways": ["InfGen cuts 4K generation time, comparable to state-of-the-art models."]}
     )
     assert [(p.rule, p.field) for p in terms(infgen, _paper(INFGEN))] == [("term", "takeaways[0]")]
+
+
+XPART_CLAIM = (
+    "This work establishes a new paradigm for creating production-ready, editable, and structurally sound 3D assets."
+)
+GLIMPROUTER_CLAIM = (
+    "These results suggest a simple yet effective mechanism for reasoning: allocating computation based on a "
+    "glimpse of thought rather than full-step evaluation."
+)
+
+
+@pytest.mark.parametrize(
+    ("finding", "sentence", "doing"),
+    [
+        # the 2025-09-15 and 2026-01-13 listings at 9ea04b0: a claim or a reading of the results said as the method
+        ("The paper introduces a new approach for crafting high-quality 3D assets suitable for production.",
+         XPART_CLAIM, "The paper introduces"),
+        ("The paper presents a straightforward yet efficient approach for reasoning by distributing computation "
+         "based on a partial understanding rather than a complete evaluation.",
+         GLIMPROUTER_CLAIM, "The paper presents"),
+        ("We propose allocating computation by a glimpse of thought.", GLIMPROUTER_CLAIM, "We propose"),
+        # faithful: the claim said as a claim, a reading of the results said as one, an outcome with its figure
+        ("X-Part sets a new paradigm for making editable, production-ready and structurally sound 3D assets.",
+         XPART_CLAIM, None),
+        ("Allocating computation by a glimpse of each step, not by evaluating it whole, is a simple and effective "
+         "way to reason, the results suggest.", GLIMPROUTER_CLAIM, None),
+        ("The study presents a minimalist R1-Zero recipe reaching 43.3% on AIME 2024 with a 7B base model.",
+         "Leveraging these insights, we present a minimalist R1-Zero recipe that achieves 43.3% accuracy on AIME "
+         "2024 with a 7B base model, establishing a new state-of-the-art.", None),
+        # a sentence that itself says what the paper does may be said so (reading/ offers none as a finding)
+        ("The paper explores solving visual reasoning with generation models through BabyVision-Gen.",
+         "We also explore solving visual reasoning with generation models by proposing BabyVision-Gen and automatic "
+         "evaluation toolkit.", None),
+    ],
+)  # fmt: skip
+def test_a_finding_that_says_what_the_paper_does_is_asked_again(finding, sentence, doing):
+    found = [p for p in finding_owes("results[1].finding", finding, sentence) if p.rule == "finding_doing"]
+    assert [p.text.split("'")[1] for p in found] == ([doing] if doing else [])
+
+
+def test_a_summary_that_says_what_the_paper_does_is_asked_again():
+    problems = summary_owes("The paper presents an efficient approach to reasoning.", GLIMPROUTER_CLAIM)
+    assert [p.rule for p in problems] == ["finding_doing"]
+
+
+R1_TEMPLATE = (
+    "As shown in Table 1, not using any template can drastically boost the average performance, resulting in an "
+    "improvement of about 60% compared to the traditional 4-shot prompting."
+)  # 2503.20783's section 2.2 (sample/arxiv)
+GLIMPROUTER_RESULT = (
+    "For instance, GlimpRouter attains a substantial 10.7% improvement in accuracy while reducing inference latency "
+    "by 25.9% compared to a standalone large model on AIME25."
+)
+
+
+@pytest.mark.parametrize(
+    ("finding", "sentence", "dropped"),
+    [
+        # the sample run at 983be3c: the 60% kept, what it is a gain over dropped
+        ("Not using a template can significantly boost the average performance, resulting in an improvement of "
+         "about 60%.", R1_TEMPLATE, True),
+        ("GlimpRouter gains 10.7% in accuracy and cuts latency by 25.9% on AIME25.", GLIMPROUTER_RESULT, True),
+        # faithful: the baseline in other words or another ending, and a sentence comparing nothing with a figure
+        ("Using no template drastically boosts average performance, by about 60% over 4-shot prompts.",
+         R1_TEMPLATE, False),
+        ("GlimpRouter achieves a 10.7% accuracy improvement and reduces inference latency by 25.9% compared to a "
+         "standalone large model on AIME25.", GLIMPROUTER_RESULT, False),
+        ("Our method scores 71.2% on 5 tasks.", "Our method, compared to prior work, scores 71.2% on 5 tasks.", False),
+    ],
+)  # fmt: skip
+def test_a_figure_kept_without_what_it_is_compared_with_is_rejected(finding, sentence, dropped):
+    problems = [p for p in finding_owes("results[0].finding", finding, sentence) if p.rule == "scope"]
+    assert [p.text.startswith("drops what the figure is compared with") for p in problems] == (
+        [True] if dropped else []
+    )
+
+
+def test_the_question_names_what_a_figure_is_compared_with():
+    from papers_digest.checker.scope import scope_words
+
+    assert scope_words(R1_TEMPLATE) == ["about 60%", "the traditional 4-shot prompting"]
+    assert scope_words(GLIMPROUTER_RESULT) == ["AIME25", "a standalone large model"]

@@ -426,6 +426,25 @@ def test_a_superiority_over_something_is_left_to_the_rule(written):
     assert kept_scope(written, sentence) == written and scope_dropped(written, sentence) is not None
 
 
+def test_a_superiority_over_the_benchmark_is_said_as_the_superiority_the_sentence_states():
+    """HANRAG's finding on the 2025-09-15 listing at 9ea04b0 (its Chinese: 优于基准): a benchmark is no rival."""
+    from papers_digest.checker.scope import scope_dropped
+    from papers_digest.ways.steps.parts import kept_scope
+
+    sentence = (
+        "The results demonstrate that our framework obtains superior performance in both single-hop and multi-hop "
+        "question-answering tasks."
+    )
+    written = (
+        "The paper's framework outperforms the benchmark in both single-hop and multi-hop question-answering tasks."
+    )
+    mended = "The paper's framework performs better in both single-hop and multi-hop question-answering tasks."
+    assert "a benchmark is the test" in (scope_dropped(written, sentence) or "")
+    assert kept_scope(written, sentence) == mended and scope_dropped(mended, sentence) is None
+    beating = "Our model outperforms the benchmark's earlier entries by 3 points."
+    assert scope_dropped("It outperforms the benchmark by 3 points.", beating) is None
+
+
 INFGEN_RESULT = (
     "Experiments show InfGen is capable of improving many models into the arbitrary high-resolution era while "
     "cutting 4K image generation time to under 10 seconds."
@@ -995,3 +1014,24 @@ def test_a_takeaway_loses_a_comparison_none_of_the_findings_sentences_makes():
     written = "InfGen achieves high-resolution image synthesis with reduced 4K generation time"
     digest = assemble([part], {part.key: f"- {written}, comparable to the state-of-the-art."})
     assert digest["takeaways"] == [f"{written}."]
+
+
+def test_a_finding_still_saying_what_the_paper_does_late_is_dropped_where_others_remain(prompts):
+    """GlimpRouter's "These results suggest a simple yet effective mechanism …" written as "The paper presents
+    …" (the 2026-01-13 listing at 9ea04b0): from BORROW_FROM_ROUND on, the finding is left out, not the paper."""
+    from papers_digest.ways.steps.conversation import BORROW_FROM_ROUND
+
+    talk, parts = talk_on(prompts, other_day(GLIMPROUTER))
+    answers = {
+        "FINDING [1]": "GlimpRouter gains 10.7% in accuracy and cuts latency by 25.9% against a standalone large "
+        "model on AIME25.",
+        "FINDING [2]": "The paper presents a straightforward yet efficient approach for reasoning.",
+    }
+    talk.replies = {key: reply(text) for key, text in answers.items()}
+    doing = [p for p in talk.judged()[1].problems if p.rule == "finding_doing"]
+    assert [p.field for p in doing] == ["results[1].finding"]
+
+    asyncio.run(talk.mend(next(p for p in parts if p.key == "FINDING [2]"), doing, attempt=BORROW_FROM_ROUND))
+    data, verdict = talk.judged()
+    assert [r["finding"] for r in data["results"]] == [answers["FINDING [1]"]]
+    assert [p for p in verdict.problems if p.rule == "finding_doing"] == []

@@ -14,6 +14,7 @@ from papers_digest.checker.passages import PaperWords
 from papers_digest.checker.problems import Problem
 from papers_digest.checker.scope import scope_dropped
 from papers_digest.core.models import Digest
+from papers_digest.reading.outcomes import paper_doing, says_what_it_does
 
 # A finding copies its sentence when it carries this many of its words in a row (names and figures counted
 # half: passages.NAME_WEIGHT), or a run that is this share of the finding (docs/reading.md, "Copying").
@@ -74,7 +75,26 @@ def finding_owes(path: str, finding: str, sentence: str) -> list[Problem]:
     changed = scope_dropped(finding, sentence)
     if changed:
         problems.append(Problem("scope", path, changed))
-    return problems
+    return problems + doing_problems(path, finding, sentence)
+
+
+def doing_problems(path: str, text: str, sentence: str) -> list[Problem]:
+    """A field that says what the paper does where the sentence it was written from says what was found or
+    claimed: X-Part's "This work establishes a new paradigm for creating production-ready … 3D assets" came back
+    as "The paper introduces a new approach for crafting high-quality 3D assets", GlimpRouter's "These results
+    suggest a simple yet effective mechanism for reasoning …" as "The paper presents a straightforward yet
+    efficient approach …" (the 2025-09-15 and 2026-01-13 listings at 9ea04b0): a reader reads the method restated
+    as a finding."""
+    doing = paper_doing(text)
+    if doing is None or paper_doing(sentence) or says_what_it_does(sentence):
+        return []
+    return [
+        Problem(
+            "finding_doing",
+            path,
+            f"says what the paper does ('{doing}') where the paper's sentence says what it found: say what it found",
+        )
+    ]
 
 
 def copied_run(text: str, sentence: str) -> int:
@@ -91,6 +111,9 @@ def summary_owes(summary: str, sentence: str) -> list[Problem]:
     changed = scope_dropped(summary, sentence)
     if changed:
         return [Problem("scope", "one_sentence", changed)]
+    doing = doing_problems("one_sentence", summary, sentence)
+    if doing:
+        return doing
     figures = [n for n in prose_numbers(sentence) if n.counts_in_prose and n.unit != "B"]
     if figures and not any(n.matches(f) for n in prose_numbers(summary) for f in figures):
         shown = ", ".join(dict.fromkeys(f.text for f in figures[:3]))

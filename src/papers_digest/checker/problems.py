@@ -50,6 +50,7 @@ RULES: dict[str, str] = {
     "term": "a field uses no term of the field of study that its paper never writes",
     "acronym": "an acronym's expansion is the paper's own, or absent",
     "scope": "a field keeps its sentence's scope: parity, hedges, benchmark and model size",
+    "finding_doing": "a finding says what the paper found, not what the paper does",
     "summary_figure": "the summary states the main result's figure where that result states one",
     "label": "a mind-map label is a label of a few words, not a sentence",
 }

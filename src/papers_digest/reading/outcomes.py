@@ -95,6 +95,29 @@ def says_what_it_does(sentence: str) -> bool:
     )
 
 
+# The paper, its authors or "we" as the subject of a verb of doing, in any tense: how a digest's field says what
+# the paper does ("The paper introduces a new approach …", "The study presents …").
+_PAPER_DOING_RE = re.compile(
+    r"^(?:(?:the|this|our)\s+(?:paper|study|work|research|authors?)|we)\s+(?:also\s+|further\s+)?"
+    r"(?:propos|introduc|present|explor|develop|design|build|built|releas|construct|curat|describ|provid|discuss|"
+    r"investigat|stud|examin|outlin|offer)(?:e|es|ed|s|ies|ied|y|ing)?\b",
+    re.IGNORECASE,
+)
+
+
+# A figure standing alone ("43.3%", "120", "2.5×"), not a digit inside a name ("3D assets", "Qwen2.5").
+_FIGURE_RE = re.compile(r"(?<![\w.-])\d+(?:[.,]\d+)*(?:\s*%|×)?(?![\w-])")
+
+
+def paper_doing(text: str) -> str | None:
+    """The opening words by which `text` says what the paper does and not what it found ("The paper introduces"),
+    with no verb of finding, no figure and no measured outcome; None where it says otherwise."""
+    opening = _PAPER_DOING_RE.search(text.strip())
+    if opening is None or _FINDING_RE.search(text) or _FIGURE_RE.search(text) or states_outcome(text):
+        return None
+    return opening.group(0)
+
+
 def reports_finding(sentence: str) -> bool:
     """Whether `sentence` reports what was found: a verb of finding with its "that" ("Empirical results and
     human evaluation reveal that …", "Further analysis indicates that …"), or a measured outcome."""

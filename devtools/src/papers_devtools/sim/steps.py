@@ -1,6 +1,6 @@
 """What the simulator answers to a digest asked in steps (papers_digest.ways.steps): each part in words of its
 own built from the sentences the question quotes (their key words, and a finding's figures with their hedge,
-model size and benchmark), so it copies no run of the paper and keeps each sentence's scope; a rewrite's text
+model size, benchmark and baseline), so it copies no run of the paper and keeps each sentence's scope; a rewrite's text
 as it was (the simulator's words are its own already); any other request the JSON answer."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from papers_devtools.sim.answers import RequestKind, answer
 from papers_devtools.sim.faults import BAD_NUMBER, FaultKind
 from papers_devtools.sim.wording import keywords, listed
 from papers_digest.checker.numbers import prose_numbers
-from papers_digest.checker.scope import HEDGES, benchmarks_in, comparison_in, hedge_before
+from papers_digest.checker.scope import HEDGES, baseline_of, benchmarks_in, comparison_in, hedge_before
 from papers_digest.ways.steps.questions import PAPER_PREFIX, rewritten_text, step_of_request
 
 _QUOTED_RE = re.compile(r'"([^"]+)"')
@@ -55,7 +55,7 @@ def step_answer(step: str, sentences: list[str], title: str) -> str:
 
 def _result_sentence(sentence: str, skip: set[str], opening: str) -> str:
     """A result in the simulator's words: its first two figures with their hedges, for the sentence's key
-    words, with its model sizes and its benchmark."""
+    words, with its model sizes, its benchmark and what its figures are compared with."""
     figures = []
     for number in prose_numbers(sentence)[:2]:
         hedge = hedge_before(sentence, number)
@@ -67,6 +67,8 @@ def _result_sentence(sentence: str, skip: set[str], opening: str) -> str:
     if (compared := comparison_in(sentence)) is not None:  # the comparison's word, as the KEEP line asks
         said += f", {compared} as stated"
     scope = (f" at {', '.join(sizes)}" if sizes else "") + (f" on {benchmarks[0]}" if benchmarks else "")
+    if (baseline := baseline_of(sentence)) is not None:  # what its figures are compared with, as KEEP asks
+        scope += f" against {baseline}"
     return f"{opening or 'The work'} {said}{scope}."
 
 

@@ -109,34 +109,22 @@ class StepsConversation:
     async def mend(
         self, part: Part, problems: list[Problem], attempt: int, failing: frozenset[str] = frozenset()
     ) -> None:
-        """Mend a part from its problems' data: a finding that repeats another dropped where others remain, and so
-        are the mind map's ideas that are no labels of the paper's words where others are (none left late, the
-        glossary's terms of the method); an acronym's invented words taken out and a misspelt name written as the
-        paper writes it, by the program; a part that copied, repeated or was cut off rewritten in other words
-        without the paper in view (the words it copied named); a summary of the main result that keeps failing,
-        from BORROW_FROM_ROUND on, said as the finding of the same sentence says it, where that finding passed and
-        owes it nothing (`failing`: the parts that did not); any other asked again afresh, told what to mind."""
+        """Mend a part from its problems' data: a finding that repeats another dropped where others remain (one
+        still saying what the paper does, from BORROW_FROM_ROUND on), and so are the mind map's ideas that are no
+        labels of the paper's words where others are (none left late, the glossary's terms of the method); an
+        acronym's invented words taken out and a misspelt name written as the paper writes it, by the program; a
+        part that copied, repeated or was cut off rewritten in other words without the paper in view (the words it
+        copied named); a summary of the main result that keeps failing, from BORROW_FROM_ROUND on, said as the
+        finding of the same sentence says it, where that finding passed and owes it nothing (`failing`: the parts
+        that did not); any other asked again afresh, told what to mind."""
         rules = {p.rule for p in problems}
         late = attempt - self.first_attempt >= BORROW_FROM_ROUND - 1
-        findings = [p for p in self.parts if p.question == "FINDING"]
-        # a finding's wording the summary may take: it passed, and it owes the summary nothing (PaCoRe's "PaCoRe
-        # outperforms GPT-5 by scaling …", which wrote none of 94.5% and 93.2%, borrowed from round 3 on, failed
-        # rule summary_figure in every round after: the 2026-01-13 listing at 0463dfa)
-        same = next(
-            (
-                f
-                for f in findings
-                if f.sources == part.sources
-                and f.key not in failing
-                and not summary_owes(one_line(self.answers.get(f.key, "")), f.sources[0].text)
-            ),
-            None,
-        )
+        same = self._finding_to_borrow(part, failing)
         failed = {p.field for p in problems}
         mind_map = assemble(self.parts, self.answers)["mind_map"] if part.question == "IDEAS" else {}
         ideas = mind_map.get("children", [])
         kept = [idea["label"] for i, idea in enumerate(ideas) if f"{part.field}[{i}].label" not in failed]
-        if part.question == "FINDING" and rules == {"repeated"} and len(findings) > 1:
+        if part.question == "FINDING" and _droppable(rules, late) and len(self.findings()) > 1:
             self.parts = renumbered([p for p in self.parts if p is not part])
         elif part.question == "IDEAS" and rules == {"label"} and (kept or late):
             # the ideas that are labels in the paper's words kept, the others left out (asked again, the 1.5B
@@ -164,6 +152,25 @@ class StepsConversation:
             await self.ask(part, asked, attempt)
         else:
             await self.first(part, attempt, [p.text for p in problems])
+
+    def findings(self) -> list[Part]:
+        return [p for p in self.parts if p.question == "FINDING"]
+
+    def _finding_to_borrow(self, part: Part, failing: frozenset[str]) -> Part | None:
+        """The finding of `part`'s own sentence whose wording the summary may take: it passed, and it owes the
+        summary nothing (PaCoRe's "PaCoRe outperforms GPT-5 by scaling …", which wrote none of 94.5% and 93.2%,
+        borrowed from round 3 on, failed rule summary_figure in every round after: the 2026-01-13 listing at
+        0463dfa)."""
+        return next(
+            (
+                f
+                for f in self.findings()
+                if f.sources == part.sources
+                and f.key not in failing
+                and not summary_owes(one_line(self.answers.get(f.key, "")), f.sources[0].text)
+            ),
+            None,
+        )
 
     def judged(self) -> tuple[dict, Verdict]:
         """The digest the answers make and the checker's verdict on it: every rule of the English digest but
@@ -207,6 +214,13 @@ def to_mend(problems: list[Problem], parts: list[Part]) -> dict[str, list[Proble
             mend.setdefault(part.key, []).append(problem)
     order = [part.key for part in parts]
     return dict(sorted(mend.items(), key=lambda item: order.index(item[0])))
+
+
+def _droppable(rules: set[str], late: bool) -> bool:
+    """Whether a finding failing `rules` is dropped where others remain: one repeating another, and one still
+    said as what the paper does after a few rounds (its sentence was a claim the 1.5B model reads as the method:
+    X-Part's "This work establishes a new paradigm …" on the 2025-09-15 listing)."""
+    return rules == {"repeated"} or (late and rules == {"finding_doing"})
 
 
 def renumbered(parts: list[Part]) -> list[Part]:

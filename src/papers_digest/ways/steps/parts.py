@@ -282,12 +282,11 @@ def _capitalised(text: str) -> str:
 
 def kept_scope(text: str, sentence: str) -> str:
     """A finding or summary with what the program can mend of its sentence's scope mended: a last clause comparing
-    in words the sentence never uses taken off; a word of size the
-    sentence does not claim taken out (an adverb, or an adjective before its noun), and so is praise where it
-    compares nothing; a superiority over nothing named said as the comparison the sentence states (parity, or
-    "performs better"), a hedge it dropped before a figure it keeps put back, a new state of the art it claims not
-    said as "a new benchmark", the first of a pair it names said whole ("both visual and …" -> "both visual
-    representation learning and …")."""
+    in words the sentence never uses taken off; a word of size the sentence does not claim taken out (an adverb,
+    or an adjective before its noun), and so is praise where it compares nothing; a superiority over nothing named
+    (or over "the benchmark") said as the comparison the sentence states (parity, or "performs better"), a hedge
+    it dropped before a figure it keeps put back, a new state of the art it claims not said as "a new benchmark",
+    the first of a pair it names said whole ("both visual and …" -> "both visual representation learning and …")."""
     text = without_added_comparison(with_comparison_kept(text, sentence), sentence)
     text = without_added_praise(without_added_intensifiers(text, sentence), sentence)
     return with_pair_kept(with_state_of_the_art_kept(with_hedges_kept(text, sentence), sentence), sentence)
