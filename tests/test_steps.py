@@ -1016,6 +1016,36 @@ def test_a_takeaway_loses_a_comparison_none_of_the_findings_sentences_makes():
     assert digest["takeaways"] == [f"{written}."]
 
 
+def test_a_takeaway_beating_the_benchmark_says_the_superiority_its_finding_states():
+    """HANRAG's takeaway on the 2025-09-15 listing at a9371dd: "outperforms the benchmark" (its Chinese 优于基准)
+    where its finding's sentence says "superior performance"."""
+    part = next(p for p in plan_parts(outline(september("2509.09713"))) if p.question == "TAKEAWAYS")
+    written = "The framework outperforms the benchmark in both single-hop and multi-hop question-answering tasks."
+    digest = assemble([part], {part.key: f"- {written}"})
+    assert digest["takeaways"] == [written.replace("outperforms the benchmark", "performs better")]
+
+
+def test_the_takeaway_is_asked_from_the_findings_as_the_digest_gives_them(prompts):
+    """The findings the takeaway question quotes are mended as the digest's are: HANRAG's takeaway at a9371dd
+    said its finding's "outperforms the benchmark" again, which the digest gave as "performs better"."""
+    from papers_digest.llm.conversation import Task
+
+    written = "The framework outperforms the benchmark in both single-hop and multi-hop question-answering tasks."
+
+    class Engine:  # records what it was asked (the model's side, not what is tested)
+        async def chat(self, messages, context, calls, **_):
+            self.messages = messages
+            return reply("The framework performs better on both kinds of question.")
+
+    client = Engine()
+    task = Task(SEPTEMBER, "2509.09713", "digest_en", "steps")
+    talk, parts = talk_on(prompts, september("2509.09713"), client, task)
+    talk.replies = {next(p for p in parts if p.question == "FINDING").key: reply(written)}
+    asyncio.run(talk.first(next(p for p in parts if p.question == "TAKEAWAYS"), attempt=1))
+    asked = client.messages[-1]["content"]
+    assert "performs better in both" in asked and "outperforms the benchmark" not in asked
+
+
 def test_a_finding_still_saying_what_the_paper_does_late_is_dropped_where_others_remain(prompts):
     """GlimpRouter's "These results suggest a simple yet effective mechanism …" written as "The paper presents
     …" (the 2026-01-13 listing at 9ea04b0): from BORROW_FROM_ROUND on, the finding is left out, not the paper."""

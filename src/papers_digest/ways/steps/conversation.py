@@ -27,6 +27,7 @@ from papers_digest.ways.steps.parts import (
     assemble,
     field_sentences,
     ideas_from_terms,
+    kept_scope,
     one_line,
     opening,
     part_of,
@@ -96,7 +97,8 @@ class StepsConversation:
             return  # the program wrote it (the topic the title names)
         sentences = [s.text for s in part.sources]
         if part.question == "TAKEAWAYS":
-            found = [one_line(self.answers.get(p.key, "")) for p in self.parts if p.question == "FINDING"]
+            # the findings as the digest gives them, their scope mended (checker/scope.py)
+            found = [kept_scope(one_line(self.answers.get(p.key, "")), p.sources[0].text) for p in self.findings()]
             asked = question(self.prompts, part.question, [], " ".join(found) or " ".join(sentences))
         else:
             asked = question(
