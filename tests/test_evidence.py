@@ -430,3 +430,24 @@ def test_the_question_names_what_a_figure_is_compared_with():
 
     assert scope_words(R1_TEMPLATE) == ["about 60%", "the traditional 4-shot prompting"]
     assert scope_words(GLIMPROUTER_RESULT) == ["AIME25", "a standalone large model"]
+
+
+@pytest.mark.parametrize(
+    ("summary", "lost"),
+    [
+        # the 2026-01-13 listing at 30a28be: "improves … latency by 25.9%", and the Chinese raised it (提高 … 延迟)
+        ("GlimpRouter improves accuracy by 10.7% and latency by 25.9% compared to a standalone large model on AIME25.",
+         True),
+        ("GlimpRouter achieves a 10.7% accuracy improvement and reduces inference latency by 25.9% compared to a "
+         "standalone large model on AIME25.", False),
+        ("GlimpRouter gains 10.7% accuracy with 25.9% lower latency compared to a standalone large model on AIME25.",
+         False),
+        ("GlimpRouter gains 10.7% in accuracy and a 25.9% latency reduction against a standalone large model on "
+         "AIME25.", False),
+    ],
+)  # fmt: skip
+def test_a_decrease_kept_without_its_direction_is_rejected(summary, lost):
+    problems = summary_owes(summary, GLIMPROUTER_RESULT)
+    assert [p.text for p in problems if "without the decrease" in p.text] == (
+        ["says 25.9% without the decrease the paper states: say it went down (reduced, lower, fewer)"] if lost else []
+    )

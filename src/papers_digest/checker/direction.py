@@ -71,14 +71,14 @@ def decreases_lost(english: str, chinese: str) -> list[str]:
     written = numbers_in(chinese)
     norm_zh = normalise_for_match(chinese)
     lost = []
-    for figure in _decreasing_figures(english):
+    for figure in decreasing_figures(english):
         at = [n for n in written if n.value == figure.value and n.sign == figure.sign]
         if at and not any(_ZH_DOWN_RE.search(_around(norm_zh, n)) for n in at):
             lost.append(figure.text)
     return lost
 
 
-def _decreasing_figures(english: str) -> list[Number]:
+def decreasing_figures(english: str) -> list[Number]:
     """The figures of `english` whose nearest word of direction in their clause, within WORDS_AROUND words,
     says less ("a 25.9% latency reduction"; in "improves accuracy by 12% while reducing cost" 12% is an
     increase)."""

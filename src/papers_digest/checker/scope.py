@@ -1,6 +1,7 @@
 """A field keeps the scope of the sentence it was written from (docs/checker.md, "The rules", rule `scope`):
 no superiority where the sentence says parity, no hedge dropped from a figure it keeps ("up to", "on average",
-"about"), and a figure kept with the benchmark, the model size and the baseline the sentence states it for.
+"about"), and a figure kept with its direction (a decrease), the benchmark, the model size and the baseline the
+sentence states it for.
 
 Science summaries over-generalise: LLMs drop a result's scope far more often than people, and these are the
 rule checks that catch most of it (docs/design.md §7)."""
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from papers_digest.checker.direction import decreasing_figures
 from papers_digest.checker.numbers import Number, normalise_for_match, prose_numbers
 
 _PARITY_RE = re.compile(
@@ -121,6 +123,14 @@ def scope_dropped(text: str, sentence: str) -> str | None:
         hedge = hedge_before(sentence, figure)
         if hedge is not None and hedge_before(text, figure) != hedge:
             return f"drops {HEDGES[hedge][0]!r} before {figure.text}: keep it, as the paper states it"
+    # a decrease said without its direction: GlimpRouter's "reducing inference latency by 25.9%" came back as
+    # "improves … latency by 25.9%" (the 2026-01-13 listing at 30a28be), and its Chinese raised the latency (提高)
+    # (a change by a share or a ratio or a count: "4K" is a resolution, whatever verb stands before it)
+    down = [d for d in decreasing_figures(sentence) if d.unit.lower() in ("", "%", "×", "x")]
+    said_down = decreasing_figures(text)
+    for figure in kept:
+        if any(figure.matches(d) for d in down) and not any(figure.matches(d) for d in said_down):
+            return f"says {figure.text} without the decrease the paper states: say it went down (reduced, lower, fewer)"
     sizes = set(_SIZE_RE.findall(sentence))
     if sizes and not any(size in text for size in sizes):
         return f"drops the model size ({', '.join(sorted(sizes))}) the figure is for: keep it"

@@ -1,7 +1,8 @@
 """What the simulator answers to a digest asked in steps (papers_digest.ways.steps): each part in words of its
 own built from the sentences the question quotes (their key words, and a finding's figures with their hedge,
-model size, benchmark and baseline), so it copies no run of the paper and keeps each sentence's scope; a rewrite's text
-as it was (the simulator's words are its own already); any other request the JSON answer."""
+direction, model size, benchmark and baseline), so it copies no run of the paper and keeps each sentence's
+scope; a rewrite's text as it was (the simulator's words are its own already); any other request the JSON
+answer."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import re
 from papers_devtools.sim.answers import RequestKind, answer
 from papers_devtools.sim.faults import BAD_NUMBER, FaultKind
 from papers_devtools.sim.wording import keywords, listed
+from papers_digest.checker.direction import decreasing_figures
 from papers_digest.checker.numbers import prose_numbers
 from papers_digest.checker.scope import HEDGES, baseline_of, benchmarks_in, comparison_in, hedge_before
 from papers_digest.ways.steps.questions import PAPER_PREFIX, rewritten_text, step_of_request
@@ -57,9 +59,11 @@ def _result_sentence(sentence: str, skip: set[str], opening: str) -> str:
     """A result in the simulator's words: its first two figures with their hedges, for the sentence's key
     words, with its model sizes, its benchmark and what its figures are compared with."""
     figures = []
+    down = decreasing_figures(sentence)
     for number in prose_numbers(sentence)[:2]:
         hedge = hedge_before(sentence, number)
-        figures.append(f"{HEDGES[hedge][0]} {number.text}" if hedge is not None else number.text)
+        said = f"{HEDGES[hedge][0]} {number.text}" if hedge is not None else number.text
+        figures.append(f"{said} lower" if any(number.matches(d) for d in down) else said)  # a decrease kept
     about = listed(keywords(sentence, skip, 3))
     sizes = list(dict.fromkeys(_SIZED_RE.findall(sentence)))
     benchmarks = benchmarks_in(sentence)[:1]
