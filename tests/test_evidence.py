@@ -451,3 +451,32 @@ def test_a_decrease_kept_without_its_direction_is_rejected(summary, lost):
     assert [p.text for p in problems if "without the decrease" in p.text] == (
         ["says 25.9% without the decrease the paper states: say it went down (reduced, lower, fewer)"] if lost else []
     )
+
+
+@pytest.mark.parametrize(
+    ("finding", "sentence", "dropped"),
+    [
+        # the sample run at 3bbae28: "not using any template" came back as "Use templates", and its Chinese too
+        ("Use templates to enhance performance, leading to an improvement of about 60% compared to traditional "
+         "4-shot prompting.", R1_TEMPLATE, "not using any template"),
+        ("Qwen2.5 models perform best with templates, achieving a 100% answering rate.",
+         "However, Qwen2.5 models work best (with 100% answering rate) when no template is used.",
+         "no template is used"),
+        # faithful: the negation in other words, and a finding that leaves the negated words out altogether
+        ("Removing templates drastically boosts average performance, by about 60% over traditional 4-shot "
+         "prompting.", R1_TEMPLATE, None),
+        ("Template-free prompting drastically boosts average performance, by about 60% compared to traditional "
+         "4-shot prompting.", R1_TEMPLATE, None),
+        ("Qwen2.5 models perform best without templates, achieving a 100% answering rate.",
+         "However, Qwen2.5 models work best (with 100% answering rate) when no template is used.", None),
+        ("Average performance rises drastically, by about 60% compared to traditional 4-shot prompting.",
+         R1_TEMPLATE, None),
+        ("Our method improves recall and precision.", "Our method improves not only recall but also precision.", None),
+    ],
+)  # fmt: skip
+def test_a_finding_that_turns_a_negation_over_is_rejected(finding, sentence, dropped):
+    from papers_digest.checker.qualifiers import negation_dropped
+
+    assert negation_dropped(finding, sentence) == dropped
+    problems = [p.text for p in finding_owes("results[0].finding", finding, sentence) if "negation" in p.text]
+    assert len(problems) == (1 if dropped else 0)

@@ -1,7 +1,7 @@
 """A field keeps the scope of the sentence it was written from (docs/checker.md, "The rules", rule `scope`):
 no superiority where the sentence says parity, no hedge dropped from a figure it keeps ("up to", "on average",
-"about"), and a figure kept with its direction (a decrease), the benchmark, the model size and the baseline the
-sentence states it for.
+"about"), no negation turned over, and a figure kept with its direction (a decrease), the benchmark, the model
+size and the baseline the sentence states it for (what those are: qualifiers.py).
 
 Science summaries over-generalise: LLMs drop a result's scope far more often than people, and these are the
 rule checks that catch most of it (docs/design.md §7)."""
@@ -11,7 +11,16 @@ from __future__ import annotations
 import re
 
 from papers_digest.checker.direction import decreasing_figures
-from papers_digest.checker.numbers import Number, normalise_for_match, prose_numbers
+from papers_digest.checker.numbers import prose_numbers
+from papers_digest.checker.qualifiers import (
+    HEDGES,
+    SIZE_RE,
+    baseline_of,
+    benchmarks_in,
+    hedge_before,
+    names_baseline,
+    negation_dropped,
+)
 
 _PARITY_RE = re.compile(
     r"\b(?:comparabl[ey]|on par|competitive|matches|matching|match|similar(?:ly)?|as good as|as well as|close to|"
@@ -75,24 +84,6 @@ _PRAISE_ADJECTIVE_RE = re.compile(
     re.IGNORECASE,
 )
 
-# Hedges that bound a figure, each with the words that say the same (a kept hedge may be reworded).
-HEDGES: tuple[tuple[str, ...], ...] = (
-    ("up to", "as much as", "at most", "as high as"),
-    ("on average", "average", "averaged", "mean"),
-    ("about", "approximately", "around", "roughly", "nearly", "almost", "~", "≈"),
-    ("over", "more than", "above", "at least", "exceeding", "beyond"),
-    ("less than", "under", "below", "fewer than", "within"),
-)
-HEDGE_WINDOW = 4  # words before a figure in which its hedge stands
-# A model size stated as a figure: "7B", "1.5B", "72B", "405M" (parameters).
-_SIZE_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?[BM]\b")
-# A benchmark or dataset the sentence names: a name after "on", "across" or "in" (the ... ), or before
-# "benchmark(s)/dataset(s)".
-_BENCHMARK_RE = re.compile(
-    r"\b(?:on|across|in|over)\s+(?:the\s+|a\s+|both\s+|all\s+)?([A-Z][\w.+-]*(?:[\s-][A-Z0-9][\w.+-]*){0,2})"
-    r"|([A-Z][\w.+-]*[A-Z0-9][\w.+-]*)\s+(?:benchmarks?|datasets?|suite)\b"
-)
-
 
 def scope_dropped(text: str, sentence: str) -> str | None:
     """What `text` changed of the scope of `sentence`, in words, or None when it kept it."""
@@ -101,6 +92,9 @@ def scope_dropped(text: str, sentence: str) -> str | None:
         said = _SUPERIORITY_RE.search(text).group(0)  # type: ignore[union-attr]
         parity = _PARITY_RE.search(sentence).group(0)  # type: ignore[union-attr]
         return f"says {said!r} where the paper says {parity!r}: keep the comparison as the paper states it"
+    negation = negation_dropped(text, sentence)
+    if negation:
+        return f"drops {negation!r}: the paper's sentence says it is not so; keep the negation"
     worse = _INFERIORITY_RE.search(sentence)
     if worse and not _INFERIORITY_RE.search(text) and not re.search(r"\b(?:lower|less|short)\b", text, re.I):
         return f"drops {worse.group(0)!r}: the paper's sentence says it is worse; keep the comparison's direction"
@@ -131,45 +125,16 @@ def scope_dropped(text: str, sentence: str) -> str | None:
     for figure in kept:
         if any(figure.matches(d) for d in down) and not any(figure.matches(d) for d in said_down):
             return f"says {figure.text} without the decrease the paper states: say it went down (reduced, lower, fewer)"
-    sizes = set(_SIZE_RE.findall(sentence))
+    sizes = set(SIZE_RE.findall(sentence))
     if sizes and not any(size in text for size in sizes):
         return f"drops the model size ({', '.join(sorted(sizes))}) the figure is for: keep it"
     benchmarks = benchmarks_in(sentence)
     if benchmarks and not any(b in text for b in benchmarks):
         return f"drops the benchmark the figure is measured on ({', '.join(benchmarks[:3])}): keep it"
     baseline = baseline_of(sentence)
-    if baseline and not _names_baseline(text, baseline):
+    if baseline and not names_baseline(text, baseline):
         return f"drops what the figure is compared with ({baseline!r}): keep it"
     return None
-
-
-# What a figure is measured against: "an improvement of about 60% compared to the traditional 4-shot prompting"
-# (R1-Zero's finding in the sample run at 983be3c kept the 60% and dropped the prompting: a gain over nothing).
-# The phrase ends at a clause's end or at the benchmark it is measured on.
-_BASELINE_RE = re.compile(
-    r"\b(?:compared\s+(?:to|with)|relative\s+to|versus|vs\.?)\s+(?![\d~≈])"
-    r"((?:(?!\b(?:on|in|across|while|and|for|at|by)\b)[^,;:.()])+)",
-    re.IGNORECASE,
-)
-_BASELINE_FILLER = frozenset({"the", "a", "an", "its", "their", "our", "this", "that", "those", "these"})
-
-
-def baseline_of(sentence: str) -> str | None:
-    """The words a figure of `sentence` is compared with ("the traditional 4-shot prompting"), where a figure
-    stands before them in the same clause; None where it states none."""
-    for match in _BASELINE_RE.finditer(sentence):
-        clause = re.split(r"[;:]", sentence[: match.start()])[-1]
-        phrase = match.group(1).strip()
-        if prose_numbers(clause) and any(w.lower() not in _BASELINE_FILLER for w in phrase.split()):
-            return phrase
-    return None
-
-
-def _names_baseline(text: str, baseline: str) -> bool:
-    """Whether `text` names the baseline: one of its words of four letters or more ("prompting", "standalone"),
-    any ending ("prompts" for "prompting")."""
-    written = {w[:5].casefold() for w in re.findall(r"[\w-]+", text)}
-    return any(w[:5].casefold() in written for w in re.findall(r"[\w-]+", baseline) if len(w) >= 4)
 
 
 def _added_claim(text: str, sentence: str) -> str | None:
@@ -351,41 +316,8 @@ def scope_words(sentence: str) -> list[str]:
         hedge = hedge_before(sentence, figure)
         if hedge is not None:
             found.append(f"{HEDGES[hedge][0]} {figure.text}")
-    found += sorted(set(_SIZE_RE.findall(sentence))) + benchmarks_in(sentence)[:2]
+    found += sorted(set(SIZE_RE.findall(sentence))) + benchmarks_in(sentence)[:2]
     baseline = baseline_of(sentence)
     if baseline:
         found.append(baseline)
     return list(dict.fromkeys(found))
-
-
-def benchmarks_in(sentence: str) -> list[str]:
-    """The benchmarks or datasets a sentence states a result on (names after "on", "across", …)."""
-    found = []
-    for match in _BENCHMARK_RE.finditer(sentence):
-        name = (match.group(1) or match.group(2) or "").strip(" .,;")
-        first = name.split()[0] if name else ""
-        if first and _name_like(first) and first not in found:
-            found.append(first)
-    return found
-
-
-def _name_like(word: str) -> bool:
-    """A benchmark's name, not a capitalised word: two capitals or more, or a digit ("ImageNet", "GSM8K")."""
-    return sum(c.isupper() for c in word) >= 2 or any(c.isdigit() for c in word)
-
-
-def hedge_before(text: str, figure: Number) -> int | None:
-    """Which of HEDGES stands right before `figure` in `text` (an article between aside: "up to a 9.0-point"),
-    or None."""
-    norm = normalise_for_match(text)
-    for number in prose_numbers(text):
-        if not number.matches(figure):
-            continue
-        before = norm[: number.start].casefold().split()[-HEDGE_WINDOW:]
-        while before and before[-1] in ("a", "an", "the"):
-            before.pop()
-        said = " ".join(before)
-        for index, words in enumerate(HEDGES):
-            if any(said.endswith(w) and (len(said) == len(w) or not said[-len(w) - 1].isalnum()) for w in words):
-                return index
-    return None

@@ -13,7 +13,8 @@ from papers_devtools.sim.faults import BAD_NUMBER, FaultKind
 from papers_devtools.sim.wording import keywords, listed
 from papers_digest.checker.direction import decreasing_figures
 from papers_digest.checker.numbers import prose_numbers
-from papers_digest.checker.scope import HEDGES, baseline_of, benchmarks_in, comparison_in, hedge_before
+from papers_digest.checker.qualifiers import HEDGES, baseline_of, benchmarks_in, hedge_before, negation_dropped
+from papers_digest.checker.scope import comparison_in
 from papers_digest.ways.steps.questions import PAPER_PREFIX, rewritten_text, step_of_request
 
 _QUOTED_RE = re.compile(r'"([^"]+)"')
@@ -70,6 +71,8 @@ def _result_sentence(sentence: str, skip: set[str], opening: str) -> str:
     said = f"reports {' and '.join(figures)} for {about}" if figures else f"shows how {about} fit together"
     if (compared := comparison_in(sentence)) is not None:  # the comparison's word, as the KEEP line asks
         said += f", {compared} as stated"
+    if negation_dropped(said, sentence):  # the sentence's "not" kept, its meaning not turned over
+        said += ", where the paper says not"
     scope = (f" at {', '.join(sizes)}" if sizes else "") + (f" on {benchmarks[0]}" if benchmarks else "")
     if (baseline := baseline_of(sentence)) is not None:  # what its figures are compared with, as KEEP asks
         scope += f" against {baseline}"
