@@ -480,3 +480,23 @@ def test_a_finding_that_turns_a_negation_over_is_rejected(finding, sentence, dro
     assert negation_dropped(finding, sentence) == dropped
     problems = [p.text for p in finding_owes("results[0].finding", finding, sentence) if "negation" in p.text]
     assert len(problems) == (1 if dropped else 0)
+
+
+@pytest.mark.parametrize(
+    ("summary", "claimed"),
+    [
+        # the sample run at e6798fc: "maintaining favorable token efficiency" said as a gain (its Chinese 提高了)
+        ("MergeVQ delivers competitive results in both visual representation learning and image generation tasks "
+         "while enhancing efficiency and speed.", "enhancing"),
+        ("MergeVQ is competitive on ImageNet and improves inference speed.", "improves"),
+        # faithful: the level kept as a level
+        ("MergeVQ is competitive on ImageNet in both visual representation learning and image generation, keeping "
+         "token efficiency and inference speed favorable.", None),
+    ],
+)  # fmt: skip
+def test_a_gain_the_sentence_never_states_is_rejected(summary, claimed):
+    problems = summary_owes(summary, MERGEVQ_RESULT)
+    said = [p.text for p in problems if p.rule == "scope"]
+    assert said == (
+        [f"claims {claimed!r}, which the paper's sentence does not: say only what it states"] if claimed else []
+    )

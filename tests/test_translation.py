@@ -611,3 +611,24 @@ def test_a_name_inside_a_glossary_term_stays_as_written_and_the_term_is_given():
     faithful = "仅用 120 GPU 小时，我们从 Qwen2-VL-2B 微调得到的 vsGRPO-2B 模型就能超过 GPT-4o。"
     dropped = "仅用 120 小时，我们从 Qwen2-VL-2B 微调得到的 vsGRPO-2B 模型就能超过 GPT-4o。"
     assert judge_chinese(unit, faithful) == [] and {"zh_name", "zh_term"} <= rules(judge_chinese(unit, dropped))
+
+
+MERGEVQ_PARITY = "MergeVQ is competitive in both visual representation learning and image generation tasks."
+
+
+@pytest.mark.parametrize(
+    ("english", "chinese", "claimed"),
+    [
+        # the sample run at e6798fc: "competitive results" said as 优秀的性能 ("excellent performance")
+        (MERGEVQ_PARITY, "在视觉表示学习和图像生成任务中，MergeVQ 提供了优秀的性能。", True),
+        (MERGEVQ_PARITY, "MergeVQ 在视觉表示学习和图像生成任务中优于其他方法。", True),
+        # faithful: parity said as parity; a superiority or "the best" the English states may be said
+        (MERGEVQ_PARITY, "MergeVQ 在视觉表示学习和图像生成任务中都具有竞争力。", False),
+        ("The vsGRPO-7B model performs similarly to the best open-source model LLaVA-NeXT-Video-72B.",
+         "vsGRPO-7B 模型与最佳开源模型 LLaVA-NeXT-Video-72B 的性能相似。", False),
+        ("It is comparable in accuracy and 2× faster.", "它的准确率相当，速度快了2倍，更好。", False),
+    ],
+)  # fmt: skip
+def test_a_parity_translated_as_superiority_is_asked_again(english, chinese, claimed):
+    problems = [p for p in judge_chinese(unit_of(english), chinese) if p.rule == "zh_direction"]
+    assert [("on a par" in p.text) for p in problems] == ([True] if claimed else [])

@@ -13,7 +13,8 @@ Who beats whom is kept too (`beaten_made_winners`): on the same listing "surpass
 as GPT-5超越了93.2%的性能 (GPT-5 surpassed 93.2%). A name the English says is surpassed must not stand right
 before a Chinese verb of surpassing, where Chinese puts the winner. Nor is a comparison added
 (`comparisons_added`): in the sample run at 66e5049 "43.3% accuracy on AIME 2024" came back as 对比AIME 2024
-(compared with AIME 2024), a benchmark made a rival.
+(compared with AIME 2024), a benchmark made a rival. Nor is a parity said as better (`superiority_said`, with
+scope.parity_only): MergeVQ's "competitive results" came back as 优秀的性能 ("excellent performance").
 """
 
 from __future__ import annotations
@@ -115,6 +116,17 @@ def _clause_words(words: Iterable[str], *, ahead: bool) -> list[str]:
 def _around(text: str, number: Number) -> str:
     end = number.start + len(number.text)
     return text[max(0, number.start - CHARACTERS_AROUND) : number.start] + text[end : end + CHARACTERS_AROUND]
+
+
+# Chinese words that claim better or the best: what a translation of a parity must not say (MergeVQ's
+# "competitive results" came back as 优秀的性能, "excellent performance", in the sample run at e6798fc).
+_ZH_SUPERIORITY_RE = re.compile(r"优于|超越|超过|胜过|优秀|卓越|出色|领先|更好|更优|最佳|最好|最先进|更高|更强")
+
+
+def superiority_said(chinese: str) -> str | None:
+    """The first Chinese word of `chinese` that claims better or the best, or None."""
+    found = _ZH_SUPERIORITY_RE.search(chinese)
+    return found.group(0) if found else None
 
 
 def beaten_made_winners(english: str, chinese: str) -> list[str]:

@@ -52,6 +52,17 @@ _COMPARES_RE = re.compile(
     r"more|reduc\w*|increas\w*|boost\w*|advantage\w*|superiority)\b",
     re.IGNORECASE,
 )
+# A gain claimed by a verb, and any word of change that lets a field say one: MergeVQ's "while maintaining
+# favorable token efficiency and inference speed" came back as "while enhancing efficiency and speed" (the sample
+# run at e6798fc), and its Chinese said 提高了效率和速度.
+_GAIN_RE = re.compile(
+    r"\b(?:improv\w*|enhanc\w*|increas\w*|boost\w*|rais(?:e|es|ed|ing)|accelerat\w*|speed(?:s|ing)?\s+up)\b",
+    re.IGNORECASE,
+)
+_CHANGE_RE = re.compile(
+    rf"{_COMPARES_RE.pattern}|{_GAIN_RE.pattern}|\b(?:faster|quicker|cuts?|cutting|shorter|speedups?)\b",
+    re.IGNORECASE,
+)
 # A claim of size: a digest may say it where the sentence says any of them ("drastically" -> "significantly").
 _INTENSIFIER_RE = re.compile(
     r"\b(?:significant(?:ly)?|substantial(?:ly)?|drastic(?:ally)?|dramatic(?:ally)?|greatly|considerabl[ey]|"
@@ -137,12 +148,25 @@ def scope_dropped(text: str, sentence: str) -> str | None:
     return None
 
 
+def parity_only(text: str) -> str | None:
+    """The word by which `text` says something is on a par ("competitive", "comparable"), where it says nothing
+    is better, worse, higher or the best; None otherwise. A translation of it claims no superiority."""
+    parity = _PARITY_RE.search(text)
+    if parity is None or _COMPARES_RE.search(text) or _INFERIORITY_RE.search(text) or _BEST_RE.search(text):
+        return None
+    return parity.group(0)
+
+
+_BEST_RE = re.compile(r"\b(?:best|leading|top|first)\b", re.IGNORECASE)
+
+
 def _added_claim(text: str, sentence: str) -> str | None:
-    """A comparison `text` makes that `sentence` does not: parity where it states none, a superiority where it
-    compares nothing, "significantly" where it claims no size."""
+    """A comparison `text` makes that `sentence` does not: parity where it states none, a superiority or a gain
+    where it compares nothing, "significantly" where it claims no size."""
     for claimed, stated in (
         (_PARITY_RE, _PARITY_RE),
         (_SUPERIORITY_RE, _COMPARES_RE),
+        (_GAIN_RE, _CHANGE_RE),
         (_INTENSIFIER_RE, _INTENSIFIER_RE),
     ):
         found = claimed.search(text)

@@ -14,12 +14,13 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from papers_digest.checker.chinese import cjk_share, zh_ratio
-from papers_digest.checker.direction import beaten_made_winners, comparisons_added, decreases_lost
+from papers_digest.checker.direction import beaten_made_winners, comparisons_added, decreases_lost, superiority_said
 from papers_digest.checker.fields import prose_fields
 from papers_digest.checker.paths import set_field
 from papers_digest.checker.phrases import phrase_parts
 from papers_digest.checker.placeholders import Protected, mark_pattern, marks_in, protect
 from papers_digest.checker.problems import Problem
+from papers_digest.checker.scope import parity_only
 from papers_digest.checker.zh_figures import number_difference
 from papers_digest.checker.zh_words import EnglishFacts, ends_without_object, said_in_chinese, word_problems
 from papers_digest.core.models import Digest
@@ -226,6 +227,9 @@ def judge_chinese(unit: Unit, chinese: str) -> list[Problem]:
     if unit.kind == "sentence" and (verb := ends_without_object(chinese)):
         said = f"ends on {verb!r}, a verb with no object: say what, as the English does"
         problems.append(Problem("zh_unfinished", "", said))
+    if (parity := parity_only(unit.english)) and (claimed := superiority_said(chinese)):
+        said = f"the English says {parity!r}, on a par: say it so (相当, 有竞争力), not {claimed}"
+        problems.append(Problem("zh_direction", "", said))
     for name in comparisons_added(unit.english, chinese):
         said = f"the English compares nothing with {name}: say what it says of {name} (a benchmark: 在 {name} 上)"
         problems.append(Problem("zh_direction", "", said))
