@@ -632,3 +632,34 @@ MERGEVQ_PARITY = "MergeVQ is competitive in both visual representation learning 
 def test_a_parity_translated_as_superiority_is_asked_again(english, chinese, claimed):
     problems = [p for p in judge_chinese(unit_of(english), chinese) if p.rule == "zh_direction"]
     assert [("on a par" in p.text) for p in problems] == ([True] if claimed else [])
+
+
+R1_NO_TEMPLATE = (
+    "Using no template can dramatically improve the average performance by about 60% compared to traditional 4-shot "
+    "prompting."
+)
+
+
+@pytest.mark.parametrize(
+    ("english", "chinese", "lost"),
+    [
+        # the sample run at 7dc4d1a: "Using no template" said as 使用模板 ("using templates")
+        (R1_NO_TEMPLATE, "使用模板可以显著提高平均性能，比传统4-shot提示提高约60%。", True),
+        (R1_NO_TEMPLATE, "不使用模板可以显著提高平均性能，比传统4-shot提示提高约60%。", False),
+        ("Qwen2.5 models perform best without templates.", "Qwen2.5模型在没有模板的情况下表现最好。", False),
+        ("Qwen2.5 models perform best without templates.", "Qwen2.5模型在模板的情况下表现最好。", True),
+    ],
+)  # fmt: skip
+def test_a_negation_the_chinese_drops_is_asked_again(english, chinese, lost):
+    problems = [p for p in judge_chinese(unit_of(english), chinese) if "negation" in p.text]
+    assert [p.rule for p in problems] == (["zh_direction"] if lost else [])
+
+
+def test_a_benchmark_made_a_peer_by_kebi_is_asked_again():
+    """The sample run at 7dc4d1a: "performs comparably on ImageNet" as 与 ImageNet 有可比性."""
+    from papers_digest.checker.direction import comparisons_added
+
+    english = "MergeVQ performs comparably on ImageNet in both visual representation learning and image generation."
+    chinese = "MergeVQ 能够在视觉表示学习和图像生成任务中与 ImageNet 有可比性。"
+    assert comparisons_added(english, chinese) == ["ImageNet"]
+    assert comparisons_added(english, "MergeVQ 在 ImageNet 上的视觉表示学习和图像生成任务中表现相当。") == []

@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterable
 
 from papers_digest.checker.numbers import Number, normalise_for_match, numbers_in
+from papers_digest.checker.qualifiers import NEGATION_RE
 
 # English words of direction; "less than" and "fewer than" bound a figure (a hedge): they say no change.
 _HEDGE_RE = re.compile(r"\b(?:less|fewer)\s+than\b", re.IGNORECASE)
@@ -60,7 +61,7 @@ _ZH_COMPARED_RES = (
     re.compile(r"(?:对比|相比于|相比|比较|相较于|相较|比起|比)\s*" + _ZH_NAME),
     # alike too: MergeVQ's finding "performs comparably … on ImageNet" came back as MergeVQ与ImageNet在效率方面相当
     # in the sample run at 661478b, a benchmark made its peer
-    re.compile(r"与\s*" + _ZH_NAME + r"[^，。；]{0,15}?(?:相比|相较|比较|对比|相当|相似|相近|持平|一样|同等)"),
+    re.compile(r"与\s*" + _ZH_NAME + r"[^，。；]{0,15}?(?:相比|相较|比较|对比|相当|相似|相近|持平|一样|同等|可比)"),
 )
 WORDS_AROUND = 4  # English words either side of a figure in which its direction is read
 CHARACTERS_AROUND = 10  # Chinese characters either side of a figure in which a decrease must be said
@@ -127,6 +128,20 @@ def superiority_said(chinese: str) -> str | None:
     """The first Chinese word of `chinese` that claims better or the best, or None."""
     found = _ZH_SUPERIORITY_RE.search(chinese)
     return found.group(0) if found else None
+
+
+# A Chinese negation: 不, 没(有), 无, 非, 未, 免 ("不使用模板", "无需监督微调", "免查找").
+_ZH_NEGATION_RE = re.compile(r"[不没无非未免勿别]")
+
+
+def negation_lost(english: str, chinese: str) -> str | None:
+    """The English's negation ("no template") where the Chinese has none: R1-Zero's "Using no template can
+    dramatically improve the average performance" came back as 使用模板可以显著提高平均性能 ("using templates"), in
+    the sample run at 7dc4d1a."""
+    negation = NEGATION_RE.search(english)
+    if negation is None or _ZH_NEGATION_RE.search(chinese):
+        return None
+    return negation.group(0)
 
 
 def beaten_made_winners(english: str, chinese: str) -> list[str]:

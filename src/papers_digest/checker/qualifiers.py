@@ -91,13 +91,13 @@ def names_baseline(text: str, baseline: str) -> bool:
 
 # A negation, which a field keeps (R1-Zero's "not using any template can drastically boost the average performance"
 # came back as "Use templates to enhance performance" in the sample run at 3bbae28); "not only" negates nothing.
-_NEGATION_RE = re.compile(
+NEGATION_RE = re.compile(
     r"\b(?:not(?!\s+only\b)|no(?!\s+(?:matter|less)\b)|never|without|none|nor|neither|cannot|\w+n't)\b",
     re.IGNORECASE,
 )
 # What says "not" in other words: "Removing templates", "template-free", "rather than", "instead of".
 _NEGATION_SAID_RE = re.compile(
-    rf"{_NEGATION_RE.pattern}|\b(?:remov\w*|free|absen\w*|lack\w*|omit\w*|eliminat\w*|skip\w*|rather than|"
+    rf"{NEGATION_RE.pattern}|\b(?:remov\w*|free|absen\w*|lack\w*|omit\w*|eliminat\w*|skip\w*|rather than|"
     r"instead of|dropp\w*)\b",
     re.IGNORECASE,
 )
@@ -111,7 +111,7 @@ def negation_dropped(text: str, sentence: str) -> str | None:
     if _NEGATION_SAID_RE.search(text):
         return None
     written = {w[:5].casefold() for w in re.findall(r"[A-Za-z][\w-]*", text)}
-    for match in _NEGATION_RE.finditer(sentence):
+    for match in NEGATION_RE.finditer(sentence):
         after = re.findall(r"[A-Za-z][\w-]*", sentence[match.end() :])[:NEGATED_WORDS]
         negated = [w for w in after if len(w) >= 4 and w.casefold() not in _NEGATED_FILLER]
         if any(w[:5].casefold() in written for w in negated):

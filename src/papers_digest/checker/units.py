@@ -14,7 +14,13 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from papers_digest.checker.chinese import cjk_share, zh_ratio
-from papers_digest.checker.direction import beaten_made_winners, comparisons_added, decreases_lost, superiority_said
+from papers_digest.checker.direction import (
+    beaten_made_winners,
+    comparisons_added,
+    decreases_lost,
+    negation_lost,
+    superiority_said,
+)
 from papers_digest.checker.fields import prose_fields
 from papers_digest.checker.paths import set_field
 from papers_digest.checker.phrases import phrase_parts
@@ -227,6 +233,9 @@ def judge_chinese(unit: Unit, chinese: str) -> list[Problem]:
     if unit.kind == "sentence" and (verb := ends_without_object(chinese)):
         said = f"ends on {verb!r}, a verb with no object: say what, as the English does"
         problems.append(Problem("zh_unfinished", "", said))
+    if negation := negation_lost(unit.english, chinese):
+        said = f"the English says {negation!r}: keep the negation (不, 没有, 无)"
+        problems.append(Problem("zh_direction", "", said))
     if (parity := parity_only(unit.english)) and (claimed := superiority_said(chinese)):
         said = f"the English says {parity!r}, on a par: say it so (相当, 有竞争力), not {claimed}"
         problems.append(Problem("zh_direction", "", said))

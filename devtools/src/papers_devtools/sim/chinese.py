@@ -10,6 +10,7 @@ from typing import Any
 from papers_devtools.sim.faults import BAD_NUMBER, FaultKind
 from papers_digest.checker.numbers import prose_numbers
 from papers_digest.checker.placeholders import marks_in
+from papers_digest.checker.qualifiers import NEGATION_RE
 from papers_digest.checker.units import sentences, unit_of
 from papers_digest.llm.translating import KIND_NOTE, TERMS_PREFIX, unit_messages
 
@@ -86,6 +87,8 @@ def unit_answer(messages: list[dict[str, str]], fault: FaultKind | None) -> str:
 
 
 def _zh_word(word: str) -> str:
+    if NEGATION_RE.fullmatch(word):
+        return "不"  # a negation kept, as rule zh_direction asks
     code = zlib.crc32(word.casefold().encode())
     first = _ZH_CHARS[code % len(_ZH_CHARS)]
     return first + _ZH_CHARS[(code // len(_ZH_CHARS)) % len(_ZH_CHARS)] if len(word) > 3 else first
