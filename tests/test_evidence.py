@@ -130,8 +130,12 @@ def test_the_paper_s_own_expansion_or_none_passes(key, text):
         ("An 8B model reaches 94.5% on HMMT 2025 by scaling effective time-to-completion.", PACORE, "TTC"),
         ("An 8B model reaches 94.5% on HMMT 2025 by scaling effective TTC.", PACORE, None),
         ("A state-of-the-art recipe lets an 8B model reach 94.5% on HMMT 2025.", PACORE, None),
+        # the same finding at 983be3c and eb60280: TTC written as other words in its place, between its neighbours
+        ("An 8B model reaches 94.5% on HMMT 2025 by scaling effective token throughput to roughly two million tokens.",
+         PACORE, "TTC"),
+        ("An 8B model reaches 94.5% on HMMT 2025 by scaling effective TTC to about two million tokens.", PACORE, None),
     ],
-)
+)  # fmt: skip
 def test_an_acronym_of_the_sentence_written_as_words_the_paper_never_writes_is_rejected(text, sentence, wrong):
     from papers_digest.checker.naming import acronyms_spelled
 
@@ -500,3 +504,20 @@ def test_a_gain_the_sentence_never_states_is_rejected(summary, claimed):
     assert said == (
         [f"claims {claimed!r}, which the paper's sentence does not: say only what it states"] if claimed else []
     )
+
+
+@pytest.mark.parametrize(
+    ("takeaway", "lost"),
+    [
+        # the 2026-01-13 listing at eb60280: the findings' latency reduction said as a gain, its Chinese 增加
+        ("GlimpRouter improves accuracy by 10.7% and latency by 25.9% compared to a standalone model on AIME25.", True),
+        ("GlimpRouter raises accuracy by 10.7% and cuts latency by 25.9% against a standalone model.", False),
+        ("Route each step by its first token to save compute.", False),
+    ],
+)
+def test_a_takeaway_keeps_the_findings_decreases(takeaway, lost):
+    from papers_digest.checker.evidence import evidence_problems
+
+    digest = Digest.model_validate({**digest_with("one_sentence", "x").model_dump(), "takeaways": [takeaway]})
+    problems = evidence_problems(digest, {"takeaways": [GLIMPROUTER_RESULT]})
+    assert [(p.rule, p.field) for p in problems] == ([("scope", "takeaways[0]")] if lost else [])

@@ -1065,3 +1065,25 @@ def test_a_finding_still_saying_what_the_paper_does_late_is_dropped_where_others
     data, verdict = talk.judged()
     assert [r["finding"] for r in data["results"]] == [answers["FINDING [1]"]]
     assert [p for p in verdict.problems if p.rule == "finding_doing"] == []
+
+
+@pytest.mark.parametrize(
+    ("written", "kept"),
+    [
+        # 2509.09677's summary on the 2025-09-15 listing at eb60280: a figure its sentence never cites, described
+        ("As the number of steps increases, the accuracy of models degrades, as shown in Figure 1, which compares "
+         "the accuracy of models trained for different numbers of steps.",
+         "As the number of steps increases, the accuracy of models degrades."),
+        # R1-Zero's finding in the sample run at 7dc4d1a kept its sentence's "as shown in Table 1"
+        ("Using no template can dramatically improve the average performance by about 60% compared to traditional "
+         "4-shot prompting, as shown in Table 1.",
+         "Using no template can dramatically improve the average performance by about 60% compared to traditional "
+         "4-shot prompting."),
+        ("As shown in Table 1, not using any template boosts performance by about 60%.",
+         "Not using any template boosts performance by about 60%."),
+        # a figure as what the sentence is about stays
+        ("Figure 1 shows accuracy dropping as steps increase.", "Figure 1 shows accuracy dropping as steps increase."),
+    ],
+)  # fmt: skip
+def test_a_pointer_to_a_figure_the_reader_cannot_see_is_taken_off(written, kept):
+    assert one_line(written) == kept

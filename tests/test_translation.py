@@ -663,3 +663,21 @@ def test_a_benchmark_made_a_peer_by_kebi_is_asked_again():
     chinese = "MergeVQ 能够在视觉表示学习和图像生成任务中与 ImageNet 有可比性。"
     assert comparisons_added(english, chinese) == ["ImageNet"]
     assert comparisons_added(english, "MergeVQ 在 ImageNet 上的视觉表示学习和图像生成任务中表现相当。") == []
+
+
+@pytest.mark.parametrize(
+    ("english", "chinese", "gained"),
+    [
+        # the sample run at eb60280: "achieves favorable token efficiency" said as an improvement (改进)
+        ("It also achieves favorable token efficiency and inference speed.",
+         "它也实现了 token 的效率和推理速度的改进。", True),
+        ("It also achieves favorable token efficiency and inference speed.",
+         "它还具有良好的 token 效率和推理速度。", False),
+        # a gain the English states, and a term whose rendering holds 增强, may be said
+        ("It improves token efficiency by 12%.", "它将 token 效率提高了12%。", False),
+        ("HANRAG is a retrieval-augmented generation framework.", "HANRAG 是一个检索增强生成框架。", False),
+    ],
+)  # fmt: skip
+def test_a_gain_the_english_never_states_is_asked_again(english, chinese, gained):
+    problems = [p for p in judge_chinese(unit_of(english), chinese) if "no gain" in p.text]
+    assert [p.rule for p in problems] == (["zh_direction"] if gained else [])

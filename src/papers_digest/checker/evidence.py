@@ -12,7 +12,7 @@ from papers_digest.checker.fields import words
 from papers_digest.checker.numbers import prose_numbers, ratios_said
 from papers_digest.checker.passages import PaperWords
 from papers_digest.checker.problems import Problem
-from papers_digest.checker.scope import scope_dropped
+from papers_digest.checker.scope import decrease_dropped, scope_dropped
 from papers_digest.core.models import Digest
 from papers_digest.reading.outcomes import paper_doing, says_what_it_does
 
@@ -30,8 +30,9 @@ FRAMED_RE = re.compile(
 
 
 def evidence_problems(digest: Digest, written_from: Mapping[str, Sequence[str]]) -> list[Problem]:
-    """The problems of each finding against its sentence (`written_from["results[i]"]`) and of the summary
-    against the main result (`written_from["one_sentence"]`, when it was written from a result)."""
+    """The problems of each finding against its sentence (`written_from["results[i]"]`), of the summary
+    against the main result (`written_from["one_sentence"]`, when it was written from a result), and of each
+    takeaway against the findings' sentences (`written_from["takeaways"]`: their decreases)."""
     problems: list[Problem] = []
     for i, result in enumerate(digest.results):
         sentence = " ".join(written_from.get(f"results[{i}]", ()))
@@ -40,6 +41,13 @@ def evidence_problems(digest: Digest, written_from: Mapping[str, Sequence[str]])
     main = " ".join(written_from.get("one_sentence", ()))
     if main:
         problems += summary_owes(digest.one_sentence, main)
+    # a takeaway keeps the findings' decreases: GlimpRouter's "improves accuracy by 10.7% and latency by 25.9%"
+    # (the 2026-01-13 listing at eb60280), its Chinese 增加 … 25.9%的延迟
+    found = " ".join(written_from.get("takeaways", ()))
+    for i, takeaway in enumerate(digest.takeaways if found else []):
+        lost = decrease_dropped(takeaway, found)
+        if lost:
+            problems.append(Problem("scope", f"takeaways[{i}]", lost))
     return problems
 
 

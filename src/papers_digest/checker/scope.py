@@ -128,14 +128,9 @@ def scope_dropped(text: str, sentence: str) -> str | None:
         hedge = hedge_before(sentence, figure)
         if hedge is not None and hedge_before(text, figure) != hedge:
             return f"drops {HEDGES[hedge][0]!r} before {figure.text}: keep it, as the paper states it"
-    # a decrease said without its direction: GlimpRouter's "reducing inference latency by 25.9%" came back as
-    # "improves … latency by 25.9%" (the 2026-01-13 listing at 30a28be), and its Chinese raised the latency (提高)
-    # (a change by a share or a ratio or a count: "4K" is a resolution, whatever verb stands before it)
-    down = [d for d in decreasing_figures(sentence) if d.unit.lower() in ("", "%", "×", "x")]
-    said_down = decreasing_figures(text)
-    for figure in kept:
-        if any(figure.matches(d) for d in down) and not any(figure.matches(d) for d in said_down):
-            return f"says {figure.text} without the decrease the paper states: say it went down (reduced, lower, fewer)"
+    lost = decrease_dropped(text, sentence)
+    if lost:
+        return lost
     sizes = set(SIZE_RE.findall(sentence))
     if sizes and not any(size in text for size in sizes):
         return f"drops the model size ({', '.join(sorted(sizes))}) the figure is for: keep it"
@@ -148,6 +143,19 @@ def scope_dropped(text: str, sentence: str) -> str | None:
     return None
 
 
+def decrease_dropped(text: str, sentence: str) -> str | None:
+    """A figure `sentence` says went down that `text` keeps without the decrease, in words: GlimpRouter's
+    "reducing inference latency by 25.9%" came back as "improves … latency by 25.9%" (the 2026-01-13 listing at
+    30a28be), and its Chinese raised the latency (提高). Only a change by a share, a ratio or a count: "4K" is a
+    resolution, whatever verb stands before it."""
+    down = [d for d in decreasing_figures(sentence) if d.unit.lower() in ("", "%", "×", "x")]
+    said_down = decreasing_figures(text)
+    for figure in prose_numbers(text):
+        if any(figure.matches(d) for d in down) and not any(figure.matches(d) for d in said_down):
+            return f"says {figure.text} without the decrease the paper states: say it went down (reduced, lower, fewer)"
+    return None
+
+
 def parity_only(text: str) -> str | None:
     """The word by which `text` says something is on a par ("competitive", "comparable"), where it says nothing
     is better, worse, higher or the best; None otherwise. A translation of it claims no superiority."""
@@ -155,6 +163,12 @@ def parity_only(text: str) -> str | None:
     if parity is None or _COMPARES_RE.search(text) or _INFERIORITY_RE.search(text) or _BEST_RE.search(text):
         return None
     return parity.group(0)
+
+
+def states_change(text: str) -> bool:
+    """Whether `text` says anything changed, compares or gains ("improves", "higher", "outperforms", "cuts"): a
+    translation of a text that does not claims no gain."""
+    return _CHANGE_RE.search(text) is not None
 
 
 _BEST_RE = re.compile(r"\b(?:best|leading|top|first)\b", re.IGNORECASE)

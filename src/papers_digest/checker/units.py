@@ -18,6 +18,7 @@ from papers_digest.checker.direction import (
     beaten_made_winners,
     comparisons_added,
     decreases_lost,
+    gain_said,
     negation_lost,
     superiority_said,
 )
@@ -26,7 +27,7 @@ from papers_digest.checker.paths import set_field
 from papers_digest.checker.phrases import phrase_parts
 from papers_digest.checker.placeholders import Protected, mark_pattern, marks_in, protect
 from papers_digest.checker.problems import Problem
-from papers_digest.checker.scope import parity_only
+from papers_digest.checker.scope import parity_only, states_change
 from papers_digest.checker.zh_figures import number_difference
 from papers_digest.checker.zh_words import EnglishFacts, ends_without_object, said_in_chinese, word_problems
 from papers_digest.core.models import Digest
@@ -235,6 +236,9 @@ def judge_chinese(unit: Unit, chinese: str) -> list[Problem]:
         problems.append(Problem("zh_unfinished", "", said))
     if negation := negation_lost(unit.english, chinese):
         said = f"the English says {negation!r}: keep the negation (不, 没有, 无)"
+        problems.append(Problem("zh_direction", "", said))
+    if not states_change(unit.english) and (gain := gain_said(chinese)):
+        said = f"the English states a level, no gain: do not say {gain} (improved); say what the English says"
         problems.append(Problem("zh_direction", "", said))
     if (parity := parity_only(unit.english)) and (claimed := superiority_said(chinese)):
         said = f"the English says {parity!r}, on a par: say it so (相当, 有竞争力), not {claimed}"

@@ -15,8 +15,9 @@ from papers_digest.checker.units import sentences, unit_of
 from papers_digest.llm.translating import KIND_NOTE, TERMS_PREFIX, unit_messages
 
 # Characters the simulator's Chinese is written in: each English word stands for one or two of them, chosen
-# by the word, so two different fields read differently and one field always the same.
-_ZH_CHARS = "本文研究内容与主要结论在此以中文概括说明模型方法数据实验结果表明提出训练推理性能提升任务基准分析"
+# by the word, so two different fields read differently and one field always the same; none says a gain (提升),
+# a superiority or a negation, which rule zh_direction reads.
+_ZH_CHARS = "本文研究内容与主要结论在此以中文概括说明模型方法数据实验结果表明提出训练推理性能提度任务基准分析"
 _ZH_PREFIX = {
     "one_sentence": "一句话总结：",
     "problem": "问题：",

@@ -304,10 +304,10 @@ def result_of(finding: str, source: Source) -> dict:
 
 
 def written_from(parts: list[Part]) -> dict[str, list[str]]:
-    """Each sentence field's sources, by field (the checker's evidence rules read the findings' and the
-    summary's; a summary of the aim owes it no figure)."""
-    found = {part.field: [s.text for s in part.sources] for part in parts if part.question in ("FINDING", "SUMMARY")}
-    return found
+    """Each sentence field's sources, by field (the checker's evidence rules read the findings', the summary's
+    and the takeaways'; a summary of the aim owes it no figure)."""
+    asked = ("FINDING", "SUMMARY", "TAKEAWAYS")
+    return {part.field: [s.text for s in part.sources] for part in parts if part.question in asked}
 
 
 def field_sentences(digest: Digest, parts: list[Part]) -> dict[str, list[str]]:
@@ -353,8 +353,28 @@ def one_line(answer: str) -> str:
     measured = _MEASURED_FRAME_RE.match(text)
     if measured and len(text) > measured.end():
         text = f"On {measured.group('on')}, {text[measured.end() :].strip()}"
+    text = without_figure_reference(text)
     # the paper's voice said as a reader's: "Our framework outperforms …" (HANRAG's summary, 2025-09-15 listing)
     return _OUR_RE.sub("The paper's ", text)
+
+
+def without_figure_reference(text: str) -> str:
+    """`text` without a pointer to a figure or table a digest's reader cannot see ("as shown in Figure 1", "As
+    shown in Table 1, …"), with what it says of the figure ("…, which compares …"): 2509.09677's summary on the
+    2025-09-15 listing at eb60280 added "as shown in Figure 1, which compares the accuracy of models trained for
+    different numbers of steps" to a sentence that cites no figure."""
+    text = _FIGURE_REFERENCE_RE.sub("", text)
+    opened = _OPENING_REFERENCE_RE.match(text)
+    if opened and len(text) > opened.end():
+        rest = text[opened.end() :]
+        text = rest[0].upper() + rest[1:]
+    return text
+
+
+_REFERENCE = r"(?:as\s+(?:shown|illustrated|seen|reported|depicted|presented)\s+in|see|cf\.)\s+(?:the\s+)?"
+_REFERENCE += r"(?:Figures?|Figs?\.|Tables?)\s*\d+[a-z]?"
+_FIGURE_REFERENCE_RE = re.compile(rf",?\s*\(?\b{_REFERENCE}\)?(?:,\s*which\b[^.;]*)?(?=[.;]|$)", re.IGNORECASE)
+_OPENING_REFERENCE_RE = re.compile(rf"^{_REFERENCE},\s*", re.IGNORECASE)
 
 
 def opening(text: str, words: int) -> str:
