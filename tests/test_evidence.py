@@ -493,6 +493,9 @@ def test_a_finding_that_turns_a_negation_over_is_rejected(finding, sentence, dro
         ("MergeVQ delivers competitive results in both visual representation learning and image generation tasks "
          "while enhancing efficiency and speed.", "enhancing"),
         ("MergeVQ is competitive on ImageNet and improves inference speed.", "improves"),
+        # the sample run at 45e7f15
+        ("MergeVQ performs comparably in both visual representation learning and image generation, optimizing "
+         "token efficiency and inference speed.", "optimizing"),
         # faithful: the level kept as a level
         ("MergeVQ is competitive on ImageNet in both visual representation learning and image generation, keeping "
          "token efficiency and inference speed favorable.", None),
