@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from papers_digest.checker.direction import decreasing_figures
-from papers_digest.checker.numbers import prose_numbers
+from papers_digest.checker.numbers import Number, prose_numbers
 from papers_digest.checker.qualifiers import (
     HEDGES,
     SIZE_RE,
@@ -150,12 +150,17 @@ def decrease_dropped(text: str, sentence: str) -> str | None:
     "reducing inference latency by 25.9%" came back as "improves … latency by 25.9%" (the 2026-01-13 listing at
     30a28be), and its Chinese raised the latency (提高). Only a change by a share, a ratio or a count: "4K" is a
     resolution, whatever verb stands before it."""
-    down = [d for d in decreasing_figures(sentence) if d.unit.lower() in ("", "%", "×", "x")]
+    down = decreased(sentence)
     said_down = decreasing_figures(text)
     for figure in prose_numbers(text):
         if any(figure.matches(d) for d in down) and not any(figure.matches(d) for d in said_down):
             return f"says {figure.text} without the decrease the paper states: say it went down (reduced, lower, fewer)"
     return None
+
+
+def decreased(sentence: str) -> list[Number]:
+    """The figures `sentence` says went down that a field must say so of: shares, ratios and counts."""
+    return [d for d in decreasing_figures(sentence) if d.unit.lower() in ("", "%", "×", "x")]
 
 
 def parity_only(text: str) -> str | None:

@@ -8,6 +8,7 @@ import zlib
 from typing import Any
 
 from papers_devtools.sim.faults import BAD_NUMBER, FaultKind
+from papers_digest.checker.direction import decreasing_figures
 from papers_digest.checker.numbers import prose_numbers
 from papers_digest.checker.placeholders import marks_in
 from papers_digest.checker.qualifiers import NEGATION_RE
@@ -82,7 +83,9 @@ def unit_answer(messages: list[dict[str, str]], fault: FaultKind | None) -> str:
     for mark in (m.group() for t in terms for m in marks_in(t)):
         if mark in marks:
             marks.remove(mark)
-    figures = [n.text for n in prose_numbers(rest)] + ([BAD_NUMBER] if fault == "wrong_numbers" else [])
+    down = decreasing_figures(rest)  # a decrease said as one (降低), as rule zh_direction asks
+    said = [f"降低{n.text}" if any(n.matches(d) for d in down) else n.text for n in prose_numbers(rest)]
+    figures = said + ([BAD_NUMBER] if fault == "wrong_numbers" else [])
     text = chars + "".join(marks) + (f"（{'、'.join(terms)}）" if terms else "")
     return text + (f"，数据为{'、'.join(figures)}" if figures else "") + ("。" if kind == "sentence" else "")
 

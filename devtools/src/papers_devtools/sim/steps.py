@@ -11,10 +11,9 @@ import re
 from papers_devtools.sim.answers import RequestKind, answer
 from papers_devtools.sim.faults import BAD_NUMBER, FaultKind
 from papers_devtools.sim.wording import keywords, listed
-from papers_digest.checker.direction import decreasing_figures
 from papers_digest.checker.numbers import prose_numbers
 from papers_digest.checker.qualifiers import HEDGES, baseline_of, benchmarks_in, hedge_before, negation_dropped
-from papers_digest.checker.scope import comparison_in
+from papers_digest.checker.scope import comparison_in, decreased
 from papers_digest.ways.steps.questions import PAPER_PREFIX, rewritten_text, step_of_request
 
 _QUOTED_RE = re.compile(r'"([^"]+)"')
@@ -60,7 +59,7 @@ def _result_sentence(sentence: str, skip: set[str], opening: str) -> str:
     """A result in the simulator's words: its first two figures with their hedges, for the sentence's key
     words, with its model sizes, its benchmark and what its figures are compared with."""
     figures = []
-    down = decreasing_figures(sentence)
+    down = decreased(sentence)  # as rule scope reads them ("4K" is no decrease)
     for number in prose_numbers(sentence)[:2]:
         hedge = hedge_before(sentence, number)
         said = f"{HEDGES[hedge][0]} {number.text}" if hedge is not None else number.text
