@@ -85,8 +85,14 @@ def baseline_of(sentence: str) -> str | None:
 def names_baseline(text: str, baseline: str) -> bool:
     """Whether `text` names the baseline: one of its words of four letters or more ("prompting", "standalone"),
     any ending ("prompts" for "prompting")."""
-    written = {w[:5].casefold() for w in re.findall(r"[\w-]+", text)}
+    written = stems(text)
     return any(w[:5].casefold() in written for w in re.findall(r"[\w-]+", baseline) if len(w) >= 4)
+
+
+def stems(text: str) -> set[str]:
+    """The first five letters of each word of `text`, case aside: a word matched whatever its ending
+    ("prompts" for "prompting", "templates" for "template")."""
+    return {w[:5].casefold() for w in re.findall(r"[\w-]+", text)}
 
 
 # A negation, which a field keeps (R1-Zero's "not using any template can drastically boost the average performance"
@@ -110,7 +116,7 @@ def negation_dropped(text: str, sentence: str) -> str | None:
     altogether drops a detail, not the meaning."""
     if _NEGATION_SAID_RE.search(text):
         return None
-    written = {w[:5].casefold() for w in re.findall(r"[A-Za-z][\w-]*", text)}
+    written = stems(text)
     for match in NEGATION_RE.finditer(sentence):
         after = re.findall(r"[A-Za-z][\w-]*", sentence[match.end() :])[:NEGATED_WORDS]
         negated = [w for w in after if len(w) >= 4 and w.casefold() not in _NEGATED_FILLER]
