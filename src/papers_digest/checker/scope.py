@@ -178,6 +178,12 @@ def states_change(text: str) -> bool:
     return _CHANGE_RE.search(text) is not None
 
 
+def claims_size(text: str) -> bool:
+    """Whether `text` claims a size ("significantly", "drastic", "vastly"): a translation of a text that does not
+    adds none."""
+    return _INTENSIFIER_RE.search(text) is not None
+
+
 _BEST_RE = re.compile(r"\b(?:best|leading|top|first)\b", re.IGNORECASE)
 
 

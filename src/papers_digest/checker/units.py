@@ -28,6 +28,12 @@ from papers_digest.checker.phrases import phrase_parts
 from papers_digest.checker.placeholders import Protected, mark_pattern, marks_in, protect
 from papers_digest.checker.problems import Problem
 from papers_digest.checker.scope import parity_only, states_change
+from papers_digest.checker.zh_claims import (
+    in_the_papers_voice,
+    level_turned,
+    means_added,
+    without_added_size,
+)
 from papers_digest.checker.zh_figures import number_difference
 from papers_digest.checker.zh_words import EnglishFacts, ends_without_object, said_in_chinese, word_problems
 from papers_digest.core.models import Digest
@@ -204,11 +210,12 @@ def clean_answer(answer: str) -> str:
 
 
 def judge_unit(unit: Unit, answer: str) -> tuple[str, list[Problem]]:
-    """A unit's answer, its names put back, and what is wrong with it: placeholders lost or altered, then
-    whatever `judge_chinese` finds."""
+    """A unit's answer, its names put back and what it adds that the program can take out taken out (a size, the
+    authors' "we": checker/zh_claims.py), and what is wrong with it: placeholders lost or altered, then whatever
+    `judge_chinese` finds."""
     text = clean_answer(answer)
     lost = unit.protected.problems(text, [n for n in unit.protected.names.values() if said_in_chinese(n, text)])
-    chinese = unit.protected.restore(text)
+    chinese = in_the_papers_voice(without_added_size(unit.protected.restore(text), unit.english), unit.english)
     problems = [Problem("zh_placeholder", "", f"copy the placeholders as they are: {'; '.join(lost)}")] if lost else []
     return chinese, problems + judge_chinese(unit, chinese)
 
@@ -237,12 +244,18 @@ def judge_chinese(unit: Unit, chinese: str) -> list[Problem]:
     if negation := negation_lost(unit.english, chinese):
         said = f"the English says {negation!r}: keep the negation (不, 没有, 无)"
         problems.append(Problem("zh_direction", "", said))
+    if turned := level_turned(chinese, unit.english):
+        said = f"says {turned!r}, the opposite level of the English's: say the level the English says (高, 低)"
+        problems.append(Problem("zh_direction", "", said))
     if not states_change(unit.english) and (gain := gain_said(chinese)):
         said = f"the English states a level, no gain: do not say {gain} (improved); say what the English says"
         problems.append(Problem("zh_direction", "", said))
     if (parity := parity_only(unit.english)) and (claimed := superiority_said(chinese)):
         said = f"the English says {parity!r}, on a par: say it so (相当, 有竞争力), not {claimed}"
         problems.append(Problem("zh_direction", "", said))
+    if means := means_added(chinese, unit.english):
+        said = f"says {means} (by means of) where the English names no means: say what the English says"
+        problems.append(Problem("zh_added", "", said))
     for name in comparisons_added(unit.english, chinese):
         said = f"the English compares nothing with {name}: say what it says of {name} (a benchmark: 在 {name} 上)"
         problems.append(Problem("zh_direction", "", said))

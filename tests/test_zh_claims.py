@@ -1,0 +1,130 @@
+"""What a Chinese translation adds that its English does not say (checker/zh_claims.py): a size the program takes
+out, the authors' "we" it says as 作者, and a level said low that the unit is asked again for; on the recorded
+answers that showed each, and on faithful ones that must stay as they are."""
+
+from __future__ import annotations
+
+import pytest
+
+from papers_digest.checker.units import judge_unit, unit_of
+from papers_digest.checker.zh_claims import in_the_papers_voice, level_turned, means_added, without_added_size
+from papers_digest.reading.glossary import terms_in
+
+# InfGen's takeaway and its Chinese, the 2025-09-15 listing at 17c45b1: "reduced" came back as 显著减少
+INFGEN = "InfGen enables high-resolution image synthesis with reduced 4K generation time."
+INFGEN_ZH = "InfGen 提供了高分辨率图像合成，而 4K 生成时间显著减少。"
+
+
+def test_a_size_the_english_does_not_claim_is_taken_out():
+    assert without_added_size(INFGEN_ZH, INFGEN) == "InfGen 提供了高分辨率图像合成，而 4K 生成时间减少。"
+
+
+@pytest.mark.parametrize(
+    ("english", "chinese"),
+    [
+        # the 2026-01-13 listing's BabyVision: "significantly below" is the paper's
+        (
+            "Empirical results and human evaluation reveal that leading MLLMs perform significantly below human "
+            "baselines.",
+            "实证结果和人工评估表明，领先的 MLLMs 的表现显著低于人类基准线。",
+        ),
+        ("Leading MLLMs perform far below human baselines.", "领先的 MLLMs 的表现远远低于人类基准线。"),
+        # "large language models" is a kind of model: 大语言模型 is no size, and it is not one of the words
+        ("Large language models reason in steps.", "大语言模型分步推理。"),
+    ],
+    ids=["significantly", "far", "large-language-models"],
+)
+def test_a_size_the_english_claims_stays(english, chinese):
+    assert without_added_size(chinese, english) == chinese
+
+
+def test_the_adjective_goes_with_its_particle():
+    english = "R1-Zero-like training improves visual-spatial reasoning."
+    assert without_added_size("R1-Zero式训练带来了明显的视觉空间推理提升。", english) == (
+        "R1-Zero式训练带来了视觉空间推理提升。"
+    )
+    assert without_added_size("R1-Zero式训练大大地提高了视觉空间推理能力。", english) == (
+        "R1-Zero式训练提高了视觉空间推理能力。"
+    )
+
+
+def test_we_is_the_authors_where_the_english_says_no_we():
+    # 2504.00883's method in a sample run at 9fdd730 went on in the authors' voice
+    english = "The paper proposes a method to improve visual-spatial reasoning in MLLMs."
+    assert in_the_papers_voice("该论文提出了一种方法，我们用它改进 MLLMs 的视觉空间推理。", english) == (
+        "该论文提出了一种方法，作者用它改进 MLLMs 的视觉空间推理。"
+    )
+
+
+def test_we_stays_where_the_english_says_our():
+    english = "With just 120 GPU hours, our vsGRPO-2B model can surpass GPT-4o."
+    chinese = "仅用 120 GPU 小时，我们的 vsGRPO-2B 模型便能超过 GPT-4o。"
+    assert in_the_papers_voice(chinese, english) == chinese
+
+
+def test_a_level_said_low_where_the_english_says_high_fails():
+    # modelled on InfGen's takeaway in a run of the 2025-09-15 listing at 45e7f15: 低分辨率 for "high-resolution"
+    assert level_turned("InfGen 实现了低分辨率图像合成，并缩短了 4K 生成时间。", INFGEN) == "低分辨率"
+
+
+@pytest.mark.parametrize(
+    ("english", "chinese"),
+    [
+        (INFGEN, "InfGen 实现了高分辨率图像合成，并降低了 4K 生成时间。"),
+        ("InfGen generates high-resolution images with reduced latency.", "InfGen 以低延迟生成高分辨率图像。"),
+        ("It maps low-resolution inputs to high-resolution images.", "它把低分辨率输入映射为高分辨率图像。"),
+        ("LoRA trains low-rank adapters.", "LoRA 训练低秩适配器。"),
+    ],
+    ids=["faithful", "reduced-latency", "both-levels", "not-levelled"],
+)
+def test_a_level_the_english_says_passes(english, chinese):
+    assert level_turned(chinese, english) is None
+
+
+def test_a_unit_answer_comes_back_mended_and_passes():
+    chinese, problems = judge_unit(unit_of(INFGEN), "X1 提供了高分辨率图像合成，而 4K 生成时间显著减少。")
+    assert (chinese, problems) == ("InfGen 提供了高分辨率图像合成，而 4K 生成时间减少。", [])
+
+
+def test_a_unit_answer_that_says_low_for_high_is_asked_again():
+    problems = judge_unit(unit_of(INFGEN), "X1 实现了低分辨率图像合成，并缩短了 4K 生成时间。")[1]
+    assert [p.rule for p in problems] == ["zh_direction"]
+
+
+# GlimpRouter's summary and PaCoRe's problem, the 2026-01-13 listing at 17c45b1: each came back with 通过 ("by way
+# of") where the English names no means, and passed
+GLIMPROUTER = (
+    "GlimpRouter achieves a 10.7% accuracy improvement and a 25.9% latency reduction compared to a standalone large "
+    "model on AIME25."
+)
+GLIMPROUTER_ZH = "GlimpRouter通过10.7%的准确率提高和25.9%的延迟减少，相对于AIME25的独立大型模型进行了比较。"
+PACORE = (
+    "PaCoRe tackles the challenge of contemporary language models' inability to scale test-time compute (TTC) "
+    "beyond sequential reasoning under a fixed context window."
+)
+PACORE_ZH = "PaCoRe通过解决当代语言模型在测试时无法扩展计算能力（TTC）的问题，超越固定上下文窗口的顺序推理。"
+
+
+@pytest.mark.parametrize(("english", "chinese"), [(GLIMPROUTER, GLIMPROUTER_ZH), (PACORE, PACORE_ZH)])
+def test_a_means_the_english_does_not_name_fails(english, chinese):
+    assert means_added(chinese, english) == "通过"
+
+
+def test_a_means_the_english_names_passes():
+    # PaCoRe's summary in the same run: "by scaling" is 通过
+    english = "An 8B model achieves 94.5% on HMMT 2025 by scaling effective TTC to about two million tokens."
+    assert means_added("一个 8B 模型通过将有效 TTC 扩展到约两百万 token，在 HMMT 2025 上达到 94.5%。", english) is None
+
+
+def test_a_unit_answer_with_a_means_added_is_asked_again():
+    answer = GLIMPROUTER_ZH.replace("GlimpRouter", "X1").replace("AIME25", "X2")
+    assert "zh_added" in {p.rule for p in judge_unit(unit_of(GLIMPROUTER), answer)[1]}
+
+
+def test_leading_is_a_glossary_term_and_leading_to_another():
+    # BabyVision's "Leading MLLMs" came back as MLLMs… in every run of the 2026-01-13 listing: a claim about all
+    english = "Leading MLLMs perform below human baselines."
+    problems = judge_unit(unit_of(english), "X1在人类基准线下表现不佳。")[1]
+    assert [p.subjects for p in problems if p.rule == "zh_term"] == [("leading = 领先",)]
+    assert judge_unit(unit_of(english), "领先的 X1 的表现低于人类基准线。")[1] == []
+    assert "leading to" in [t.en for t in terms_in("errors leading to failure")]
