@@ -1087,3 +1087,19 @@ def test_a_finding_still_saying_what_the_paper_does_late_is_dropped_where_others
 )  # fmt: skip
 def test_a_pointer_to_a_figure_the_reader_cannot_see_is_taken_off(written, kept):
     assert one_line(written) == kept
+
+
+@pytest.mark.parametrize(
+    ("written", "kept"),
+    [
+        # InfGen's takeaway on the 2025-09-15 listing at 17c45b1: the system prompt's reader, made a claim
+        ("InfGen enables high-resolution image synthesis with reduced 4K generation time, making it a practical "
+         "solution for busy engineers.",
+         "InfGen enables high-resolution image synthesis with reduced 4K generation time."),
+        ("InfGen is a practical solution for busy engineers.", "InfGen is a practical solution."),
+        # a reader the takeaway question names stays
+        ("Practitioners should use VideoDR.", "Practitioners should use VideoDR."),
+    ],
+)  # fmt: skip
+def test_the_prompts_reader_is_taken_off_an_answer(written, kept):
+    assert one_line(written) == kept

@@ -43,3 +43,16 @@ def _runs(text: str) -> list[tuple[str, ...]]:
     """The text's runs of ECHO_WORDS consecutive words, in order (so a message quotes the first one shared)."""
     found = words(text)
     return [tuple(found[i : i + ECHO_WORDS]) for i in range(len(found) - ECHO_WORDS + 1)]
+
+
+# The reader the system prompt names ("for busy engineers"), which a small model writes into an answer as a claim:
+# InfGen's takeaway on the 2025-09-15 listing at 17c45b1 ended ", making it a practical solution for busy
+# engineers". Its clause is taken off (the claim with it); where it is no clause, the words.
+_AUDIENCE = r"busy\s+engineers?"
+_AUDIENCE_CLAUSE_RE = re.compile(rf",\s*[^,.;]*\b{_AUDIENCE}\b[^,.;]*(?=\.?\s*$|;)", re.IGNORECASE)
+_AUDIENCE_RE = re.compile(rf"\s*\b(?:for|to)\s+{_AUDIENCE}\b", re.IGNORECASE)
+
+
+def without_audience(text: str) -> str:
+    """`text` without the prompt's reader ("…, making it a practical solution for busy engineers")."""
+    return _AUDIENCE_RE.sub("", _AUDIENCE_CLAUSE_RE.sub("", text))
