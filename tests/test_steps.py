@@ -1103,3 +1103,33 @@ def test_a_pointer_to_a_figure_the_reader_cannot_see_is_taken_off(written, kept)
 )  # fmt: skip
 def test_the_prompts_reader_is_taken_off_an_answer(written, kept):
     assert one_line(written) == kept
+
+
+def test_a_summary_that_copied_its_sentence_whole_loses_its_last_clause(prompts):
+    """MergeVQ's summary in the sample run at fa54def, its first round's answer: 19 words of its sentence in all 6
+    rounds, and the finding of the same sentence failing too, so none to borrow. From BORROW_FROM_ROUND on the
+    program takes the last clause off, and the head passes rule copied."""
+    from papers_digest.ways.steps.conversation import BORROW_FROM_ROUND
+
+    talk, parts = talk_on(prompts, doc(MERGEVQ))
+    summary = next(p for p in parts if p.question == "SUMMARY")
+    copied = (
+        "MergeVQ achieves competitive performance on ImageNet in both visual representation learning and image "
+        "generation tasks while maintaining favorable token efficiency and inference speed."
+    )
+    talk.replies = {summary.key: reply(copied)}
+    found = [p for p in talk.judged()[1].problems if p.field == "one_sentence"]
+    assert {p.rule for p in found} == {"copied"}
+    failing = frozenset(p.key for p in parts if p.question == "FINDING" and p.sources == summary.sources)
+    asyncio.run(talk.mend(summary, found, attempt=BORROW_FROM_ROUND, failing=failing))
+    assert talk.answers[summary.key] == (
+        "MergeVQ achieves competitive performance on ImageNet in both visual representation learning and image "
+        "generation tasks."
+    )
+    assert [p for p in talk.judged()[1].problems if p.field == "one_sentence"] == []
+
+
+def test_a_summary_with_no_clause_to_take_off_is_rewritten(prompts):
+    from papers_digest.checker.passages import without_last_clause
+
+    assert without_last_clause("AnimeGamer outperforms existing methods across gaming aspects.") == ""

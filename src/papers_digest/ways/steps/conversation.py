@@ -13,7 +13,7 @@ from papers_digest.checker.evidence import evidence_problems, summary_owes
 from papers_digest.checker.naming import acronyms_spelled, terms, with_acronym_alone, with_name_as_written
 from papers_digest.checker.paper import PaperFacts
 from papers_digest.checker.parse import digest_of
-from papers_digest.checker.passages import PaperWords
+from papers_digest.checker.passages import PaperWords, without_last_clause
 from papers_digest.checker.problems import Problem
 from papers_digest.checker.scope import scope_words
 from papers_digest.checker.substance import cut_back, label
@@ -118,7 +118,8 @@ class StepsConversation:
         part that copied, repeated or was cut off rewritten in other words without the paper in view (the words it
         copied named); a summary of the main result that keeps failing, from BORROW_FROM_ROUND on, said as the
         finding of the same sentence says it, where that finding passed and owes it nothing (`failing`: the parts
-        that did not); any other asked again afresh, told what to mind."""
+        that did not), or else, where it copied, its last clause taken off; any other asked again afresh, told
+        what to mind."""
         rules = {p.rule for p in problems}
         late = attempt - self.first_attempt >= BORROW_FROM_ROUND - 1
         same = self._finding_to_borrow(part, failing)
@@ -140,6 +141,8 @@ class StepsConversation:
         elif part.question == "SUMMARY" and same is not None and late:
             # the main result said as its finding says it: that wording passed every check of the same sentence
             self.borrowed[part.key] = same.key
+        elif part.question == "SUMMARY" and late and rules == {"copied"} and (cut := self._cut(part)):
+            self.trimmed[part.key] = cut  # its head, where the sentence's whole was copied (passages.py)
         elif rules & REWRITTEN and part.rewritable:
             text = one_line(self.replies[part.key].content)
             others = " . ".join(r.content for key, r in self.replies.items() if key != part.key)
@@ -154,6 +157,10 @@ class StepsConversation:
             await self.ask(part, asked, attempt)
         else:
             await self.first(part, attempt, [p.text for p in problems])
+
+    def _cut(self, part: Part) -> str:
+        """A summary's answer without its last clause, where that shortens it (one cut per round)."""
+        return without_last_clause(one_line(self.answers.get(part.key, "")))
 
     def findings(self) -> list[Part]:
         return [p for p in self.parts if p.question == "FINDING"]
