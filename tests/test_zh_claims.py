@@ -128,3 +128,18 @@ def test_leading_is_a_glossary_term_and_leading_to_another():
     assert [p.subjects for p in problems if p.rule == "zh_term"] == [("leading = 领先",)]
     assert judge_unit(unit_of(english), "领先的 X1 的表现低于人类基准线。")[1] == []
     assert "leading to" in [t.en for t in terms_in("errors leading to failure")]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # R1-Zero's third finding, the sample run at 2162664: 7 of its 8 rounds left "compared to"
+        "不使用模板可以提高平均性能约60% compared to传统的4-shot提示。",
+        "不使用模板可以提高平均性能约60%， compared to传统的4-shot提示。",
+    ],
+)
+def test_compared_to_left_in_english_is_said_in_chinese(answer):
+    english = "Not using any template boosts average performance by about 60% compared to traditional 4-shot prompting."
+    chinese, problems = judge_unit(unit_of(english), answer)
+    assert chinese == "不使用模板可以提高平均性能约60%，相比传统的4-shot提示。"
+    assert [p.rule for p in problems] == []

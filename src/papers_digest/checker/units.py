@@ -32,6 +32,7 @@ from papers_digest.checker.zh_claims import (
     in_the_papers_voice,
     level_turned,
     means_added,
+    with_comparison_in_chinese,
     without_added_size,
 )
 from papers_digest.checker.zh_figures import number_difference
@@ -210,12 +211,13 @@ def clean_answer(answer: str) -> str:
 
 
 def judge_unit(unit: Unit, answer: str) -> tuple[str, list[Problem]]:
-    """A unit's answer, its names put back and what it adds that the program can take out taken out (a size, the
-    authors' "we": checker/zh_claims.py), and what is wrong with it: placeholders lost or altered, then whatever
-    `judge_chinese` finds."""
+    """A unit's answer, its names put back, what it adds that the program can take out taken out (a size, the
+    authors' "we") and a "compared to" it left said in Chinese (checker/zh_claims.py), and what is wrong with it:
+    placeholders lost or altered, then whatever `judge_chinese` finds."""
     text = clean_answer(answer)
     lost = unit.protected.problems(text, [n for n in unit.protected.names.values() if said_in_chinese(n, text)])
-    chinese = in_the_papers_voice(without_added_size(unit.protected.restore(text), unit.english), unit.english)
+    chinese = without_added_size(with_comparison_in_chinese(unit.protected.restore(text)), unit.english)
+    chinese = in_the_papers_voice(chinese, unit.english)
     problems = [Problem("zh_placeholder", "", f"copy the placeholders as they are: {'; '.join(lost)}")] if lost else []
     return chinese, problems + judge_chinese(unit, chinese)
 
