@@ -626,6 +626,24 @@ def test_a_new_state_of_the_art_is_not_said_as_a_new_benchmark():
     assert kept_scope(record, sentence).endswith("on AIME 2024, setting a new state of the art.")
 
 
+def test_praise_for_a_state_of_the_art_result_is_said_as_the_state_of_the_art():
+    """X-Part's finding on the 2025-09-15 listing at fa54def: "outstanding performance" for the sentence's
+    "state-of-the-art performance"; where the sentence claims none, praise is taken out (rule scope)."""
+    from papers_digest.ways.steps.parts import kept_scope
+
+    sentence = (
+        "Extensive experimental results demonstrate that X-Part achieves state-of-the-art performance in part-level "
+        "shape generation."
+    )
+    written = "X-Part demonstrates outstanding performance in part-level shape generation."
+    assert kept_scope(written, sentence) == (
+        "X-Part demonstrates state-of-the-art performance in part-level shape generation."
+    )
+    assert kept_scope("X-Part shows excellent results.", "X-Part decomposes shapes into parts.") == (
+        "X-Part shows results."
+    )
+
+
 @pytest.mark.parametrize(
     ("written", "mended"),
     [

@@ -248,9 +248,12 @@ def with_state_of_the_art_kept(text: str, sentence: str) -> str:
     state-of-the-art", the 1.5B model wrote "setting a new benchmark" in its summary and finding (the sample run
     at d9e4f29), and the Chinese said it broke a benchmark (打破了基准): a benchmark is a test, not a record. So is
     "breaking new ground" or "breaking the record" said as setting a new state of the art, where the sentence
-    names a benchmark too."""
+    names a benchmark too. And praise for it ("outstanding performance": X-Part's finding on the 2025-09-15
+    listing at fa54def, for "achieves state-of-the-art performance") is said as the state of the art."""
     if not _STATE_OF_THE_ART_RE.search(sentence):
         return text
+    if not _STATE_OF_THE_ART_RE.search(text):
+        text = _PRAISED_RESULT_RE.sub("state-of-the-art ", text)
     # "breaking new ground" is being first, not best: the Chinese said 打破了新纪录 (the sample run at 3ad5929)
     text = _NEW_GROUND_RE.sub(lambda m: f"{_SET[m.group(1).lower()]} a new state of the art", text)
     if re.search(r"\bbenchmarks?\b", sentence, re.IGNORECASE):
@@ -282,6 +285,7 @@ _BOTH_RE = re.compile(r"\bboth\s+((?:[\w-]+\s+){0,4}?[\w-]+)\s+and\s+", re.IGNOR
 
 
 _STATE_OF_THE_ART_RE = re.compile(r"\bstate[- ]of[- ]the[- ]art\b|\bSOTA\b", re.IGNORECASE)
+_PRAISED_RESULT_RE = re.compile(rf"\b(?:an?\s+)?(?:{_PRAISE})\s+(?=(?:performance|results?)\b)", re.IGNORECASE)
 _NEW_BENCHMARK_RE = re.compile(r"\b(an?|the)\s+new\s+benchmark\b", re.IGNORECASE)
 # "breaking new ground", and "breaking the record" (R1-Zero's finding at 9ea04b0, its Chinese 打破了记录)
 _NEW_GROUND_RE = re.compile(
