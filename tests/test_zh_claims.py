@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from papers_digest.checker.direction import cost_raised
 from papers_digest.checker.units import judge_unit, unit_of
 from papers_digest.checker.zh_claims import in_the_papers_voice, level_turned, means_added, without_added_size
 from papers_digest.reading.glossary import terms_in
@@ -143,3 +144,26 @@ def test_compared_to_left_in_english_is_said_in_chinese(answer):
     chinese, problems = judge_unit(unit_of(english), answer)
     assert chinese == "不使用模板可以提高平均性能约60%，相比传统的4-shot提示。"
     assert [p.rule for p in problems] == []
+
+
+def test_a_cost_said_raised_where_the_english_improves_it_is_asked_again():
+    # GlimpRouter's takeaway on the 2026-01-13 listing at fa54def, no figure to read a decrease by
+    english = (
+        "GlimpRouter improves inference accuracy and latency by allocating computation based on a glimpse of thought."
+    )
+    problems = judge_unit(unit_of(english), "X1通过分配计算资源来提高推理准确性和延迟。")[1]
+    assert [p.rule for p in problems] == ["zh_direction"]
+    assert judge_unit(unit_of(english), "X1通过根据一瞥思考分配计算，提高了推理准确性并降低了延迟。")[1] == []
+
+
+@pytest.mark.parametrize(
+    ("english", "chinese"),
+    [
+        (GLIMPROUTER, "GlimpRouter 的准确率提高了 10.7%，延迟减少了 25.9%。"),
+        (GLIMPROUTER, "GlimpRouter 实现了 10.7% 的准确率提高和 25.9% 的延迟减少。"),
+        ("Longer contexts increase latency.", "更长的上下文会增加延迟。"),
+    ],
+    ids=["reduced-after", "noun-phrases", "english-raises"],
+)
+def test_a_cost_the_english_raises_or_the_chinese_lowers_passes(english, chinese):
+    assert cost_raised(english, chinese) is None

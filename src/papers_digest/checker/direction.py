@@ -188,3 +188,24 @@ def comparisons_added(english: str, chinese: str) -> list[str]:
 def _name_words(text: str) -> list[str]:
     """`text`'s words as names are written (GPT-4o, Qwen2.5), case aside, a full stop after them left out."""
     return [word.rstrip(".-").casefold() for word in re.findall(r"[\w.\-]+", text)]
+
+
+# What is better lower (latency, cost, errors) said raised: GlimpRouter's takeaway "improves inference accuracy and
+# latency" came back as 提高推理准确性和延迟 ("raises … latency") on the 2026-01-13 listing at fa54def, no figure
+# for decreases_lost to read. A gain verb whose object, within 8 characters and no word of decrease between or
+# right after, is such a quantity, where the English says none of them goes up.
+_ZH_COST_RAISED_RE = re.compile(
+    r"(?:提高|提升|增加|增大|加大)[^，。；,;降减少低缩短省]{0,8}?(?:延迟|时延|成本|开销|耗时|能耗|错误率|误差|内存占用|显存占用)"
+    r"(?![^，。；,;]{0,2}[降减少低缩短省])"  # 准确率提高和延迟减少: the gain is another's, the cost goes down
+)
+_EN_COST_RAISED_RE = re.compile(
+    r"\b(?:increas\w*|higher|more|rais\w*|grow\w*|longer|add\w*|larger)\b[^.;]{0,40}?"
+    r"\b(?:latency|latencies|costs?|overheads?|time|errors?|memory|energy)\b",
+    re.IGNORECASE,
+)
+
+
+def cost_raised(english: str, chinese: str) -> str | None:
+    """The Chinese words that raise what is better lower (提高…延迟) where the English raises none of it, or None."""
+    found = _ZH_COST_RAISED_RE.search(chinese)
+    return found.group(0) if found and not _EN_COST_RAISED_RE.search(english) else None

@@ -17,6 +17,7 @@ from papers_digest.checker.chinese import cjk_share, zh_ratio
 from papers_digest.checker.direction import (
     beaten_made_winners,
     comparisons_added,
+    cost_raised,
     decreases_lost,
     gain_said,
     negation_lost,
@@ -245,6 +246,9 @@ def judge_chinese(unit: Unit, chinese: str) -> list[Problem]:
         problems.append(Problem("zh_unfinished", "", said))
     if negation := negation_lost(unit.english, chinese):
         said = f"the English says {negation!r}: keep the negation (不, 没有, 无)"
+        problems.append(Problem("zh_direction", "", said))
+    if raised := cost_raised(unit.english, chinese):
+        said = f"says {raised!r}, raised, where the English says it gets better: say 降低 (lower) or 改善"
         problems.append(Problem("zh_direction", "", said))
     if turned := level_turned(chinese, unit.english):
         said = f"says {turned!r}, the opposite level of the English's: say the level the English says (高, 低)"
