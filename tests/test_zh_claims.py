@@ -8,7 +8,13 @@ import pytest
 
 from papers_digest.checker.direction import cost_raised
 from papers_digest.checker.units import judge_unit, unit_of
-from papers_digest.checker.zh_claims import in_the_papers_voice, level_turned, means_added, without_added_size
+from papers_digest.checker.zh_claims import (
+    in_the_papers_voice,
+    level_turned,
+    means_added,
+    with_place_marked,
+    without_added_size,
+)
 from papers_digest.reading.glossary import terms_in
 
 # InfGen's takeaway and its Chinese, the 2025-09-15 listing at 17c45b1: "reduced" came back as 显著减少
@@ -167,3 +173,17 @@ def test_a_cost_said_raised_where_the_english_improves_it_is_asked_again():
 )
 def test_a_cost_the_english_raises_or_the_chinese_lowers_passes(english, chinese):
     assert cost_raised(english, chinese) is None
+
+
+def test_a_place_without_its_at_gets_one():
+    # R1-Zero's summary in the sample run at c3dbd96: "AIME 2024上，" a clause of its own
+    english = (
+        "R1-Zero-Like Training's minimalist recipe achieves 43.3% accuracy on AIME 2024 with a 7B base model, "
+        "setting a new state-of-the-art."
+    )
+    answer = "R1-Zero式训练的极简配方达到43.3%的准确率，使用7B基础模型，AIME 2024上，创造新的最先进水平。"
+    assert judge_unit(unit_of(english), answer)[0] == (
+        "R1-Zero式训练的极简配方达到43.3%的准确率，使用7B基础模型，在AIME 2024上，创造新的最先进水平。"
+    )
+    assert with_place_marked("在AIME 2024上，它达到43.3%。") == "在AIME 2024上，它达到43.3%。"
+    assert with_place_marked("它在Qwen2.5上训练。") == "它在Qwen2.5上训练。"

@@ -29,13 +29,7 @@ from papers_digest.checker.phrases import phrase_parts
 from papers_digest.checker.placeholders import Protected, mark_pattern, marks_in, protect
 from papers_digest.checker.problems import Problem
 from papers_digest.checker.scope import parity_only, states_change
-from papers_digest.checker.zh_claims import (
-    in_the_papers_voice,
-    level_turned,
-    means_added,
-    with_comparison_in_chinese,
-    without_added_size,
-)
+from papers_digest.checker.zh_claims import level_turned, means_added, mended
 from papers_digest.checker.zh_figures import number_difference
 from papers_digest.checker.zh_words import EnglishFacts, ends_without_object, said_in_chinese, word_problems
 from papers_digest.core.models import Digest
@@ -212,13 +206,12 @@ def clean_answer(answer: str) -> str:
 
 
 def judge_unit(unit: Unit, answer: str) -> tuple[str, list[Problem]]:
-    """A unit's answer, its names put back, what it adds that the program can take out taken out (a size, the
-    authors' "we") and a "compared to" it left said in Chinese (checker/zh_claims.py), and what is wrong with it:
+    """A unit's answer, its names put back, what the program mends mended (a size and the authors' "we" taken
+    out, a "compared to" said in Chinese, 在 before a place: checker/zh_claims.py), and what is wrong with it:
     placeholders lost or altered, then whatever `judge_chinese` finds."""
     text = clean_answer(answer)
     lost = unit.protected.problems(text, [n for n in unit.protected.names.values() if said_in_chinese(n, text)])
-    chinese = without_added_size(with_comparison_in_chinese(unit.protected.restore(text)), unit.english)
-    chinese = in_the_papers_voice(chinese, unit.english)
+    chinese = mended(unit.protected.restore(text), unit.english)
     problems = [Problem("zh_placeholder", "", f"copy the placeholders as they are: {'; '.join(lost)}")] if lost else []
     return chinese, problems + judge_chinese(unit, chinese)
 

@@ -1,5 +1,6 @@
 """What a Chinese translation claims that its English does not: a size ("显著"), the authors' voice ("我们"), a
-level turned over (低分辨率 for "high-resolution"). Docs: docs/translation.md, "What the program mends";
+level turned over (低分辨率 for "high-resolution"), a means (通过); and what the program mends in it besides
+("compared to" left in English, a place without its 在). Docs: docs/translation.md, "What the program mends";
 docs/checker.md, rule `zh_direction`.
 
 A 1.5B model adds 显著 ("significantly") to a decrease or a gain as a habit: on the 2025-09-15 listing InfGen's
@@ -103,3 +104,21 @@ _COMPARED_TO_RE = re.compile(r"\s*([，,]?)\s*compared\s+(?:to|with)\s*(?=[\u4e0
 def with_comparison_in_chinese(chinese: str) -> str:
     """`chinese` with an English "compared to" before Chinese words said 相比, after a comma."""
     return _COMPARED_TO_RE.sub("，相比", chinese)
+
+
+# A benchmark said as a place with no 在 before it, a clause of its own: R1-Zero's summary in the sample run at
+# c3dbd96 came back as …，使用7B基础模型，AIME 2024上，创造新的最先进水平 ("…, AIME 2024 on, …"), as in the session
+# before. Chinese says where with 在 (在AIME 2024上); the program writes it.
+_PLACE_WITHOUT_AT_RE = re.compile(r"(^|[，；。])(\s*)(?=[A-Za-z][\w .\-]{0,30}?\s*上[，。；])")
+
+
+def with_place_marked(chinese: str) -> str:
+    """`chinese` with 在 before a name said as a place (AIME 2024上) that opens a clause without it."""
+    return _PLACE_WITHOUT_AT_RE.sub(lambda m: f"{m.group(1)}{m.group(2)}在", chinese)
+
+
+def mended(chinese: str, english: str) -> str:
+    """A unit's Chinese with what the program mends mended: "compared to" said 相比, a size and 我们 the English does
+    not say taken out, 在 before a place that lacks it."""
+    said = with_comparison_in_chinese(chinese)
+    return with_place_marked(in_the_papers_voice(without_added_size(said, english), english))
