@@ -466,15 +466,21 @@ def test_a_decrease_kept_without_its_direction_is_rejected(summary, lost):
         ("Qwen2.5 models perform best with templates, achieving a 100% answering rate.",
          "However, Qwen2.5 models work best (with 100% answering rate) when no template is used.",
          "no template is used"),
-        # faithful: the negation in other words, and a finding that leaves the negated words out altogether
+        # the sample run at 0c20fad: the 60% that "not using any template" brings, given to another subject; and
+        # the same figure with no subject, what brings it left out
+        ("R1-Zero-Like Training significantly improves average performance over traditional 4-shot prompting by "
+         "about 60%.", R1_TEMPLATE, "not using any template"),
+        ("Average performance rises drastically, by about 60% compared to traditional 4-shot prompting.",
+         R1_TEMPLATE, "not using any template"),
+        # faithful: the negation in other words, and a finding that leaves the negated words and their figures out
         ("Removing templates drastically boosts average performance, by about 60% over traditional 4-shot "
          "prompting.", R1_TEMPLATE, None),
         ("Template-free prompting drastically boosts average performance, by about 60% compared to traditional "
          "4-shot prompting.", R1_TEMPLATE, None),
         ("Qwen2.5 models perform best without templates, achieving a 100% answering rate.",
          "However, Qwen2.5 models work best (with 100% answering rate) when no template is used.", None),
-        ("Average performance rises drastically, by about 60% compared to traditional 4-shot prompting.",
-         R1_TEMPLATE, None),
+        ("Qwen2.5 models perform best, with a 100% answering rate, as the paper reports.",
+         "Qwen2.5 models reach a 100% answering rate, though not with every template.", None),
         ("Our method improves recall and precision.", "Our method improves not only recall but also precision.", None),
     ],
 )  # fmt: skip

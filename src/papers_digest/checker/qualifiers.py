@@ -112,15 +112,19 @@ NEGATED_WORDS = 3  # the words after a negation that it negates
 
 def negation_dropped(text: str, sentence: str) -> str | None:
     """The negation of `sentence` ("not using any template") that `text` drops while it speaks of what it negates
-    ("Use templates to enhance performance"): the meaning turned over. A text that leaves the negated words out
-    altogether drops a detail, not the meaning."""
+    ("Use templates to enhance performance"), or while it keeps a figure the sentence states after it, of what it
+    negates ("R1-Zero-Like Training … improves average performance … by about 60%", R1-Zero's finding in the
+    sample run at 0c20fad, the 60% that "not using any template" brings given to another subject): the meaning
+    turned over. A text that leaves the negated words and their figures out altogether drops a detail."""
     if _NEGATION_SAID_RE.search(text):
         return None
     written = stems(text)
+    kept = prose_numbers(text)
     for match in NEGATION_RE.finditer(sentence):
         after = re.findall(r"[A-Za-z][\w-]*", sentence[match.end() :])[:NEGATED_WORDS]
         negated = [w for w in after if len(w) >= 4 and w.casefold() not in _NEGATED_FILLER]
-        if any(w[:5].casefold() in written for w in negated):
+        figures = prose_numbers(sentence[match.end() :])
+        if any(w[:5].casefold() in written for w in negated) or any(k.matches(f) for k in kept for f in figures):
             return f"{match.group(0)} {' '.join(after)}"
     return None
 
