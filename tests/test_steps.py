@@ -1151,3 +1151,19 @@ def test_a_summary_with_no_clause_to_take_off_is_rewritten(prompts):
     from papers_digest.checker.passages import without_last_clause
 
     assert without_last_clause("AnimeGamer outperforms existing methods across gaming aspects.") == ""
+
+
+@pytest.mark.parametrize(
+    ("written", "kept"),
+    [
+        # MergeVQ's method in the sample run at 0c20fad: praise the paper's sentences never give
+        ("MergeVQ establishes a groundbreaking framework for integrating visual generation and representation "
+         "learning. This unified structure seamlessly connects these processes.",
+         "MergeVQ establishes a framework for integrating visual generation and representation learning. This "
+         "unified structure connects these processes."),
+        ("An unparalleled approach, HANRAG routes queries.", "An approach, HANRAG routes queries."),
+        ("Groundbreaking results show X wins.", "Results show X wins."),
+    ],
+)  # fmt: skip
+def test_words_of_praise_are_taken_off_an_answer(written, kept):
+    assert one_line(written) == kept

@@ -208,7 +208,7 @@ def without_added_intensifiers(text: str, sentence: str) -> str:
     (removing one changes no fact, keeping one claims what the paper does not)."""
     if _INTENSIFIER_RE.search(sentence):
         return text
-    text = _INTENSIFIER_ADJECTIVE_RE.sub(_article_for_next_word, text)
+    text = _INTENSIFIER_ADJECTIVE_RE.sub(article_for_next_word, text)
     return " ".join(_INTENSIFIER_ADVERB_RE.sub("", text).split())
 
 
@@ -217,7 +217,7 @@ def without_added_praise(text: str, sentence: str) -> str:
     `sentence` compares nothing: MergeVQ's "favorable token efficiency" came back as "optimal" (rule `scope`)."""
     if _COMPARES_RE.search(sentence):
         return text
-    return " ".join(_PRAISE_ADJECTIVE_RE.sub(_article_for_next_word, text).split())
+    return " ".join(_PRAISE_ADJECTIVE_RE.sub(article_for_next_word, text).split())
 
 
 def without_added_comparison(text: str, sentence: str) -> str:
@@ -294,7 +294,9 @@ _NEW_GROUND_RE = re.compile(
 _SET = {"breaks": "sets", "breaking": "setting", "broke": "set", "break": "set"}
 
 
-def _article_for_next_word(match: re.Match[str]) -> str:
+def article_for_next_word(match: re.Match[str]) -> str:
+    """What stands for a word taken out after an article (group 1, or none) and before the next word's first
+    letter (group 2): the article agreeing with that word ("an innovative framework" -> "a framework")."""
     article = match.group(1)
     if article is None:
         return ""

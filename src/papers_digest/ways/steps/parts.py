@@ -12,6 +12,7 @@ from lemminflect import getAllLemmas
 from papers_digest.checker.echo import without_audience
 from papers_digest.checker.evidence import FRAMED_RE
 from papers_digest.checker.fields import prose_fields
+from papers_digest.checker.hype import without_hype
 from papers_digest.checker.numbers import prose_numbers
 from papers_digest.checker.schema import MAX_NUMBERS
 from papers_digest.checker.scope import (
@@ -338,7 +339,8 @@ def part_of(path: str, parts: list[Part]) -> Part | None:
 
 def one_line(answer: str) -> str:
     """A prose answer as one line: whitespace collapsed; an echoed part name, wrapping quotes, the sentence said
-    back ("The sentence shows that …") and the prompt's reader taken off; an opening "Our …" as "The paper's …"."""
+    back ("The sentence shows that …"), the prompt's reader and words of praise taken off; an opening "Our …" as
+    "The paper's …"."""
     text = " ".join(_ECHOED_NAME_RE.sub("", answer.strip()).split())
     if quoted := _QUOTED_AFTER_LEAD_RE.match(text):
         text = quoted.group("quoted")
@@ -354,7 +356,7 @@ def one_line(answer: str) -> str:
     measured = _MEASURED_FRAME_RE.match(text)
     if measured and len(text) > measured.end():
         text = f"On {measured.group('on')}, {text[measured.end() :].strip()}"
-    text = without_audience(without_figure_reference(text))
+    text = without_hype(without_audience(without_figure_reference(text)))
     # the paper's voice said as a reader's: "Our framework outperforms …" (HANRAG's summary, 2025-09-15 listing)
     return _OUR_RE.sub("The paper's ", text)
 
