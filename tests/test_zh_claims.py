@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from papers_digest.checker.direction import cost_raised
+from papers_digest.checker.direction import benchmarks_made_owners, cost_raised
 from papers_digest.checker.units import judge_unit, unit_of
 from papers_digest.checker.zh_claims import (
     in_the_papers_voice,
@@ -187,3 +187,22 @@ def test_a_place_without_its_at_gets_one():
     )
     assert with_place_marked("在AIME 2024上，它达到43.3%。") == "在AIME 2024上，它达到43.3%。"
     assert with_place_marked("它在Qwen2.5上训练。") == "它在Qwen2.5上训练。"
+
+
+@pytest.mark.parametrize(
+    ("chinese", "made"),
+    [
+        # GlimpRouter's summary on the 2026-01-13 listing at 0c20fad: AIME25 made the standalone model's owner
+        ("GlimpRouter 提高了 10.7% 的准确率和减少了 25.9% 的延迟，相对于 AIME25 的独立大型模型。", ["AIME25"]),
+        ("与 AIME25 上单独的大模型相比，GlimpRouter 的准确率提高了 10.7%，延迟降低了 25.9%。", []),
+        ("在 AIME25 上，GlimpRouter 的准确率比独立大模型提高了 10.7%，延迟降低了 25.9%。", []),
+    ],
+    ids=["owner", "place", "at"],
+)
+def test_a_benchmark_is_where_it_was_measured_not_an_owner(chinese, made):
+    assert benchmarks_made_owners(GLIMPROUTER, chinese) == made
+
+
+def test_a_name_the_work_is_based_on_may_own():
+    english = "X-Part is built on Hunyuan3D and improves part quality."
+    assert benchmarks_made_owners(english, "X-Part 基于 Hunyuan3D 的框架，提高了部件质量。") == []

@@ -209,3 +209,20 @@ def cost_raised(english: str, chinese: str) -> str | None:
     """The Chinese words that raise what is better lower (提高…延迟) where the English raises none of it, or None."""
     found = _ZH_COST_RAISED_RE.search(chinese)
     return found.group(0) if found and not _EN_COST_RAISED_RE.search(english) else None
+
+
+# A benchmark the English measures on ("on AIME25") made the owner of what stands after it in the Chinese (AIME25
+# 的独立大型模型, "AIME25's standalone large model"): GlimpRouter's summary, finding and takeaway on the 2026-01-13
+# listing at 0c20fad and in the review's recorded answer. Chinese says where it was measured: 在 AIME25 上.
+_ON_NAME_RE = re.compile(r"(?<!based )(?<!built )\bon\s+(?:the\s+)?([A-Z][\w.\-]*\w(?:\s\d{4})?)")
+
+
+def benchmarks_made_owners(english: str, chinese: str) -> list[str]:
+    """The names the English says something is measured on that the Chinese writes only as an owner (X 的…)."""
+    made = []
+    for match in _ON_NAME_RE.finditer(english):
+        name = re.escape(match.group(1))
+        placed = rf"(?:在|(?<![对关])于|以)\s*[^，。；]{{0,12}}?{name}|{name}\s*(?:上|中|里|基准|数据集|测试)"
+        if re.search(rf"{name}\s*的", chinese) and not re.search(placed, chinese):
+            made.append(match.group(1))
+    return made

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from papers_digest.checker.chinese import cjk_share, zh_ratio
 from papers_digest.checker.direction import (
     beaten_made_winners,
+    benchmarks_made_owners,
     comparisons_added,
     cost_raised,
     decreases_lost,
@@ -255,6 +256,9 @@ def judge_chinese(unit: Unit, chinese: str) -> list[Problem]:
     if means := means_added(chinese, unit.english):
         said = f"says {means} (by means of) where the English names no means: say what the English says"
         problems.append(Problem("zh_added", "", said))
+    for name in benchmarks_made_owners(unit.english, chinese):
+        said = f"the English says on {name}, where it was measured: write 在 {name} 上, not {name} 的"
+        problems.append(Problem("zh_direction", "", said))
     for name in comparisons_added(unit.english, chinese):
         said = f"the English compares nothing with {name}: say what it says of {name} (a benchmark: 在 {name} 上)"
         problems.append(Problem("zh_direction", "", said))
