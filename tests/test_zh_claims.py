@@ -13,6 +13,7 @@ from papers_digest.checker.zh_claims import (
     level_turned,
     means_added,
     with_place_marked,
+    with_the_paper_said,
     without_added_size,
 )
 from papers_digest.reading.glossary import terms_in
@@ -206,3 +207,23 @@ def test_a_benchmark_is_where_it_was_measured_not_an_owner(chinese, made):
 def test_a_name_the_work_is_based_on_may_own():
     english = "X-Part is built on Hunyuan3D and improves part quality."
     assert benchmarks_made_owners(english, "X-Part 基于 Hunyuan3D 的框架，提高了部件质量。") == []
+
+
+@pytest.mark.parametrize(
+    ("english", "answer", "mended"),
+    [
+        # HANRAG's problem on the 2025-09-15 listing at 0c20fad, a heading
+        ("The paper addresses the problem of noise accumulation in multi-hop question answering.",
+         "多跳问答中的噪声累积问题。", "该论文探讨了多跳问答中的噪声累积问题。"),
+        # R1-Zero's problem in the sample run at 17c45b1, a question no one asks
+        ("The paper addresses the gap in understanding how reinforcement learning (RL) at scale can enhance the "
+         "reasoning capabilities of large language models (LLMs) without the need for supervised fine-tuning.",
+         "强化学习（RL）在大规模场景下如何增强大语言模型（LLMs）的推理能力，而无需进行监督微调。",
+         "该论文探讨了强化学习（RL）在大规模场景下如何增强大语言模型（LLMs）的推理能力，而无需进行监督微调。"),
+        # said already
+        ("The paper addresses the problem of noise accumulation in multi-hop question answering.",
+         "该研究关注多跳问答中的噪声累积问题。", "该研究关注多跳问答中的噪声累积问题。"),
+    ],
+)  # fmt: skip
+def test_a_problem_said_as_its_bare_topic_gets_the_papers_opening(english, answer, mended):
+    assert with_the_paper_said(answer, english) == mended

@@ -117,8 +117,29 @@ def with_place_marked(chinese: str) -> str:
     return _PLACE_WITHOUT_AT_RE.sub(lambda m: f"{m.group(1)}{m.group(2)}在", chinese)
 
 
+# A problem said as its bare topic, "The paper addresses …" left out: HANRAG's problem on the 2025-09-15 listing at
+# 0c20fad came back as 多跳问答中的噪声累积问题。 ("the problem of noise accumulation in multi-hop QA."), a heading,
+# and R1-Zero's as 强化学习（RL）在大规模场景下如何增强…, a question with no one asking it. Where the English opens
+# with the paper and a verb of study and the Chinese says neither, the program writes the opening.
+_EN_STUDIES_RE = re.compile(
+    r"^\s*(?:The|This)\s+(?:paper|study|research|work)\s+(?:address|investigat|explor|tackl|examin|stud|focus)",
+    re.IGNORECASE,
+)
+_ZH_STUDIES_RE = re.compile(r"论文|研究|本文|该文|文章|作者|工作|探讨|解决|针对|关注|处理|应对|讨论|探索|考察|分析")
+_ZH_STUDIES = "该论文探讨了"
+
+
+def with_the_paper_said(chinese: str, english: str) -> str:
+    """`chinese` with 该论文探讨了 ("the paper examines") before it where `english` opens with the paper studying
+    something and `chinese` says no one does."""
+    if _EN_STUDIES_RE.match(english) and not _ZH_STUDIES_RE.search(chinese):
+        return _ZH_STUDIES + chinese.lstrip()
+    return chinese
+
+
 def mended(chinese: str, english: str) -> str:
     """A unit's Chinese with what the program mends mended: "compared to" said 相比, a size and 我们 the English does
-    not say taken out, 在 before a place that lacks it."""
+    not say taken out, 在 before a place that lacks it, the paper's opening where it was left out."""
     said = with_comparison_in_chinese(chinese)
-    return with_place_marked(in_the_papers_voice(without_added_size(said, english), english))
+    said = with_place_marked(in_the_papers_voice(without_added_size(said, english), english))
+    return with_the_paper_said(said, english)
