@@ -1167,3 +1167,25 @@ def test_a_summary_with_no_clause_to_take_off_is_rewritten(prompts):
 )  # fmt: skip
 def test_words_of_praise_are_taken_off_an_answer(written, kept):
     assert one_line(written) == kept
+
+
+def test_the_papers_work_is_said_by_the_name_its_title_gives(prompts):
+    """HANRAG's summary and finding on the 2025-09-15 listing at 0c20fad: "The paper's framework performs better
+    …", from its sentence's "our framework"; the title names it, so the digest does."""
+    from papers_digest.checker.naming import paper_name, with_paper_named
+
+    hanrag = paper_name(
+        "HANRAG: Heuristic Accurate Noise-resistant Retrieval-Augmented Generation for Multi-hop Question Answering"
+    )
+    assert hanrag == "HANRAG"
+    assert with_paper_named("The paper's framework performs better in both tasks.", hanrag) == (
+        "HANRAG performs better in both tasks."
+    )
+    assert with_paper_named("It routes queries with a framework of experts.", hanrag) == (
+        "It routes queries with a framework of experts."
+    )
+    assert paper_name("Understanding R1-Zero-Like Training: A Critical Perspective") == ""
+    talk, parts = talk_on(prompts, doc(MERGEVQ))
+    summary = next(p for p in parts if p.question == "SUMMARY")
+    talk.replies = {summary.key: reply("Our framework achieves competitive performance on ImageNet.")}
+    assert talk.answers[summary.key] == "MergeVQ achieves competitive performance on ImageNet."

@@ -257,3 +257,24 @@ def _figure(name: str) -> bool:
 
 def _plain(text: str) -> str:
     return " ".join(re.sub(r"[-‐–]", " ", text).casefold().split())
+
+
+# The paper's own work said by the name its title gives it: HANRAG's summary and finding on the 2025-09-15 listing
+# said "The paper's framework performs better …" (its sentence's "our framework"), and the Chinese 框架…, a reader
+# left to guess whose framework.
+_OWN_WORK_RE = re.compile(
+    r"\b(?:[Tt]he\s+paper's|[Tt]he\s+proposed|[Oo]ur)\s+(?:framework|method|approach|model|system|benchmark|"
+    r"pipeline|technique)\b|^The\s+(?:framework|method|approach)\b"
+)
+
+
+def paper_name(title: str) -> str:
+    """The name a title gives the paper's work before its colon ("HANRAG: Heuristic …" -> "HANRAG"), or ""."""
+    head, colon, _ = title.partition(":")
+    head = head.strip()
+    return head if colon and names_in(head) == [head] else ""
+
+
+def with_paper_named(text: str, name: str) -> str:
+    """`text` with "our framework", "the paper's method" or an opening "The framework" said as `name`."""
+    return _OWN_WORK_RE.sub(name, text) if name else text

@@ -10,7 +10,14 @@ from dataclasses import dataclass, field
 from papers_digest.checker.echo import echoed
 from papers_digest.checker.english import ENGLISH_RULES, Verdict, rule_problems
 from papers_digest.checker.evidence import evidence_problems, summary_owes
-from papers_digest.checker.naming import acronyms_spelled, terms, with_acronym_alone, with_name_as_written
+from papers_digest.checker.naming import (
+    acronyms_spelled,
+    paper_name,
+    terms,
+    with_acronym_alone,
+    with_name_as_written,
+    with_paper_named,
+)
 from papers_digest.checker.paper import PaperFacts
 from papers_digest.checker.parse import digest_of
 from papers_digest.checker.passages import PaperWords, without_last_clause
@@ -74,9 +81,12 @@ class StepsConversation:
 
     @property
     def answers(self) -> dict[str, str]:
+        """Each part's answer (its own, another's it borrowed, or the program's mend), the paper's work said by
+        its name where the title gives one (checker/naming.py)."""
         own = {key: reply.content for key, reply in self.replies.items()}
         borrowed = {key: own[other] for key, other in self.borrowed.items() if other in own}
-        return {**own, **borrowed, **self.trimmed}
+        name = paper_name(self.title)
+        return {key: with_paper_named(text, name) for key, text in {**own, **borrowed, **self.trimmed}.items()}
 
     def in_use(self) -> list[ChatReply]:
         return [self.replies[p.key] for p in self.parts if p.key in self.replies and p.key not in self.borrowed]
