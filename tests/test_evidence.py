@@ -530,3 +530,23 @@ def test_a_takeaway_keeps_the_findings_decreases(takeaway, lost):
     digest = Digest.model_validate({**digest_with("one_sentence", "x").model_dump(), "takeaways": [takeaway]})
     problems = evidence_problems(digest, {"takeaways": [GLIMPROUTER_RESULT]})
     assert [(p.rule, p.field) for p in problems] == ([("scope", "takeaways[0]")] if lost else [])
+
+
+@pytest.mark.parametrize(
+    ("finding", "dropped"),
+    [
+        # PaCoRe's finding on the 2026-01-13 listing at 94b905f: "roughly two million" said as exactly that
+        ("PaCoRe outperforms GPT-5 by scaling TTC to two million tokens.", "drops 'about' before two million"),
+        ("PaCoRe outperforms GPT-5 by scaling effective TTC to approximately two million tokens.", None),
+        ("PaCoRe outperforms GPT-5 by scaling its effective TTC.", None),
+    ],
+)
+def test_a_hedge_before_a_figure_said_in_words_is_kept(finding, dropped):
+    from papers_digest.checker.scope import scope_dropped
+
+    sentence = (
+        "Notably, an 8B model reaches 94.5% on HMMT 2025, surpassing GPT-5's 93.2% by scaling effective TTC to "
+        "roughly two million tokens."
+    )
+    said = scope_dropped(finding, sentence)
+    assert (said.split(":")[0] if said else None) == dropped

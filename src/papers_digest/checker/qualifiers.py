@@ -130,3 +130,30 @@ def negation_dropped(text: str, sentence: str) -> str | None:
 
 
 _NEGATED_FILLER = frozenset({"only", "more", "much", "been", "have", "also", "even", "just", "that", "this", "with"})
+
+
+# A figure said in words ("two million tokens"), which the number reader leaves to prose; a hedge before it
+# bounds it as one before "2M" would. PaCoRe's finding on the 2026-01-13 listing at 94b905f said "scaling effective
+# TTC to two million tokens" for the sentence's "to roughly two million tokens", and passed.
+_WORD_FIGURE_RE = re.compile(
+    r"\b(?:(?:a|one|two|three|four|five|six|seven|eight|nine|ten|several|tens\s+of|hundreds\s+of)\s+)?"
+    r"(?:hundred|thousand|million|billion)s?\b",
+    re.IGNORECASE,
+)
+
+
+def word_figure_hedge_dropped(text: str, sentence: str) -> tuple[str, str] | None:
+    """The hedge `sentence` puts before a figure said in words ("roughly two million") that `text` writes without
+    it, and that figure, or None."""
+    for match in _WORD_FIGURE_RE.finditer(sentence):
+        hedge = _hedge_ending(sentence[: match.start()])
+        at = text.casefold().find(match.group(0).casefold())
+        if hedge is not None and at >= 0 and _hedge_ending(text[:at]) != hedge:
+            return HEDGES[hedge][0], match.group(0)
+    return None
+
+
+def _hedge_ending(text: str) -> int | None:
+    """Which of HEDGES the text ends on, or None."""
+    said = " ".join(text.casefold().split()[-HEDGE_WINDOW:])
+    return next((i for i, words in enumerate(HEDGES) if any(said.endswith(f" {w}") or said == w for w in words)), None)

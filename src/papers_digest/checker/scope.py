@@ -20,6 +20,7 @@ from papers_digest.checker.qualifiers import (
     hedge_before,
     names_baseline,
     negation_dropped,
+    word_figure_hedge_dropped,
 )
 
 _PARITY_RE = re.compile(
@@ -123,6 +124,8 @@ def scope_dropped(text: str, sentence: str) -> str | None:
     added = _added_claim(text, sentence)
     if added:
         return f"claims {added!r}, which the paper's sentence does not: say only what it states"
+    if words_hedged := word_figure_hedge_dropped(text, sentence):
+        return f"drops {words_hedged[0]!r} before {words_hedged[1]}: keep it, as the paper states it"
     kept = [n for n in prose_numbers(text) if any(n.matches(f) for f in prose_numbers(sentence))]
     if not kept:
         return None
