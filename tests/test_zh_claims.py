@@ -227,3 +227,11 @@ def test_a_name_the_work_is_based_on_may_own():
 )  # fmt: skip
 def test_a_problem_said_as_its_bare_topic_gets_the_papers_opening(english, answer, mended):
     assert with_the_paper_said(answer, english) == mended
+
+
+def test_resolution_agnostic_is_not_said_without_resolution():
+    # InfGen's method on the 2025-09-15 listing at 94b905f: 无分辨率的范式 ("a paradigm with no resolution")
+    english = "The paper proposes InfGen, a resolution-agnostic paradigm for scalable image synthesis."
+    problems = judge_unit(unit_of(english), "该论文提出X1，一种无分辨率的范式，用于可扩展的图像合成。")[1]
+    assert "zh_term" in {p.rule for p in problems}
+    assert judge_unit(unit_of(english), "该论文提出X1，一种与分辨率无关的可扩展图像合成范式。")[1] == []
