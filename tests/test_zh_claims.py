@@ -12,6 +12,7 @@ from papers_digest.checker.zh_claims import (
     in_the_papers_voice,
     level_turned,
     means_added,
+    with_acronym_after_its_words,
     with_place_marked,
     with_the_paper_said,
     without_added_size,
@@ -235,3 +236,18 @@ def test_resolution_agnostic_is_not_said_without_resolution():
     problems = judge_unit(unit_of(english), "该论文提出X1，一种无分辨率的范式，用于可扩展的图像合成。")[1]
     assert "zh_term" in {p.rule for p in problems}
     assert judge_unit(unit_of(english), "该论文提出X1，一种与分辨率无关的可扩展图像合成范式。")[1] == []
+
+
+def test_an_acronym_in_brackets_stands_after_the_words_it_stands_for():
+    # R1-Zero's method in the sample runs at 17c45b1 and 9986f98: （RL） after 影响, "the effect"
+    english = (
+        "The paper introduces a technique to analyze the pretraining effects on base models and their influence on "
+        "reinforcement learning (RL) performance."
+    )
+    answer = "该论文介绍了一种技术，用于分析预训练对基础模型的影响及其对强化学习性能的影响（RL）。"
+    assert judge_unit(unit_of(english), answer)[0] == (
+        "该论文介绍了一种技术，用于分析预训练对基础模型的影响及其对强化学习（RL）性能的影响。"
+    )
+    placed = "强化学习（RL）在大规模场景下如何增强大语言模型（LLMs）的推理能力。"
+    english = "How reinforcement learning (RL) at scale can enhance the reasoning of large language models (LLMs)."
+    assert with_acronym_after_its_words(placed, english) == placed

@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 
 from papers_digest.checker.scope import claims_size
+from papers_digest.reading.glossary import whole_term
+from papers_digest.reading.names import acronym_definitions
 
 # Chinese adverbs and adjectives of size, with the 地/的 that makes them one; 大量 ("a large number of",
 # "extensive experiments" → 大量实验) and 非常 ("crucial" → 非常重要) are left, since the English says them.
@@ -139,7 +141,26 @@ def with_the_paper_said(chinese: str, english: str) -> str:
 
 def mended(chinese: str, english: str) -> str:
     """A unit's Chinese with what the program mends mended: "compared to" said 相比, a size and 我们 the English does
-    not say taken out, 在 before a place that lacks it, the paper's opening where it was left out."""
+    not say taken out, 在 before a place that lacks it, the paper's opening where it was left out, an acronym in
+    brackets after the words it stands for."""
     said = with_comparison_in_chinese(chinese)
     said = with_place_marked(in_the_papers_voice(without_added_size(said, english), english))
-    return with_the_paper_said(said, english)
+    return with_acronym_after_its_words(with_the_paper_said(said, english), english)
+
+
+def with_acronym_after_its_words(chinese: str, english: str) -> str:
+    """`chinese` with an acronym in brackets moved to right after the glossary's rendering of the words it stands
+    for, where the English defines it ("reinforcement learning (RL)") and the Chinese put it elsewhere: R1-Zero's
+    method came back as …对强化学习性能的影响（RL） ("the effect (RL)") in two sample runs this session."""
+    for acronym, words in acronym_definitions(english).items():
+        term = whole_term(words)
+        bracketed = re.search(rf"[（(]\s*{re.escape(acronym)}\s*[）)]", chinese)
+        if term is None or term.keep or bracketed is None:
+            continue
+        rendered = next((r for r in term.zh if r in chinese), None)
+        if rendered is None or re.search(rf"{re.escape(rendered)}\s*[（(]\s*{re.escape(acronym)}", chinese):
+            continue
+        without = chinese[: bracketed.start()] + chinese[bracketed.end() :]
+        at = without.find(rendered) + len(rendered)
+        chinese = f"{without[:at]}（{acronym}）{without[at:]}"
+    return chinese
