@@ -207,8 +207,14 @@ _EN_COST_RAISED_RE = re.compile(
 
 def cost_raised(english: str, chinese: str) -> str | None:
     """The Chinese words that raise what is better lower (提高…延迟) where the English raises none of it, or None."""
-    found = _ZH_COST_RAISED_RE.search(chinese)
-    return found.group(0) if found and not _EN_COST_RAISED_RE.search(english) else None
+    return said_without(_ZH_COST_RAISED_RE, _EN_COST_RAISED_RE, chinese, english)
+
+
+def said_without(said: re.Pattern[str], unsaid: re.Pattern[str], chinese: str, english: str) -> str | None:
+    """The Chinese words `said` matches where the English has nothing `unsaid` matches, or None: what the
+    translation says that its English does not."""
+    found = said.search(chinese)
+    return found.group(0) if found and not unsaid.search(english) else None
 
 
 # A benchmark the English measures on ("on AIME25") made the owner of what stands after it in the Chinese (AIME25

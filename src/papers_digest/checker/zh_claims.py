@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from papers_digest.checker.direction import said_without
 from papers_digest.checker.scope import claims_size
 from papers_digest.reading.glossary import whole_term
 from papers_digest.reading.names import acronym_definitions
@@ -93,8 +94,7 @@ _EN_MEANS_RE = re.compile(
 
 def means_added(chinese: str, english: str) -> str | None:
     """The Chinese word of means (通过, "by way of") where `english` names no means, or None."""
-    found = _ZH_MEANS_RE.search(chinese)
-    return found.group(0) if found and not _EN_MEANS_RE.search(english) else None
+    return said_without(_ZH_MEANS_RE, _EN_MEANS_RE, chinese, english)
 
 
 # "compared to" left in English between Chinese words: R1-Zero's "… by about 60% compared to traditional 4-shot
