@@ -207,9 +207,9 @@ def clean_answer(answer: str) -> str:
 
 
 def judge_unit(unit: Unit, answer: str) -> tuple[str, list[Problem]]:
-    """A unit's answer, its names put back, what the program mends mended (a size and the authors' "we" taken
-    out, a "compared to" said in Chinese, 在 before a place: checker/zh_claims.py), and what is wrong with it:
-    placeholders lost or altered, then whatever `judge_chinese` finds."""
+    """A unit's answer, its names put back, what the program mends mended (`zh_claims.mended`: a size and the
+    authors' "we" taken out, a "compared to" said in Chinese, 在 before a place, the paper's opening, an acronym
+    after its words), and what is wrong with it: placeholders lost or altered, then whatever `judge_chinese` finds."""
     text = clean_answer(answer)
     lost = unit.protected.problems(text, [n for n in unit.protected.names.values() if said_in_chinese(n, text)])
     chinese = mended(unit.protected.restore(text), unit.english)
