@@ -191,6 +191,34 @@ def test_a_place_without_its_at_gets_one():
     assert with_place_marked("它在Qwen2.5上训练。") == "它在Qwen2.5上训练。"
 
 
+def test_a_benchmark_said_as_a_bare_clause_gets_its_place():
+    # R1-Zero's summary in the sample run at 78e622b: "AIME 2024" a clause of its own, no 在 and no 上
+    english = (
+        "R1-Zero-Like Training's minimalist recipe achieves 43.3% accuracy on AIME 2024 with a 7B base model, "
+        "setting a new state-of-the-art."
+    )
+    answer = "R1-Zero式训练的极简配方达到了43.3%的准确率，使用了7B基础模型，AIME 2024，创造新的最先进水平。"
+    assert judge_unit(unit_of(english), answer)[0] == (
+        "R1-Zero式训练的极简配方达到了43.3%的准确率，使用了7B基础模型，在AIME 2024上，创造新的最先进水平。"
+    )
+
+
+@pytest.mark.parametrize(
+    ("english", "chinese"),
+    [
+        # a list of names, each a name: the English says none of them "on"
+        ("It compares GPT-4o, Claude and Gemini.", "它比较了GPT-4o，Claude，Gemini。"),
+        # a name the English does not place
+        ("MergeVQ, a novel framework, merges tokens.", "MergeVQ，一种新的框架，合并token。"),
+        # already placed
+        ("It reaches 43.3% on AIME 2024.", "它在AIME 2024上，达到43.3%。"),
+    ],
+    ids=["list", "apposition", "placed"],
+)
+def test_a_name_not_said_as_a_place_is_left(english, chinese):
+    assert with_place_marked(chinese, english) == chinese
+
+
 @pytest.mark.parametrize(
     ("chinese", "made"),
     [

@@ -112,11 +112,23 @@ def with_comparison_in_chinese(chinese: str) -> str:
 # c3dbd96 came back as …，使用7B基础模型，AIME 2024上，创造新的最先进水平 ("…, AIME 2024 on, …"), as in the session
 # before. Chinese says where with 在 (在AIME 2024上); the program writes it.
 _PLACE_WITHOUT_AT_RE = re.compile(r"(^|[，；。])(\s*)(?=[A-Za-z][\w .\-]{0,30}?\s*上[，。；])")
+# The same benchmark as a bare clause, with no word of place at all: …，使用了7B基础模型，AIME 2024，创造新的最先进水平
+# (the sample run at 78e622b), where the English says "on AIME 2024". Only a clause that is a name alone, and only
+# where the English says it "on" or "across": a name listed in the Chinese stays a name.
+_BARE_NAME_CLAUSE_RE = re.compile(r"(?<=[，；])\s*([A-Za-z][\w.\-]*(?: [\w.\-]+){0,3})\s*(?=[，；。])")
 
 
-def with_place_marked(chinese: str) -> str:
-    """`chinese` with 在 before a name said as a place (AIME 2024上) that opens a clause without it."""
-    return _PLACE_WITHOUT_AT_RE.sub(lambda m: f"{m.group(1)}{m.group(2)}在", chinese)
+def with_place_marked(chinese: str, english: str = "") -> str:
+    """`chinese` with 在 before a name said as a place (AIME 2024上) that opens a clause without it, and 在…上
+    around a name said as a clause of its own that `english` says a result is "on"."""
+    said = _PLACE_WITHOUT_AT_RE.sub(lambda m: f"{m.group(1)}{m.group(2)}在", chinese)
+
+    def placed(match: re.Match[str]) -> str:
+        name = match.group(1)
+        on = re.search(rf"\b(?:on|across)\s+(?:the\s+)?{re.escape(name)}(?![\w-])", english)
+        return f"在{name}上" if on else match.group(0)
+
+    return _BARE_NAME_CLAUSE_RE.sub(placed, said)
 
 
 # A problem said as its bare topic, "The paper addresses …" left out: HANRAG's problem on the 2025-09-15 listing at
@@ -144,7 +156,7 @@ def mended(chinese: str, english: str) -> str:
     not say taken out, 在 before a place that lacks it, the paper's opening where it was left out, an acronym in
     brackets after the words it stands for."""
     said = with_comparison_in_chinese(chinese)
-    said = with_place_marked(in_the_papers_voice(without_added_size(said, english), english))
+    said = with_place_marked(in_the_papers_voice(without_added_size(said, english), english), english)
     return with_acronym_after_its_words(with_the_paper_said(said, english), english)
 
 
