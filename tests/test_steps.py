@@ -1147,6 +1147,67 @@ def test_a_summary_that_copied_its_sentence_whole_loses_its_last_clause(prompts)
     assert [p for p in talk.judged()[1].problems if p.field == "one_sentence"] == []
 
 
+@pytest.mark.parametrize(
+    ("summary_said", "borrowed"),
+    [
+        # the summary of the same sentence in the sample run at 78e622b before this one, which passed
+        ("MergeVQ achieves competitive performance on ImageNet, demonstrating competitive visual representation "
+         "learning and image generation while maintaining favorable token efficiency and inference speed.", True),
+        # a summary that claims more than the sentence's parity owes the finding its scope: not taken
+        ("MergeVQ outperforms other models in visual representation learning and image generation on ImageNet.",
+         False),
+    ],
+)  # fmt: skip
+def test_a_finding_that_keeps_failing_takes_the_wording_of_its_passing_summary(prompts, summary_said, borrowed):
+    """MergeVQ's one finding in the sample run at 78e622b: 26 words of its sentence in round 6, "enhancing" or
+    "outperforms" claimed in others, while the summary of the same sentence passed; the paper failed on a result
+    it had said. From BORROW_FROM_ROUND on the finding is said as the summary says it, where that owes it nothing."""
+    from papers_digest.llm.conversation import Task
+    from papers_digest.ways.steps.conversation import BORROW_FROM_ROUND
+
+    class Engine:  # answers a finding asked again (the model's side of the conversation, not what is tested)
+        async def chat(self, messages, context, calls, **_):
+            return reply("MergeVQ delivers competitive results while enhancing efficiency and speed.")
+
+    task = Task(SAMPLE_DATE, "2504.00999", "digest_en", "steps")
+    talk, parts = talk_on(prompts, doc(MERGEVQ), Engine(), task)
+    finding = next(p for p in parts if p.question == "FINDING")
+    summary = next(p for p in parts if p.question == "SUMMARY")
+    copied = (
+        "MergeVQ achieves competitive performance in both visual representation learning and image generation "
+        "tasks while maintaining favorable token efficiency and inference speed."
+    )
+    talk.replies = {finding.key: reply(copied), summary.key: reply(summary_said)}
+    found = [p for p in talk.judged()[1].problems if p.field.startswith(finding.field)]
+    assert {p.rule for p in found} == {"copied"}
+    asyncio.run(talk.mend(finding, found, attempt=BORROW_FROM_ROUND, failing=frozenset({finding.key})))
+    assert (talk.answers[finding.key] == summary_said) is borrowed
+    if borrowed:
+        assert [p for p in talk.judged()[1].problems if p.field.startswith(finding.field)] == []
+
+
+def test_a_finding_still_copying_late_is_dropped_where_others_remain(prompts):
+    """R1-Zero's third finding in the sample run at 78e622b, its answer in rounds 1 to 3: 18 words of its sentence
+    (rounds 4 to 6 dropped its negation or added a figure), the other two findings passing. From BORROW_FROM_ROUND
+    on the finding is left out, not the paper."""
+    from papers_digest.ways.steps.conversation import BORROW_FROM_ROUND
+
+    talk, parts = talk_on(prompts, doc(R1))
+    answers = {
+        "FINDING [1]": "A minimalist R1-Zero recipe reaches 43.3% accuracy on AIME 2024 with a 7B base model.",
+        "FINDING [2]": "Qwen2.5 models work best, with a 100% answering rate, when no template is used.",
+        "FINDING [3]": "Not using a template can significantly boost the average performance, resulting in an "
+        "improvement of about 60% compared to the traditional 4-shot prompting.",
+    }
+    talk.replies = {key: reply(text) for key, text in answers.items()}
+    copied = [p for p in talk.judged()[1].problems if p.field.startswith("results[2]")]
+    assert {p.rule for p in copied} == {"copied"}
+    asyncio.run(talk.mend(next(p for p in parts if p.key == "FINDING [3]"), copied, attempt=BORROW_FROM_ROUND))
+    data, verdict = talk.judged()
+    assert [r["finding"] for r in data["results"]] == [answers["FINDING [1]"], answers["FINDING [2]"]]
+    assert [p for p in verdict.problems if p.field.startswith("results")] == []
+
+
 def test_a_summary_with_no_clause_to_take_off_is_rewritten(prompts):
     from papers_digest.checker.passages import without_last_clause
 

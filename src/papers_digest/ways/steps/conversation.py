@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from papers_digest.checker.echo import echoed
 from papers_digest.checker.english import ENGLISH_RULES, Verdict, rule_problems
-from papers_digest.checker.evidence import evidence_problems, summary_owes
+from papers_digest.checker.evidence import evidence_problems, finding_owes, summary_owes
 from papers_digest.checker.naming import (
     acronyms_spelled,
     paper_name,
@@ -128,16 +128,21 @@ class StepsConversation:
         part that copied, repeated or was cut off rewritten in other words without the paper in view (the words it
         copied named); a summary of the main result that keeps failing, from BORROW_FROM_ROUND on, said as the
         finding of the same sentence says it, where that finding passed and owes it nothing (`failing`: the parts
-        that did not), or else, where it copied, its last clause taken off; any other asked again afresh, told
-        what to mind."""
+        that did not), or else, where it copied, its last clause taken off; a finding that keeps failing said as
+        the summary of its sentence says it, where that passed and owes the finding nothing, or else, where it
+        still copies, dropped where others remain; any other asked again afresh, told what to mind."""
         rules = {p.rule for p in problems}
         late = attempt - self.first_attempt >= BORROW_FROM_ROUND - 1
         same = self._finding_to_borrow(part, failing)
+        summary = self._summary_to_borrow(part, failing) if late else None
         failed = {p.field for p in problems}
         mind_map = assemble(self.parts, self.answers)["mind_map"] if part.question == "IDEAS" else {}
         ideas = mind_map.get("children", [])
         kept = [idea["label"] for i, idea in enumerate(ideas) if f"{part.field}[{i}].label" not in failed]
-        if part.question == "FINDING" and _droppable(rules, late) and len(self.findings()) > 1:
+        if summary is not None:
+            # the result said as the summary says it: that wording passed every check the finding owes its sentence
+            self.trimmed[part.key] = self.answers[summary.key]
+        elif part.question == "FINDING" and _droppable(rules, late) and len(self.findings()) > 1:
             self.parts = renumbered([p for p in self.parts if p is not part])
         elif part.question == "IDEAS" and rules == {"label"} and (kept or late):
             # the ideas that are labels in the paper's words kept, the others left out (asked again, the 1.5B
@@ -191,6 +196,19 @@ class StepsConversation:
             None,
         )
 
+    def _summary_to_borrow(self, part: Part, failing: frozenset[str]) -> Part | None:
+        """The summary whose wording the finding `part` may take: written from the finding's own sentence, its own
+        (borrowed from no finding), passing, and owing the finding nothing. MergeVQ's one finding copied 19 to 26
+        words of its sentence, or claimed "enhancing" or "outperforms", in all 6 rounds of two sample runs (at
+        94b905f and 78e622b), its summary of the same sentence passing: the paper failed on a result it had said."""
+        summary = next((p for p in self.parts if p.question == "SUMMARY"), None)
+        if part.question != "FINDING" or summary is None or summary.sources != part.sources:
+            return None
+        if summary.key in failing or summary.key in self.borrowed:
+            return None
+        text = one_line(self.answers.get(summary.key, ""))
+        return summary if text and not finding_owes(f"{part.field}.finding", text, part.sources[0].text) else None
+
     def judged(self) -> tuple[dict, Verdict]:
         """The digest the answers make and the checker's verdict on it: every rule of the English digest but
         the count's, what each finding and the summary owe their sentences, and no echo of the questions."""
@@ -238,8 +256,10 @@ def to_mend(problems: list[Problem], parts: list[Part]) -> dict[str, list[Proble
 def _droppable(rules: set[str], late: bool) -> bool:
     """Whether a finding failing `rules` is dropped where others remain: one repeating another, and one still
     said as what the paper does after a few rounds (its sentence was a claim the 1.5B model reads as the method:
-    X-Part's "This work establishes a new paradigm …" on the 2025-09-15 listing)."""
-    return rules == {"repeated"} or (late and rules == {"finding_doing"})
+    X-Part's "This work establishes a new paradigm …" on the 2025-09-15 listing), or still copying it (R1-Zero's
+    third finding copied 18 words of its sentence in rounds 1 to 3 of the sample run at 78e622b, and the paper
+    failed, its two other findings passing)."""
+    return rules == {"repeated"} or (late and rules in ({"finding_doing"}, {"copied"}))
 
 
 def renumbered(parts: list[Part]) -> list[Part]:
