@@ -296,6 +296,15 @@ def test_the_frame_around_a_finding_is_taken_off():
     assert one_line("The paper demonstrates that with just 120 GPU hours, vsGRPO-2B beats GPT-4o.") == (
         "With just 120 GPU hours, vsGRPO-2B beats GPT-4o."
     )
+    # VideoDR's summary on the 2026-01-13 listing at 5fe895a
+    assert (
+        one_line("Further analysis reveals that goal drift and long-horizon consistency are the core bottlenecks.")
+        == "Goal drift and long-horizon consistency are the core bottlenecks."
+    )
+    assert one_line("Extensive experiments show that MergeVQ is competitive.") == "MergeVQ is competitive."
+    # what the analysis is said to be, kept: "Further analysis of the errors reveals …" is no frame alone
+    kept = "Further analysis of the errors reveals that agents drift."
+    assert one_line(kept) == kept
 
 
 @pytest.mark.parametrize(

@@ -66,7 +66,9 @@ MIN_PROBLEM_WORDS = 8  # a problem left shorter than this by the cut says too li
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 # "The paper shows that …": a frame around what was found, which the reader knows already (taken off).
 _FRAME_RE = re.compile(
-    r"^(?:the|this|our) (?:paper|study|work|authors?|results?|experiments?|evaluations?|analysis)\s+(?:also\s+)?"
+    # "Further analysis reveals that …" too (VideoDR's summary on the 2026-01-13 listing at 5fe895a opened so)
+    r"^(?:the|this|our|these|further|extensive|comprehensive|(?:the|our)\s+further)\s+"
+    r"(?:paper|study|work|authors?|results?|experiments?|evaluations?|analys[ie]s)\s+(?:also\s+)?"
     r"(?:shows?|showed|shown|demonstrates?|demonstrated|reports?|reported|finds?|found|reveals?|revealed|"
     r"indicates?|indicated|verif(?:y|ies|ied)|confirms?|confirmed|suggests?|suggested)\s+that,?\s+"
     # the takeaway's question said back: "Practitioners should remember that …" (every takeaway of the sample
