@@ -10,6 +10,7 @@ from papers_digest.checker.direction import benchmarks_made_owners, cost_raised
 from papers_digest.checker.units import judge_unit, unit_of
 from papers_digest.checker.zh_claims import (
     in_the_papers_voice,
+    level_dropped,
     level_turned,
     means_added,
     with_acronym_after_its_words,
@@ -88,6 +89,35 @@ def test_a_level_said_low_where_the_english_says_high_fails():
 )
 def test_a_level_the_english_says_passes(english, chinese):
     assert level_turned(chinese, english) is None
+
+
+INFGEN_SUMMARY = (
+    "InfGen achieves high-resolution image synthesis with reduced 4K generation time, demonstrating its capability "
+    "to improve models into the arbitrary high-resolution era."
+)
+
+
+def test_a_level_the_chinese_drops_fails():
+    # InfGen's summary on the 2025-09-15 listing at 5fe895a: the first "high-resolution" said 分辨率, no 高
+    chinese = "InfGen 提高了分辨率图像合成的效率，同时减少了 4K 生成时间，证明了其有能力将模型提升到任意高分辨率的时代"
+    assert level_dropped(chinese, INFGEN_SUMMARY) == "分辨率"
+    problems = judge_unit(unit_of(INFGEN_SUMMARY), chinese.replace("InfGen", "X1") + "。")[1]
+    assert [p.rule for p in problems] == ["zh_direction"]
+
+
+@pytest.mark.parametrize(
+    ("english", "chinese"),
+    [
+        (INFGEN_SUMMARY, "InfGen 以更短的 4K 生成时间实现了高分辨率图像合成，证明它能把模型带入任意高分辨率的时代。"),
+        # the English says the noun without a level too: the Chinese may
+        ("It turns arbitrary resolution inputs into high-resolution images.", "它把任意分辨率的输入变为高分辨率图像。"),
+        ("It is resolution-agnostic.", "它与分辨率无关。"),
+        ("X-Part achieves high fidelity shape decomposition.", "X-Part 实现了高保真度的形状分解。"),
+    ],
+    ids=["faithful", "bare-in-english", "no-level", "fidelity"],
+)
+def test_a_level_the_chinese_keeps_passes(english, chinese):
+    assert level_dropped(chinese, english) is None
 
 
 def test_a_unit_answer_comes_back_mended_and_passes():

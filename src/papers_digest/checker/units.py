@@ -30,7 +30,7 @@ from papers_digest.checker.phrases import phrase_parts
 from papers_digest.checker.placeholders import Protected, mark_pattern, marks_in, protect
 from papers_digest.checker.problems import Problem
 from papers_digest.checker.scope import parity_only, states_change
-from papers_digest.checker.zh_claims import level_turned, means_added, mended
+from papers_digest.checker.zh_claims import level_dropped, level_turned, means_added, mended
 from papers_digest.checker.zh_figures import number_difference
 from papers_digest.checker.zh_words import EnglishFacts, ends_without_object, said_in_chinese, word_problems
 from papers_digest.core.models import Digest
@@ -246,6 +246,9 @@ def judge_chinese(unit: Unit, chinese: str) -> list[Problem]:
         problems.append(Problem("zh_direction", "", said))
     if turned := level_turned(chinese, unit.english):
         said = f"says {turned!r}, the opposite level of the English's: say the level the English says (高, 低)"
+        problems.append(Problem("zh_direction", "", said))
+    if dropped := level_dropped(chinese, unit.english):
+        said = f"says {dropped!r} with no level, where the English says it high or low: keep the level (高, 低)"
         problems.append(Problem("zh_direction", "", said))
     if not states_change(unit.english) and (gain := gain_said(chinese)):
         said = f"the English states a level, no gain: do not say {gain} (improved); say what the English says"

@@ -79,6 +79,29 @@ def level_turned(chinese: str, english: str) -> str | None:
     return None
 
 
+# Nouns whose Chinese is one word, said nowhere else, so that each time it is said without its level is counted:
+# InfGen's summary on the 2025-09-15 listing at 5fe895a said "achieves high-resolution image synthesis" as
+# 提高了分辨率图像合成的效率 ("improved the efficiency of resolution image synthesis"), its level gone.
+_LEVELLED_ALONE = {"resolution": "分辨率", "fidelity": "保真"}
+
+
+def level_dropped(chinese: str, english: str) -> str | None:
+    """The Chinese noun said without the level `english` gives it ("high-resolution" said 分辨率, with no 高), more
+    often than the English says the noun without a level; None where it keeps it."""
+    for noun, said in _LEVELLED_ALONE.items():
+        nouns = len(re.findall(rf"\b{noun}\b", english, re.I))
+        levelled = {
+            level: len(re.findall(rf"\b{level}(?:er|est)?[\s-]+{noun}\b", english, re.I)) for level in _LEVEL_ZH
+        }
+        if sorted(count > 0 for count in levelled.values()) != [False, True]:
+            continue
+        count = max(levelled.values())
+        bare = len(re.findall(rf"(?<![高低]){said}", chinese))  # the other level is level_turned's
+        if bare > nouns - count:
+            return said
+    return None
+
+
 # A means ("through", "by") the Chinese adds: on the 2026-01-13 listing at 17c45b1 GlimpRouter's "achieves a 10.7%
 # accuracy improvement … compared to a standalone large model" came back as GlimpRouter通过10.7%的准确率提高…进行了比较
 # ("by way of a 10.7% gain … made a comparison"), and PaCoRe's "tackles the challenge of …" as PaCoRe通过解决…
