@@ -1233,6 +1233,13 @@ def test_a_summary_with_no_clause_to_take_off_is_rewritten(prompts):
          "unified structure connects these processes."),
         ("An unparalleled approach, HANRAG routes queries.", "An approach, HANRAG routes queries."),
         ("Groundbreaking results show X wins.", "Results show X wins."),
+        # X-Part's summary and finding on the 2025-09-15 listing at 5fe895a: the evidence said as a means
+        ("X-Part achieves state-of-the-art performance in part-level shape generation through extensive "
+         "experimental results, demonstrating high fidelity.",
+         "X-Part achieves state-of-the-art performance in part-level shape generation, demonstrating high fidelity."),
+        ("Via experiments, HANRAG wins.", "HANRAG wins."),
+        # experiments that say where stay: what they ran on is the finding's scope
+        ("X wins through experiments on ImageNet.", "X wins through experiments on ImageNet."),
     ],
 )  # fmt: skip
 def test_words_of_praise_are_taken_off_an_answer(written, kept):
