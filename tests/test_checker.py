@@ -1341,9 +1341,11 @@ def test_no_faithful_digest_is_an_echo_of_its_prompt_or_of_the_problems_of_its_f
     from papers_digest.checker.echo import echoed
 
     system = load_prompt(ROOT / "prompts" / "digest_en_json.md")[0]
+    retries: dict[str, list[str]] = {}  # each paper's faults judged once, not once per faithful digest of it
     for case in FAITHFUL:
         if case.english is not None or not isinstance(answer := case.build(), dict):
             continue
-        faults = [c for c in FAULTS if c.key == case.key and c.english is None]
-        retries = [retry_message(c.judge().problems) for c in faults]
-        assert echoed(Digest.model_validate(answer), [system, *retries]) == [], case.name
+        if case.key not in retries:
+            faults = [c for c in FAULTS if c.key == case.key and c.english is None]
+            retries[case.key] = [retry_message(c.judge().problems) for c in faults]
+        assert echoed(Digest.model_validate(answer), [system, *retries[case.key]]) == [], case.name

@@ -9,6 +9,7 @@ word, "Figure") is no name; a paper's own one-word name is read from its title (
 
 from __future__ import annotations
 
+import functools
 import re
 
 from lemminflect import getAllLemmas
@@ -23,6 +24,8 @@ _PART_SPLIT_RE = re.compile(r"[-.]")
 _FIGURE_RE = re.compile(r"^\d+(?:\.\d+)?(?:[kKMBx×%]|[kKM]?B)?$")
 # An abbreviation before a name is part of it ("Dr. GRPO").
 _TITLE_ABBREVIATION_RE = re.compile(r"\b(Dr|Mr|Ms|Mrs|St|Prof)\.\s+$")
+# How far before a word its title is looked for: searched from the text's start, a full text's names took seconds.
+_TITLE_REACH = 24
 # Ordinary English words that join a name as a compound's second half: "R1-Zero-like", "VQ-based",
 # "LLM-generated". Dropped from the name's end, so the translation renders them (类…的, 基于…的, …生成的).
 _COMPOUND_TAILS = frozenset((
@@ -62,13 +65,19 @@ _PARENTHESIS_RE = re.compile(r"\(([^()]{1,120})\)")
 
 def names_in(text: str) -> list[str]:
     """The names in `text`, each once, in order of first appearance (web addresses are not read)."""
+    return list(_names_in(text))
+
+
+@functools.lru_cache(maxsize=256)
+def _names_in(text: str) -> tuple[str, ...]:
+    """names_in's reading, kept: the checker reads a paper's names for every digest and round it judges."""
     text = _URL_RE.sub(lambda m: " " * len(m.group()), text)
     found: list[str] = []
     for match in _WORD_RE.finditer(text):
         name = _name_of(match.group())
         if name is None:
             continue
-        before = _TITLE_ABBREVIATION_RE.search(text, 0, match.start())
+        before = _TITLE_ABBREVIATION_RE.search(text, max(0, match.start() - _TITLE_REACH), match.start())
         if before is not None and name == match.group()[: len(name)]:
             name = text[before.start() : match.start()] + name
             name = " ".join(name.split())
@@ -77,7 +86,7 @@ def names_in(text: str) -> list[str]:
             name += year.group()  # a benchmark's edition: "HMMT 2025", not HMMT and a year (2025年 in Chinese)
         if name not in found:
             found.append(name)
-    return found
+    return tuple(found)
 
 
 def proper_nouns(text: str) -> list[str]:
