@@ -422,6 +422,23 @@ def test_a_sentence_that_ends_on_a_verb_with_no_object_is_asked_again():
     ]
 
 
+def test_a_sentence_that_ends_on_a_quality_after_its_words_is_asked_again():
+    """MergeVQ's summary in the sample runs at 78e622b and eeae767: "while maintaining favorable token efficiency
+    and inference speed" said …同时保持了token效率和推理速度的有利。, the quality after what it describes."""
+    from papers_digest.checker.zh_words import ends_on_quality
+
+    unit = unit_of(
+        "MergeVQ achieves competitive performance on ImageNet while maintaining favorable token efficiency and "
+        "inference speed."
+    )
+    ended = judge_chinese(unit, "MergeVQ在ImageNet上取得了有竞争力的表现，同时保持了token效率和推理速度的有利。")
+    assert [p.rule for p in ended] == ["zh_unfinished"] and "的有利" in ended[0].text
+    said = judge_chinese(unit, "MergeVQ在ImageNet上取得了有竞争力的表现，同时保持了有利的token效率和推理速度。")
+    assert said == []
+    whole = ("效果良好。", "这种设计是有利的。", "它的表现是出色的。")
+    assert [ends_on_quality(t) for t in whole] == [None, None, None]
+
+
 def test_a_glossary_word_no_word_list_has_left_in_english_is_caught():
     """GlimpRouter's finding on the 2026-01-13 listing at 2b51ce5 came back with "standalone 大模型" and passed:
     lemminflect's tables lack "standalone", so it read as an identifier, though the glossary renders it."""

@@ -32,7 +32,13 @@ from papers_digest.checker.problems import Problem
 from papers_digest.checker.scope import parity_only, states_change
 from papers_digest.checker.zh_claims import level_dropped, level_turned, means_added, mended
 from papers_digest.checker.zh_figures import number_difference
-from papers_digest.checker.zh_words import EnglishFacts, ends_without_object, said_in_chinese, word_problems
+from papers_digest.checker.zh_words import (
+    EnglishFacts,
+    ends_on_quality,
+    ends_without_object,
+    said_in_chinese,
+    word_problems,
+)
 from papers_digest.core.models import Digest
 from papers_digest.reading.glossary import whole_term
 from papers_digest.reading.names import title_names
@@ -237,6 +243,9 @@ def judge_chinese(unit: Unit, chinese: str) -> list[Problem]:
         problems.append(Problem("zh_direction", "", said))
     if unit.kind == "sentence" and (verb := ends_without_object(chinese)):
         said = f"ends on {verb!r}, a verb with no object: say what, as the English does"
+        problems.append(Problem("zh_unfinished", "", said))
+    if unit.kind == "sentence" and (quality := ends_on_quality(chinese)):
+        said = f"ends on {quality!r}, a quality after the words it describes: say it before them (有利的…)"
         problems.append(Problem("zh_unfinished", "", said))
     if negation := negation_lost(unit.english, chinese):
         said = f"the English says {negation!r}: keep the negation (不, 没有, 无)"

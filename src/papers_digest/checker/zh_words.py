@@ -88,6 +88,18 @@ def ends_without_object(chinese: str) -> str | None:
     return found.group(0).strip() if found else None
 
 
+# A quality said after the words it qualifies, ending the sentence: MergeVQ's summary in the sample runs at 78e622b
+# and eeae767 ended 同时保持了token效率和推理速度的有利。 for "while maintaining favorable token efficiency and
+# inference speed" (有利的 goes before its noun).
+_QUALITY_AFTER_RE = re.compile(r"的(?:有利|良好|优越|出色|高效|优异|卓越|显著|有竞争力)[。！？!?.]?\s*$")
+
+
+def ends_on_quality(chinese: str) -> str | None:
+    """The quality a Chinese sentence ends on after 的, qualifying nothing ("…推理速度的有利。"), else None."""
+    found = _QUALITY_AFTER_RE.search(chinese)
+    return found.group(0).strip() if found else None
+
+
 def said_in_chinese(name: str, chinese: str) -> bool:
     """Whether `chinese` writes a common acronym of the field as the glossary renders its words: LLMs as
     大语言模型 (on the 2025-09-15 listing, a problem field's 大语言模型 for LLMs failed all 8 rounds)."""
