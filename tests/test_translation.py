@@ -422,6 +422,35 @@ def test_a_sentence_that_ends_on_a_verb_with_no_object_is_asked_again():
     ]
 
 
+PACORE_SUMMARY = (
+    "PaCoRe enhances reasoning across various domains, notably pushing beyond frontier systems in mathematics, an 8B "
+    "model achieving 94.5% on HMMT 2025, surpassing GPT-5's 93.2% by scaling effective TTC to approximately two "
+    "million tokens."
+)
+
+
+def test_a_figure_said_in_words_and_a_beaten_rival_are_kept_in_chinese():
+    """PaCoRe's summary on the 2026-01-13 listing at eeae767: "two million tokens" said 两倍 ("twice"), and GPT-5's
+    93.2% made what surpasses (GPT-5 的 93.2% 超出了…); it passed."""
+    from papers_digest.checker.zh_figures import word_figures_lost
+
+    unit = unit_of(PACORE_SUMMARY)
+    wrong = (
+        "PaCoRe 在多个领域中增强了推理能力，特别是超越数学领域的前沿系统。例如，一个 8B 模型在 HMMT 2025 上达到了 "
+        "94.5%，而 GPT-5 的 93.2% 超出了 TTC 的有效 tokens 的两倍。"
+    )
+    problems = judge_chinese(unit, wrong)
+    assert {p.rule for p in problems} == {"zh_numbers", "zh_direction"}
+    assert any("two million" in p.text for p in problems) and any("GPT-5" in p.text for p in problems)
+    right = (
+        "PaCoRe 在多个领域中增强了推理能力，尤其在数学上超越了前沿系统：一个 8B 模型在 HMMT 2025 上达到 94.5%，"
+        "通过将有效 TTC 扩展到约两百万 token，超过了 GPT-5 的 93.2%。"
+    )
+    assert judge_chinese(unit, right) == []
+    assert word_figures_lost("It reads hundreds of papers.", "它阅读了数百篇论文。") == []
+    assert word_figures_lost("A 2 million token budget.", "200万 token 的预算。") == []
+
+
 def test_a_sentence_that_ends_on_a_quality_after_its_words_is_asked_again():
     """MergeVQ's summary in the sample runs at 78e622b and eeae767: "while maintaining favorable token efficiency
     and inference speed" said …同时保持了token效率和推理速度的有利。, the quality after what it describes."""
@@ -520,7 +549,8 @@ def test_a_multiple_invented_in_chinese_is_a_figure_not_a_year():
     times) and passed, 2000 read as a year."""
     unit = unit_of("PaCoRe outperforms GPT-5 in HMMT 2025 by scaling effective token count to two million.")
     invented = judge_unit(unit, "X1胜过X2在X3中，通过将有效X4计数放大2000倍。")[1]
-    assert [p.rule for p in invented] == ["zh_numbers"]
+    # 2000 added, and the English's "two million" said nowhere (no 万)
+    assert [p.rule for p in invented] == ["zh_numbers", "zh_numbers"]
     assert judge_unit(unit_of("It is 12.5x faster than in 2024."), "它比 2024 年快 12.5 倍。")[1] == []
 
 

@@ -222,6 +222,18 @@ def test_a_place_without_its_at_gets_one():
     assert with_place_marked("它在Qwen2.5上训练。") == "它在Qwen2.5上训练。"
 
 
+def test_compared_to_said_word_for_word_in_chinese_is_said_as_chinese_does():
+    # GlimpRouter's summary on the 2026-01-13 listing at eeae767: 比较到 ("compared to") before what is compared with
+    english = (
+        "GlimpRouter achieves a 10.7% accuracy improvement and reduces inference latency by 25.9% compared to a "
+        "standalone large model on AIME25."
+    )
+    answer = "X1 提高了 10.7% 的准确率，并将推理延迟减少了 25.9% 比较到 X2 上的独立大型模型。"
+    chinese, problems = judge_unit(unit_of(english), answer)
+    assert chinese == "GlimpRouter 提高了 10.7% 的准确率，并将推理延迟减少了 25.9%，与AIME25 上的独立大型模型相比。"
+    assert problems == []
+
+
 def test_a_benchmark_said_as_a_bare_clause_gets_its_place():
     # R1-Zero's summary in the sample run at 78e622b: "AIME 2024" a clause of its own, no 在 and no 上
     english = (

@@ -45,8 +45,9 @@ _BEATS_RE = re.compile(
     r"(?i:the\s+|both\s+|all\s+)?([A-Z][\w.\-]*\w|[a-z][\w.\-]*(?:\d|[A-Z])[\w.\-]*\w)"
 )
 _EN_BEATING = r"(?:'s)?\s+(?:\w+\s+){0,3}?(?i:outperform|surpass|exceed|beat)"
-# the beaten name right before a Chinese verb of surpassing (two characters between at most, not 被, the passive)
-_ZH_BEATING = r"\s*[^\s，。；、,;被]{0,2}?(?:超越|超过|优于|胜过|超出|击败|领先)"
+# the beaten name right before a Chinese verb of surpassing (two characters between at most, not 被, the passive),
+# or its figure between ("GPT-5 的 93.2% 超出了…", PaCoRe's summary on the 2026-01-13 listing at eeae767)
+_ZH_BEATING = r"\s*(?:的\s*[\d.]+\s*%?\s*)?[^\s，。；、,;被]{0,2}?(?:超越|超过|优于|胜过|超出|击败|领先)"
 # English words that compare with what follows them, better, worse or alike
 _COMPARED_RE = re.compile(
     r"\b(?:compared\s+(?:to|with)|than|versus|vs\.?|against|relative\s+to|over|outperform\w*|surpass\w*|"

@@ -31,7 +31,7 @@ from papers_digest.checker.placeholders import Protected, mark_pattern, marks_in
 from papers_digest.checker.problems import Problem
 from papers_digest.checker.scope import parity_only, states_change
 from papers_digest.checker.zh_claims import level_dropped, level_turned, means_added, mended
-from papers_digest.checker.zh_figures import number_difference
+from papers_digest.checker.zh_figures import number_difference, word_figures_lost
 from papers_digest.checker.zh_words import (
     EnglishFacts,
     ends_on_quality,
@@ -234,6 +234,9 @@ def judge_chinese(unit: Unit, chinese: str) -> list[Problem]:
     if missing or extra:
         said = _said(missing, extra)
         problems.append(Problem("zh_numbers", "", f"the figures must be the English's, as printed: {said}"))
+    for figure in word_figures_lost(unit.english, chinese):
+        said = f"the English says {figure!r}: say the same figure (两百万 or 200万 for two million)"
+        problems.append(Problem("zh_numbers", "", said))
     lost = decreases_lost(unit.english, chinese)
     if lost:
         said = f"the English says {', '.join(lost)} went down: say the decrease (降低, 减少)"

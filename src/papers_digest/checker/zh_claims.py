@@ -126,9 +126,16 @@ def means_added(chinese: str, english: str) -> str | None:
 _COMPARED_TO_RE = re.compile(r"\s*([，,]?)\s*compared\s+(?:to|with)\s*(?=[\u4e00-\u9fff])", re.IGNORECASE)
 
 
+# The same said word for word in Chinese, 比较到 ("compared to"), which is no Chinese: GlimpRouter's summary on the
+# 2026-01-13 listing at eeae767 ended …延迟减少了 25.9% 比较到 AIME25 上的独立大型模型。 Chinese says 与…相比.
+_COMPARED_TO_ZH_RE = re.compile(r"\s*[，,]?\s*比较到\s*([^，。；,;]+?)\s*(?=[，。；,;]|$)")
+
+
 def with_comparison_in_chinese(chinese: str) -> str:
-    """`chinese` with an English "compared to" before Chinese words said 相比, after a comma."""
-    return _COMPARED_TO_RE.sub("，相比", chinese)
+    """`chinese` with an English "compared to" before Chinese words said 相比, after a comma, and 比较到 Y (a calque)
+    said ，与Y相比."""
+    said = _COMPARED_TO_RE.sub("，相比", chinese)
+    return _COMPARED_TO_ZH_RE.sub(lambda m: f"，与{m.group(1)}相比", said)
 
 
 # A benchmark said as a place with no 在 before it, a clause of its own: R1-Zero's summary in the sample run at

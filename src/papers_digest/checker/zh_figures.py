@@ -68,6 +68,30 @@ def number_difference(english: str, chinese: str) -> tuple[list[str], list[str]]
     return missing, extra
 
 
+# A figure said in words ("roughly two million tokens"), which the number reader leaves to prose, and the Chinese
+# character each scale needs: PaCoRe's summary on the 2026-01-13 listing at eeae767 said "scaling effective TTC to
+# approximately two million tokens" as …有效 tokens 的两倍 ("twice"), and passed.
+_WORD_FIGURE_RE = re.compile(
+    r"\b(?:(?:a|one|two|three|four|five|six|seven|eight|nine|ten|several|a\s+few|tens\s+of|hundreds\s+of)\s+)?"
+    r"(hundred|thousand|million|billion)s?\b(?!\s*\d)",
+    re.IGNORECASE,
+)
+_SCALE_ZH = {"hundred": "百", "thousand": "千", "million": "万", "billion": "亿"}
+
+
+def word_figures_lost(english: str, chinese: str) -> list[str]:
+    """The figures `english` says in words ("two million") whose scale `chinese` does not say (万 for a million,
+    亿 for a billion), neither in Chinese nor in English."""
+    lost = []
+    for match in _WORD_FIGURE_RE.finditer(english):
+        scale = match.group(1).casefold()
+        if re.search(r"\d\s*$", english[: match.start()]):
+            continue  # "2 million" is a number, compared as one (number_difference)
+        if _SCALE_ZH[scale] not in chinese and not re.search(rf"\b{scale}", chinese, re.IGNORECASE):
+            lost.append(match.group(0))
+    return lost
+
+
 def _bare_years(chinese: str) -> list[Number]:
     """The Chinese's numbers that read as years (1900-2039) but are none: no 年 after them and no name before
     them ("AIME 2024"). PaCoRe's takeaway on the 2026-01-13 listing at 661478b wrote "approximately two million
