@@ -302,6 +302,10 @@ def test_the_frame_around_a_finding_is_taken_off():
         == "Goal drift and long-horizon consistency are the core bottlenecks."
     )
     assert one_line("Extensive experiments show that MergeVQ is competitive.") == "MergeVQ is competitive."
+    # HANRAG's summary on the 2025-09-15 listing at 135cb49: the question said back
+    assert one_line("The paper's main result is that HANRAG obtains superior performance in both tasks.") == (
+        "HANRAG obtains superior performance in both tasks."
+    )
     # what the analysis is said to be, kept: "Further analysis of the errors reveals …" is no frame alone
     kept = "Further analysis of the errors reveals that agents drift."
     assert one_line(kept) == kept

@@ -64,22 +64,22 @@ _BY_METHOD_RE = re.compile(
 )
 MIN_PROBLEM_WORDS = 8  # a problem left shorter than this by the cut says too little: the answer stays whole
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
-# "The paper shows that …": a frame around what was found, which the reader knows already (taken off).
+# "The paper shows that …", "Further analysis reveals that …" (VideoDR's summary, 2026-01-13 listing at 5fe895a): a
+# frame around what was found, which the reader knows already (taken off).
 _FRAME_RE = re.compile(
-    # "Further analysis reveals that …" too (VideoDR's summary on the 2026-01-13 listing at 5fe895a opened so)
     r"^(?:the|this|our|these|further|extensive|comprehensive|(?:the|our)\s+further)\s+"
     r"(?:paper|study|work|authors?|results?|experiments?|evaluations?|analys[ie]s)\s+(?:also\s+)?"
     r"(?:shows?|showed|shown|demonstrates?|demonstrated|reports?|reported|finds?|found|reveals?|revealed|"
     r"indicates?|indicated|verif(?:y|ies|ied)|confirms?|confirmed|suggests?|suggested)\s+that,?\s+"
-    # the takeaway's question said back: "Practitioners should remember that …" (every takeaway of the sample
-    # run at f439731 opened so, and its Chinese with the calque 实践者应该记住)
+    # the question said back: "Practitioners should remember that …" (every takeaway of the sample run at f439731,
+    # and its Chinese with the calque 实践者应该记住), "The paper's main result is that …" (HANRAG's summary, 135cb49)
     r"|^(?:a |the )?(?:practitioners?|engineers?|readers?)\s+should\s+(?:remember|note|know|keep in mind|"
-    r"bear in mind)\s+that,?\s+",
+    r"bear in mind)\s+that,?\s+"
+    r"|^(?:the\s+paper's|this\s+paper's|the|its)\s+(?:main|key|primary)\s+(?:result|finding)\s+is\s+that,?\s+",
     re.IGNORECASE,
 )
 
-# "Extensive experiments on ImageNet demonstrate that …": the same frame with where it was measured, which stays
-# ("On ImageNet, …"): the benchmark is the result's scope.
+# "Experiments on ImageNet show that …": the frame with where it was measured, which stays ("On ImageNet, …")
 _MEASURED_FRAME_RE = re.compile(
     r"^(?:(?:extensive|comprehensive|further|our|the|these)\s+)?(?:experiments?|evaluations?|results?|analys[ie]s)"
     r"\s+on\s+(?P<on>[^,]+?)\s+(?:also\s+)?(?:show|demonstrate|verify|indicate|reveal|confirm|suggest)(?:s|ed)?"
