@@ -1166,6 +1166,11 @@ def test_a_summary_that_copied_its_sentence_whole_loses_its_last_clause(prompts)
         # the summary of the same sentence in the sample run at 78e622b before this one, which passed
         ("MergeVQ achieves competitive performance on ImageNet, demonstrating competitive visual representation "
          "learning and image generation while maintaining favorable token efficiency and inference speed.", True),
+        # a summary the program mends before it stands in the digest ("significantly" the sentence does not claim
+        # taken out): taken as the digest gives it (the sample run at cce17cf borrowed nothing)
+        ("MergeVQ significantly achieves competitive performance on ImageNet, demonstrating competitive visual "
+         "representation learning and image generation while maintaining favorable token efficiency and inference "
+         "speed.", True),
         # a summary that claims more than the sentence's parity owes the finding its scope: not taken
         ("MergeVQ outperforms other models in visual representation learning and image generation on ImageNet.",
          False),
@@ -1194,7 +1199,8 @@ def test_a_finding_that_keeps_failing_takes_the_wording_of_its_passing_summary(p
     found = [p for p in talk.judged()[1].problems if p.field.startswith(finding.field)]
     assert {p.rule for p in found} == {"copied"}
     asyncio.run(talk.mend(finding, found, attempt=BORROW_FROM_ROUND, failing=frozenset({finding.key})))
-    assert (talk.answers[finding.key] == summary_said) is borrowed
+    in_digest = talk.judged()[0]["one_sentence"]
+    assert (talk.answers[finding.key] == in_digest) is borrowed
     if borrowed:
         assert [p for p in talk.judged()[1].problems if p.field.startswith(finding.field)] == []
 

@@ -140,8 +140,8 @@ class StepsConversation:
         ideas = mind_map.get("children", [])
         kept = [idea["label"] for i, idea in enumerate(ideas) if f"{part.field}[{i}].label" not in failed]
         if summary is not None:
-            # the result said as the summary says it: that wording passed every check the finding owes its sentence
-            self.trimmed[part.key] = self.answers[summary.key]
+            # the result said as the digest's summary says it: that passed every check the finding owes its sentence
+            self.trimmed[part.key] = assemble(self.parts, self.answers)[summary.field]
         elif part.question == "FINDING" and _droppable(rules, late) and len(self.findings()) > 1:
             self.parts = renumbered([p for p in self.parts if p is not part])
         elif part.question == "IDEAS" and rules == {"label"} and (kept or late):
@@ -206,7 +206,8 @@ class StepsConversation:
             return None
         if summary.key in failing or summary.key in self.borrowed:
             return None
-        text = one_line(self.answers.get(summary.key, ""))
+        # as the digest gives it, the program's mends made (parts.assemble): the answer itself may owe what they mend
+        text = assemble(self.parts, self.answers)[summary.field] if summary.key in self.answers else ""
         return summary if text and not finding_owes(f"{part.field}.finding", text, part.sources[0].text) else None
 
     def judged(self) -> tuple[dict, Verdict]:
