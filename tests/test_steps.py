@@ -902,6 +902,9 @@ def test_an_idea_that_is_the_title_said_back_is_left_out(prompts):
     ("finding", "borrowed"),
     [
         ("With 120 GPU hours, vsGRPO-2B outperforms the base model by 12.1% and surpasses GPT-4o.", True),
+        # a size the sentence does not claim, which the program takes out of the finding in the digest: judged as the
+        # digest gives it (MergeVQ's summary at 45740b7 borrowed nothing from its passing finding)
+        ("With 120 GPU hours, vsGRPO-2B dramatically outperforms the base model by 12.1% and surpasses GPT-4o.", True),
         # PaCoRe on the 2026-01-13 listing at 0463dfa: a finding without the main result's figures, borrowed from
         # round 3 on, failed rule summary_figure in every round after
         ("vsGRPO-2B outperforms the base model and surpasses GPT-4o.", False),

@@ -191,7 +191,11 @@ class StepsConversation:
                 for f in self.findings()
                 if f.sources == part.sources
                 and f.key not in failing
-                and not summary_owes(one_line(self.answers.get(f.key, "")), f.sources[0].text)
+                # as the digest gives it, the program's mends made (parts.assemble): MergeVQ's summary at 45740b7
+                # borrowed nothing in 4 rounds from its finding, which passed as the digest gave it
+                and not summary_owes(
+                    kept_scope(one_line(self.answers.get(f.key, "")), f.sources[0].text), f.sources[0].text
+                )
             ),
             None,
         )
