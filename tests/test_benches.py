@@ -25,7 +25,7 @@ SMOKES = {
     "search.py": ["--smoke"],
     "follow.py": ["--smoke"],
     "findings.py": ["--smoke", "--quiet"],
-    "roles.py": ["--smoke"],
+    "roles.py": ["--smoke", "--baselines"],
     "copying.py": ["--smoke"],
     "train_roles.py": ["--smoke"],
     "archive.py": ["--smoke"],
