@@ -206,6 +206,16 @@ def talk_on(prompts, paper_doc: FulltextDoc, client=None, task=None):
     return StepsConversation(task, client, prompts, paper_doc.title, read_paper(paper_doc), parts), parts
 
 
+class Answering:
+    """An engine that answers every part asked again with one text (the model's side, not what is tested)."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    async def chat(self, messages, context, calls, **_):
+        return reply(self.text)
+
+
 def reply(text: str):
     """A model's answer as the client returns it."""
     from papers_digest.core.models import CallRecord, Usage
@@ -915,12 +925,8 @@ def test_a_failing_summary_borrows_only_a_finding_that_owes_it_nothing(prompts, 
     from papers_digest.llm.conversation import Task
     from papers_digest.ways.steps.conversation import BORROW_FROM_ROUND
 
-    class Engine:  # answers a summary asked again (the model's side of the conversation, not what is tested)
-        async def chat(self, messages, context, calls, **_):
-            return reply("vsGRPO-2B gains 12.1% over its base model.")
-
     task = Task(SAMPLE_DATE, "2504.00883", "digest_en", "steps")
-    talk, parts = talk_on(prompts, doc(VSGRPO), Engine(), task)
+    talk, parts = talk_on(prompts, doc(VSGRPO), Answering("vsGRPO-2B gains 12.1% over its base model."), task)
     summary = next(p for p in parts if p.question == "SUMMARY")
     same = next(p for p in parts if p.question == "FINDING" and p.sources == summary.sources)
     copied = "With just 120 GPU hours, our vsGRPO-2B model can outperform the base model by 12.1%."
@@ -1003,11 +1009,12 @@ def test_an_invented_name_no_paper_name_is_like_is_asked_again(prompts):
     """ "VQ-merge" (the issue's renamed MergeVQ) is no misspelling the program can mend: the part is asked again."""
     from papers_digest.llm.conversation import Task
 
-    class Engine:  # answers the summary asked again (the model's side, not what is tested)
-        async def chat(self, messages, context, calls, **_):
-            return reply("MergeVQ is competitive in representation learning and generation.")
-
-    talk, parts = talk_on(prompts, doc(MERGEVQ), Engine(), Task(SAMPLE_DATE, "2504.00999", "digest_en", "steps"))
+    talk, parts = talk_on(
+        prompts,
+        doc(MERGEVQ),
+        Answering("MergeVQ is competitive in representation learning and generation."),
+        Task(SAMPLE_DATE, "2504.00999", "digest_en", "steps"),
+    )
     talk.replies = {"SUMMARY": reply("VQ-merge is competitive in representation learning and generation.")}
     found = [p for p in talk.judged()[1].problems if p.field == "one_sentence"]
     assert [(p.rule, p.subjects) for p in found] == [("names", ("VQ-merge",))]
@@ -1186,12 +1193,13 @@ def test_a_finding_that_keeps_failing_takes_the_wording_of_its_passing_summary(p
     from papers_digest.llm.conversation import Task
     from papers_digest.ways.steps.conversation import BORROW_FROM_ROUND
 
-    class Engine:  # answers a finding asked again (the model's side of the conversation, not what is tested)
-        async def chat(self, messages, context, calls, **_):
-            return reply("MergeVQ delivers competitive results while enhancing efficiency and speed.")
-
     task = Task(SAMPLE_DATE, "2504.00999", "digest_en", "steps")
-    talk, parts = talk_on(prompts, doc(MERGEVQ), Engine(), task)
+    talk, parts = talk_on(
+        prompts,
+        doc(MERGEVQ),
+        Answering("MergeVQ delivers competitive results while enhancing efficiency and speed."),
+        task,
+    )
     finding = next(p for p in parts if p.question == "FINDING")
     summary = next(p for p in parts if p.question == "SUMMARY")
     copied = (

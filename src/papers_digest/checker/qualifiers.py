@@ -135,9 +135,9 @@ _NEGATED_FILLER = frozenset({"only", "more", "much", "been", "have", "also", "ev
 # A figure said in words ("two million tokens"), which the number reader leaves to prose; a hedge before it
 # bounds it as one before "2M" would. PaCoRe's finding on the 2026-01-13 listing at 94b905f said "scaling effective
 # TTC to two million tokens" for the sentence's "to roughly two million tokens", and passed.
-_WORD_FIGURE_RE = re.compile(
-    r"\b(?:(?:a|one|two|three|four|five|six|seven|eight|nine|ten|several|tens\s+of|hundreds\s+of)\s+)?"
-    r"(?:hundred|thousand|million|billion)s?\b",
+WORD_FIGURE_RE = re.compile(
+    r"\b(?:(?:a|one|two|three|four|five|six|seven|eight|nine|ten|several|a\s+few|tens\s+of|hundreds\s+of)\s+)?"
+    r"(?P<scale>hundred|thousand|million|billion)s?\b",
     re.IGNORECASE,
 )
 
@@ -145,7 +145,7 @@ _WORD_FIGURE_RE = re.compile(
 def word_figure_hedge_dropped(text: str, sentence: str) -> tuple[str, str] | None:
     """The hedge `sentence` puts before a figure said in words ("roughly two million") that `text` writes without
     it, and that figure, or None."""
-    for match in _WORD_FIGURE_RE.finditer(sentence):
+    for match in WORD_FIGURE_RE.finditer(sentence):
         hedge = _hedge_ending(sentence[: match.start()])
         at = text.casefold().find(match.group(0).casefold())
         if hedge is not None and at >= 0 and _hedge_ending(text[:at]) != hedge:

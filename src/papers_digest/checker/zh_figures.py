@@ -17,6 +17,7 @@ from papers_digest.checker.numbers import (
     scaled_quantities,
     values,
 )
+from papers_digest.checker.qualifiers import WORD_FIGURE_RE
 
 _YEAR_AFTER_RE = re.compile(r"\s*(?:年|[-–—~至到]\s*\d{4}\s*年)")  # 2024年, 2023-2024年: a year in Chinese
 
@@ -68,14 +69,9 @@ def number_difference(english: str, chinese: str) -> tuple[list[str], list[str]]
     return missing, extra
 
 
-# A figure said in words ("roughly two million tokens"), which the number reader leaves to prose, and the Chinese
-# character each scale needs: PaCoRe's summary on the 2026-01-13 listing at eeae767 said "scaling effective TTC to
-# approximately two million tokens" as …有效 tokens 的两倍 ("twice"), and passed.
-_WORD_FIGURE_RE = re.compile(
-    r"\b(?:(?:a|one|two|three|four|five|six|seven|eight|nine|ten|several|a\s+few|tens\s+of|hundreds\s+of)\s+)?"
-    r"(hundred|thousand|million|billion)s?\b(?!\s*\d)",
-    re.IGNORECASE,
-)
+# The Chinese character each scale of a figure said in words needs (qualifiers.WORD_FIGURE_RE): PaCoRe's summary on
+# the 2026-01-13 listing at eeae767 said "scaling effective TTC to approximately two million tokens" as …有效 tokens
+# 的两倍 ("twice"), and passed.
 _SCALE_ZH = {"hundred": "百", "thousand": "千", "million": "万", "billion": "亿"}
 
 
@@ -83,8 +79,8 @@ def word_figures_lost(english: str, chinese: str) -> list[str]:
     """The figures `english` says in words ("two million") whose scale `chinese` does not say (万 for a million,
     亿 for a billion), neither in Chinese nor in English."""
     lost = []
-    for match in _WORD_FIGURE_RE.finditer(english):
-        scale = match.group(1).casefold()
+    for match in WORD_FIGURE_RE.finditer(english):
+        scale = match.group("scale").casefold()
         if re.search(r"\d\s*$", english[: match.start()]):
             continue  # "2 million" is a number, compared as one (number_difference)
         if _SCALE_ZH[scale] not in chinese and not re.search(rf"\b{scale}", chinese, re.IGNORECASE):
