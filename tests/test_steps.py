@@ -19,9 +19,10 @@ from papers_digest.core.markup import ABSTRACT
 from papers_digest.core.models import Digest, FulltextDoc, Section
 from papers_digest.llm.prompting import load_prompt
 from papers_digest.pipeline.digesting import generate_digests
+from papers_digest.ways.steps.answers import items, one_line
 from papers_digest.ways.steps.conversation import renumbered, to_mend
 from papers_digest.ways.steps.outline import outline
-from papers_digest.ways.steps.parts import assemble, items, one_line, plan_parts, result_of
+from papers_digest.ways.steps.parts import assemble, plan_parts, result_of
 from papers_digest.ways.steps.questions import SECTIONS, question, read_step_prompts
 
 STEPS_PROMPT = "prompts/digest_en_steps.md"
@@ -293,7 +294,7 @@ def test_a_lead_in_before_a_quotation_is_taken_off():
 
 def test_a_method_opening_as_a_heading_is_said_as_a_sentence():
     """The sample's MergeVQ method at bc5b10e; its Chinese lost "MergeVQ" before the colon in every round."""
-    from papers_digest.ways.steps.parts import said_as_sentence
+    from papers_digest.ways.steps.answers import said_as_sentence
 
     written = "MergeVQ: A novel framework that leverages token merging within VQ-based generative models."
     assert said_as_sentence(written) == (
@@ -427,7 +428,7 @@ def test_an_adjective_of_size_the_sentence_does_not_claim_is_taken_off_before_it
 )
 def test_a_superiority_over_nothing_is_said_as_the_parity_the_sentence_states(written, mended):
     from papers_digest.checker.scope import scope_dropped
-    from papers_digest.ways.steps.parts import kept_scope
+    from papers_digest.ways.steps.answers import kept_scope
 
     sentence = "Extensive experiments on ImageNet verify that MergeVQ achieves competitive performance."
     assert kept_scope(written, sentence) == mended and scope_dropped(mended, sentence) is None
@@ -443,7 +444,7 @@ def test_a_superiority_over_nothing_is_said_as_the_parity_the_sentence_states(wr
 )
 def test_a_superiority_over_something_is_left_to_the_rule(written):
     from papers_digest.checker.scope import scope_dropped
-    from papers_digest.ways.steps.parts import kept_scope
+    from papers_digest.ways.steps.answers import kept_scope
 
     sentence = "Extensive experiments on ImageNet verify that MergeVQ achieves competitive performance."
     assert kept_scope(written, sentence) == written and scope_dropped(written, sentence) is not None
@@ -452,7 +453,7 @@ def test_a_superiority_over_something_is_left_to_the_rule(written):
 def test_a_superiority_over_the_benchmark_is_said_as_the_superiority_the_sentence_states():
     """HANRAG's finding on the 2025-09-15 listing at 9ea04b0 (its Chinese: 优于基准): a benchmark is no rival."""
     from papers_digest.checker.scope import scope_dropped
-    from papers_digest.ways.steps.parts import kept_scope
+    from papers_digest.ways.steps.answers import kept_scope
 
     sentence = (
         "The results demonstrate that our framework obtains superior performance in both single-hop and multi-hop "
@@ -496,13 +497,13 @@ INFGEN_RESULT = (
     ],
 )
 def test_a_last_clause_comparing_as_the_sentence_never_does_is_taken_off(written, mended):
-    from papers_digest.ways.steps.parts import kept_scope
+    from papers_digest.ways.steps.answers import kept_scope
 
     assert kept_scope(written, INFGEN_RESULT) == mended
 
 
 def test_a_superiority_the_sentence_states_stays():
-    from papers_digest.ways.steps.parts import kept_scope
+    from papers_digest.ways.steps.answers import kept_scope
 
     sentence = "With just 120 GPU hours, vsGRPO-2B can outperform the base model by 12.1% and surpass GPT-4o."
     written = "vsGRPO-2B outperforms the base model by 12.1% and surpasses GPT-4o."
@@ -513,7 +514,7 @@ def test_a_superiority_over_nothing_is_said_as_performing_better_where_the_sente
     """HANRAG's summary on the 2025-09-15 listing at 958fba9: better than nothing, its Chinese ended 优于。 Its
     sentence says "superior performance" and names what it beats in the sentence before."""
     from papers_digest.checker.scope import scope_dropped
-    from papers_digest.ways.steps.parts import kept_scope
+    from papers_digest.ways.steps.answers import kept_scope
 
     sentence = (
         "The results demonstrate that our framework obtains superior performance in both single-hop and multi-hop "
@@ -574,7 +575,7 @@ def test_an_idea_written_as_a_title_is_dropped_where_labels_remain():
     ],
 )
 def test_an_idea_loses_a_sentence_s_opening_to_be_a_label(idea, label):
-    from papers_digest.ways.steps.parts import as_label
+    from papers_digest.ways.steps.mindmap import as_label
 
     assert as_label(idea) == label
 
@@ -604,7 +605,7 @@ def test_a_hedge_a_finding_dropped_is_put_back_before_its_figure():
     ],
 )
 def test_a_problem_loses_the_method_said_after_it(problem, kept):
-    from papers_digest.ways.steps.parts import without_method
+    from papers_digest.ways.steps.answers import without_method
 
     assert without_method(problem) == (kept or problem)
 
@@ -626,7 +627,7 @@ def test_a_finding_that_drops_the_papers_comparison_breaks_scope():
 def test_a_new_state_of_the_art_is_not_said_as_a_new_benchmark():
     """The sample run at d9e4f29: R1-Zero's summary and finding both said "setting a new benchmark", and the
     Chinese 打破了基准; where the sentence itself names a benchmark, the words are left to the model."""
-    from papers_digest.ways.steps.parts import kept_scope
+    from papers_digest.ways.steps.answers import kept_scope
 
     sentence = (
         "Finally, we present a minimalist R1-Zero recipe that achieves 43.3% accuracy on AIME 2024 with a 7B base "
@@ -652,7 +653,7 @@ def test_a_new_state_of_the_art_is_not_said_as_a_new_benchmark():
 def test_praise_for_a_state_of_the_art_result_is_said_as_the_state_of_the_art():
     """X-Part's finding on the 2025-09-15 listing at fa54def: "outstanding performance" for the sentence's
     "state-of-the-art performance"; where the sentence claims none, praise is taken out (rule scope)."""
-    from papers_digest.ways.steps.parts import kept_scope
+    from papers_digest.ways.steps.answers import kept_scope
 
     sentence = (
         "Extensive experimental results demonstrate that X-Part achieves state-of-the-art performance in part-level "
@@ -688,7 +689,7 @@ def test_praise_for_a_state_of_the_art_result_is_said_as_the_state_of_the_art():
     ],
 )
 def test_the_first_of_a_pair_the_sentence_names_is_said_whole(written, mended):
-    from papers_digest.ways.steps.parts import kept_scope
+    from papers_digest.ways.steps.answers import kept_scope
 
     assert kept_scope(written, MERGEVQ_SENTENCE) == mended
 
@@ -803,7 +804,7 @@ PACORE_RESULT = (
     ],
 )
 def test_a_summary_in_two_sentences_keeps_the_one_with_the_result_s_figures(answer, summary):
-    from papers_digest.ways.steps.parts import one_sentence
+    from papers_digest.ways.steps.answers import one_sentence
 
     assert one_sentence(answer, PACORE_RESULT) == summary
 
@@ -823,7 +824,7 @@ def test_a_summary_in_two_sentences_keeps_the_one_with_the_result_s_figures(answ
     ],
 )  # fmt: skip
 def test_the_mind_map_s_topic_is_the_name_the_title_gives(title, topic):
-    from papers_digest.ways.steps.parts import topic_of
+    from papers_digest.ways.steps.mindmap import topic_of
 
     assert topic_of(title) == topic
 
@@ -855,7 +856,7 @@ def test_a_topic_the_title_names_is_not_asked_and_an_idea_repeating_it_is_left_o
     ],
 )
 def test_an_idea_said_of_the_topic_loses_the_topic(topic, idea, label):
-    from papers_digest.ways.steps.parts import under_topic
+    from papers_digest.ways.steps.mindmap import under_topic
 
     assert under_topic(idea, topic) == label
 

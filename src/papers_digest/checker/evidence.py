@@ -20,7 +20,7 @@ from papers_digest.reading.outcomes import paper_doing, says_what_it_does
 # half: passages.NAME_WEIGHT), or a run that is this share of the finding (docs/reading.md, "Copying").
 COPY_WORDS, COPY_SHARE = 12, 0.8
 # A field that speaks of the numbered or quoted sentence rather than of the paper: "sentence [3]", or "The
-# sentence (…) shows/reads/says …" at its start; one_line (ways/steps/parts.py) takes the said-back opening off.
+# sentence (…) shows/reads/says …" at its start; one_line (ways/steps/answers.py) takes the said-back opening off.
 FRAMED_RE = re.compile(
     r"\bsentences? \[\d+\]|^(?:the|this) sentence\b(?: \[\d+\])?(?: \"[^\"]*\")?:? "
     r"(?:reads|is|says|states|found|showcases|shows|indicates|reports|demonstrates|highlights|suggests)\b"

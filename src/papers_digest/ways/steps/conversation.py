@@ -29,17 +29,9 @@ from papers_digest.llm.client import CallContext, ChatReply, LlmClient
 from papers_digest.llm.conversation import Task, sampling
 from papers_digest.llm.prompting import Message
 from papers_digest.reading.names import acronyms_in, names_in
-from papers_digest.ways.steps.parts import (
-    Part,
-    assemble,
-    field_sentences,
-    ideas_from_terms,
-    kept_scope,
-    one_line,
-    opening,
-    part_of,
-    written_from,
-)
+from papers_digest.ways.steps.answers import as_given, one_line, opening
+from papers_digest.ways.steps.mindmap import ideas_from_terms
+from papers_digest.ways.steps.parts import Part, assemble, field_sentences, part_of, written_from
 from papers_digest.ways.steps.questions import (
     StepPrompts,
     again_message,
@@ -107,8 +99,7 @@ class StepsConversation:
             return  # the program wrote it (the topic the title names)
         sentences = [s.text for s in part.sources]
         if part.question == "TAKEAWAYS":
-            # the findings as the digest gives them, their scope mended (checker/scope.py)
-            found = [kept_scope(one_line(self.answers.get(p.key, "")), p.sources[0].text) for p in self.findings()]
+            found = [self._given(p) for p in self.findings()]  # the findings as the digest gives them
             asked = question(self.prompts, part.question, [], " ".join(found) or " ".join(sentences))
         else:
             asked = question(
@@ -191,11 +182,7 @@ class StepsConversation:
                 for f in self.findings()
                 if f.sources == part.sources
                 and f.key not in failing
-                # as the digest gives it, the program's mends made (parts.assemble): MergeVQ's summary at 45740b7
-                # borrowed nothing in 4 rounds from its finding, which passed as the digest gave it
-                and not summary_owes(
-                    kept_scope(one_line(self.answers.get(f.key, "")), f.sources[0].text), f.sources[0].text
-                )
+                and not summary_owes(self._given(f), f.sources[0].text)
             ),
             None,
         )
@@ -210,9 +197,13 @@ class StepsConversation:
             return None
         if summary.key in failing or summary.key in self.borrowed:
             return None
-        # as the digest gives it, the program's mends made (parts.assemble): the answer itself may owe what they mend
-        text = assemble(self.parts, self.answers)[summary.field] if summary.key in self.answers else ""
+        text = self._given(summary) if summary.key in self.answers else ""
         return summary if text and not finding_owes(f"{part.field}.finding", text, part.sources[0].text) else None
+
+    def _given(self, part: Part) -> str:
+        """A finding's or the summary's answer as the digest gives it (answers.as_given): the raw answer may owe what
+        the program's mends take care of."""
+        return as_given(part.question, self.answers.get(part.key, ""), part.sources[0].text)
 
     def judged(self) -> tuple[dict, Verdict]:
         """The digest the answers make and the checker's verdict on it: every rule of the English digest but

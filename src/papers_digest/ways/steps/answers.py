@@ -1,0 +1,175 @@
+"""An answer read into the digest's words: one line, without the frames, echoes and praise the model adds; a
+list's items; a summary's one sentence; the scope its sentence states kept (checker/scope.py); and a
+finding or summary as the digest gives it, which the checks and the borrowings between parts judge (pure)."""
+
+from __future__ import annotations
+
+import re
+
+from papers_digest.checker.echo import without_audience
+from papers_digest.checker.evidence import FRAMED_RE
+from papers_digest.checker.hype import without_hype
+from papers_digest.checker.numbers import prose_numbers
+from papers_digest.checker.scope import (
+    with_comparison_kept,
+    with_hedges_kept,
+    with_pair_kept,
+    with_state_of_the_art_kept,
+    without_added_comparison,
+    without_added_intensifiers,
+    without_added_praise,
+)
+from papers_digest.reading.sentences import split_sentences
+
+_ECHOED_NAME_RE = re.compile(
+    r"^\s*(?:\*\*)?(?:PROBLEM|METHOD|FINDING|SUMMARY|AIM|LIMITATION|TAKEAWAYS|TOPIC|IDEAS|ANSWER)(?:\*\*)?\s*:\s*",
+    re.IGNORECASE,
+)
+# A lead-in and a quotation: 'The paper's significant achievement: "The strategy results in …"' (PaCoRe's summary
+# on the 2026-01-13 listing at b3b0aff): what is quoted is the answer.
+_QUOTED_AFTER_LEAD_RE = re.compile(r'^[^"“:]{1,80}:\s*["“](?P<quoted>[^"”]+)["”]\.?$')
+_NAME_COLON_RE = re.compile(r"^([^\s:]+): (An?|The) (?=\w)")  # "MergeVQ: A novel framework …"
+_LIST_MARK_RE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
+_OUR_RE = re.compile(r"^Our\s+")  # the paper's voice opening an answer
+# A method said after the problem: "by proposing …", ", through introducing …" to the sentence's end.
+_BY_METHOD_RE = re.compile(
+    # (not "by using": "Current models cheat by using shortcuts" may be the problem itself)
+    r",?\s+(?:by|through|via)\s+(?:proposing|introducing|presenting|developing|designing)\b[^.]*\.?$",
+    re.IGNORECASE,
+)
+MIN_PROBLEM_WORDS = 8  # a problem left shorter than this by the cut says too little: the answer stays whole
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+# "The paper shows that …", "Further analysis reveals that …" (VideoDR's summary, 2026-01-13 listing at 5fe895a): a
+# frame around what was found, which the reader knows already (taken off).
+_FRAME_RE = re.compile(
+    r"^(?:the|this|our|these|further|extensive|comprehensive|(?:the|our)\s+further)\s+"
+    r"(?:paper|study|work|authors?|results?|experiments?|evaluations?|analys[ie]s)\s+(?:also\s+)?"
+    r"(?:shows?|showed|shown|demonstrates?|demonstrated|reports?|reported|finds?|found|reveals?|revealed|"
+    r"indicates?|indicated|verif(?:y|ies|ied)|confirms?|confirmed|suggests?|suggested)\s+that,?\s+"
+    # the question said back: "Practitioners should remember that …" (every takeaway of the sample run at f439731,
+    # and its Chinese with the calque 实践者应该记住), "The paper's main result is that …" (HANRAG's summary, 135cb49)
+    r"|^(?:a |the )?(?:practitioners?|engineers?|readers?)\s+should\s+(?:remember|note|know|keep in mind|"
+    r"bear in mind)\s+that,?\s+"
+    r"|^(?:the\s+paper's|this\s+paper's|the|its)\s+(?:main|key|primary)\s+(?:result|finding)\s+is\s+that,?\s+",
+    re.IGNORECASE,
+)
+
+# "Experiments on ImageNet show that …": the frame with where it was measured, which stays ("On ImageNet, …")
+_MEASURED_FRAME_RE = re.compile(
+    r"^(?:(?:extensive|comprehensive|further|our|the|these)\s+)?(?:experiments?|evaluations?|results?|analys[ie]s)"
+    r"\s+on\s+(?P<on>[^,]+?)\s+(?:also\s+)?(?:show|demonstrate|verify|indicate|reveal|confirm|suggest)(?:s|ed)?"
+    r"\s+that,?\s+",
+    re.IGNORECASE,
+)
+
+
+def said_as_sentence(text: str) -> str:
+    """An answer opening as a heading, a name and a colon, said as a sentence ("MergeVQ: A novel framework
+    that …" -> "MergeVQ is a novel framework that …": the sample's MergeVQ method at bc5b10e, whose Chinese lost
+    the name before its colon in all 8 rounds of its translation)."""
+    return _NAME_COLON_RE.sub(lambda m: f"{m.group(1)} is {m.group(2).lower()} ", text, count=1)
+
+
+def without_method(problem: str) -> str:
+    """A problem without the method said after it ("… by proposing a novel training method called
+    R1-Zero-Like", 2504.00883's problem in the sample run at d9e4f29, which the paper applies and does not
+    propose): the question asks for the problem alone, and the method is its own field."""
+    cut = _BY_METHOD_RE.sub("", problem)
+    return f"{cut}." if cut != problem and len(cut.split()) >= MIN_PROBLEM_WORDS else problem
+
+
+def one_sentence(answer: str, sentence: str) -> str:
+    """A summary answered in more than one sentence as its one sentence that states most of the main result's
+    figures; unchanged where none states one. PaCoRe's, in a run at 6f6e3a3, opened with the approach's "strong
+    improvements across diverse domains" and gave its 94.5% in a second sentence."""
+    said = split_sentences(answer)
+    figures = prose_numbers(sentence)
+
+    def stated(text: str) -> int:
+        return sum(any(f.matches(w) for w in prose_numbers(text)) for f in figures)
+
+    best = max(said, key=stated, default=answer)
+    return best if len(said) > 1 and stated(best) else answer
+
+
+def kept_scope(text: str, sentence: str) -> str:
+    """A finding or summary with what the program can mend of its sentence's scope mended: a last clause comparing
+    in words the sentence never uses taken off; a word of size the sentence does not claim taken out (an adverb,
+    or an adjective before its noun), and so is praise where it compares nothing; a superiority over nothing named
+    (or over "the benchmark") said as the comparison the sentence states (parity, or "performs better"), a hedge
+    it dropped before a figure it keeps put back, a new state of the art it claims not said as "a new benchmark",
+    the first of a pair it names said whole ("both visual and …" -> "both visual representation learning and …")."""
+    text = without_added_comparison(with_comparison_kept(text, sentence), sentence)
+    text = without_added_praise(without_added_intensifiers(text, sentence), sentence)
+    return with_pair_kept(with_state_of_the_art_kept(with_hedges_kept(text, sentence), sentence), sentence)
+
+
+def one_line(answer: str) -> str:
+    """A prose answer as one line: whitespace collapsed; an echoed part name, wrapping quotes, the sentence said
+    back ("The sentence shows that …"), the prompt's reader and words of praise taken off; an opening "Our …" as
+    "The paper's …"."""
+    text = " ".join(_ECHOED_NAME_RE.sub("", answer.strip()).split())
+    if quoted := _QUOTED_AFTER_LEAD_RE.match(text):
+        text = quoted.group("quoted")
+    if len(text) > 1 and text[0] in '"“' and text[-1] in '"”':
+        text = text[1:-1].strip()
+    for frame in (FRAMED_RE, _FRAME_RE):
+        framed = frame.match(text)
+        if framed and len(text) > framed.end():
+            text = text[framed.end() :].strip()
+            first = text.split()[0]
+            if first.isalpha() and first.islower():  # "the KL penalty", not "vsGRPO-2B"
+                text = text[0].upper() + text[1:]
+    measured = _MEASURED_FRAME_RE.match(text)
+    if measured and len(text) > measured.end():
+        text = f"On {measured.group('on')}, {text[measured.end() :].strip()}"
+    text = without_hype(without_audience(without_figure_reference(text)))
+    # the paper's voice said as a reader's: "Our framework outperforms …" (HANRAG's summary, 2025-09-15 listing)
+    return _OUR_RE.sub("The paper's ", text)
+
+
+def without_figure_reference(text: str) -> str:
+    """`text` without a pointer to a figure or table a digest's reader cannot see ("as shown in Figure 1", "As
+    shown in Table 1, …"), with what it says of the figure ("…, which compares …"): 2509.09677's summary on the
+    2025-09-15 listing at eb60280 added "as shown in Figure 1, which compares the accuracy of models trained for
+    different numbers of steps" to a sentence that cites no figure."""
+    text = _FIGURE_REFERENCE_RE.sub("", text)
+    opened = _OPENING_REFERENCE_RE.match(text)
+    if opened and len(text) > opened.end():
+        rest = text[opened.end() :]
+        text = rest[0].upper() + rest[1:]
+    return text
+
+
+_REFERENCE = r"(?:as\s+(?:shown|illustrated|seen|reported|depicted|presented)\s+in|see|cf\.)\s+(?:the\s+)?"
+_REFERENCE += r"(?:Figures?|Figs?\.|Tables?)\s*\d+[a-z]?"
+_FIGURE_REFERENCE_RE = re.compile(rf",?\s*\(?\b{_REFERENCE}\)?(?:,\s*which\b[^.;]*)?(?=[.;]|$)", re.IGNORECASE)
+_OPENING_REFERENCE_RE = re.compile(rf"^{_REFERENCE},\s*", re.IGNORECASE)
+
+
+def opening(text: str, words: int) -> str:
+    """The text's first sentences up to about `words` words (at least its first): what a rewrite is given (asked
+    to rewrite four sentences, the 1.5B model rewrote all four, and copied on in the later ones)."""
+    sentences = _SENTENCE_RE.split(text.strip())
+    kept = sentences[:1]
+    for sentence in sentences[1:]:
+        if len(" ".join([*kept, sentence]).split()) > words:
+            break
+        kept.append(sentence)
+    return " ".join(kept)
+
+
+def items(answer: str) -> list[str]:
+    """A list answer's items: one per line, list marks and an echoed part name taken off."""
+    lines = (one_line(_LIST_MARK_RE.sub("", line)) for line in answer.splitlines())
+    return [line for line in lines if line]
+
+
+def as_given(question: str, answer: str, sentence: str) -> str:
+    """A finding's (`question` FINDING) or the summary's (SUMMARY) answer as the digest gives it, the program's mends
+    made: what the checks judge, and what one part borrowing the other's wording must judge too (MergeVQ's summary
+    at 45740b7 borrowed nothing in 4 rounds from its finding, which passed as the digest gave it)."""
+    said = one_line(answer)
+    if question == "SUMMARY":
+        said = one_sentence(said, sentence)
+    return kept_scope(said, sentence)
