@@ -18,6 +18,7 @@ from papers_digest.checker.zh_claims import (
     with_the_paper_said,
     without_added_size,
 )
+from papers_digest.checker.zh_order import with_comparison_first, with_means_said_after
 from papers_digest.reading.glossary import terms_in
 
 # InfGen's takeaway and its Chinese, the 2025-09-15 listing at 17c45b1: "reduced" came back as 显著减少
@@ -181,7 +182,7 @@ def test_leading_is_a_glossary_term_and_leading_to_another():
 def test_compared_to_left_in_english_is_said_in_chinese(answer):
     english = "Not using any template boosts average performance by about 60% compared to traditional 4-shot prompting."
     chinese, problems = judge_unit(unit_of(english), answer)
-    assert chinese == "不使用模板可以提高平均性能约60%，相比传统的4-shot提示。"
+    assert chinese == "与传统的4-shot提示相比，不使用模板可以提高平均性能约60%。"  # said first, as Chinese does
     assert [p.rule for p in problems] == []
 
 
@@ -230,7 +231,7 @@ def test_compared_to_said_word_for_word_in_chinese_is_said_as_chinese_does():
     )
     answer = "X1 提高了 10.7% 的准确率，并将推理延迟减少了 25.9% 比较到 X2 上的独立大型模型。"
     chinese, problems = judge_unit(unit_of(english), answer)
-    assert chinese == "GlimpRouter 提高了 10.7% 的准确率，并将推理延迟减少了 25.9%，与AIME25 上的独立大型模型相比。"
+    assert chinese == "与AIME25 上的独立大型模型相比，GlimpRouter 提高了 10.7% 的准确率，并将推理延迟减少了 25.9%。"
     assert problems == []
 
 
@@ -322,3 +323,61 @@ def test_an_acronym_in_brackets_stands_after_the_words_it_stands_for():
     placed = "强化学习（RL）在大规模场景下如何增强大语言模型（LLMs）的推理能力。"
     english = "How reinforcement learning (RL) at scale can enhance the reasoning of large language models (LLMs)."
     assert with_acronym_after_its_words(placed, english) == placed
+
+
+@pytest.mark.parametrize(
+    ("chinese", "said"),
+    [
+        # PaCoRe's summary on the 2026-01-13 listing at de72281: "… by scaling effective TTC …" left last
+        (
+            "一个8B模型在HMMT 2025上取得94.5%的精度，超越GPT-5的93.2%，通过将有效的TTC放大到大约200万tokens。",
+            "一个8B模型在HMMT 2025上取得94.5%的精度，超越GPT-5的93.2%，"
+            "这是通过将有效的TTC放大到大约200万tokens实现的。",
+        ),
+        # AnimeGamer's takeaway, the sample run at de72281
+        (
+            "AnimeGamer 提供了一个更沉浸式和交互式的动漫体验，通过预测下一个游戏状态。",
+            "AnimeGamer 提供了一个更沉浸式和交互式的动漫体验，这是通过预测下一个游戏状态实现的。",
+        ),
+        # a means with its own aim, a means said first, and 通过了 ("passed") are good Chinese as they stand
+        ("该研究提出了新视角，通过分析推理的初始token来推断推理难度。", None),
+        ("它通过预测下一个游戏状态提供了沉浸式体验。", None),
+        ("该模型在测试中表现稳定，通过了全部检查。", None),
+    ],
+    ids=["pacore", "animegamer", "with-aim", "means-first", "passed"],
+)
+def test_a_means_left_after_its_result_is_said_as_chinese_says_it(chinese, said):
+    assert with_means_said_after(chinese) == (said or chinese)
+
+
+@pytest.mark.parametrize(
+    ("chinese", "said"),
+    [
+        # GlimpRouter's summary on the 2026-01-13 listing, three runs to de72281
+        (
+            "GlimpRouter的准确率提高了10.7%，延迟减少了25.9%，相对于单独的大型模型在AIME25上。",
+            "在AIME25上，与单独的大型模型相比，GlimpRouter的准确率提高了10.7%，延迟减少了25.9%。",
+        ),
+        ("第一句。它优于基线，与GPT-4o相比。", "第一句。与GPT-4o相比，它优于基线。"),  # only its own sentence moves
+        # said first already, "in contrast", "as for", and a likeness are no closing comparison
+        ("与基线相比，它提高了5%。", None),
+        ("它提高了5%，相比之下基线没有变化。", None),
+        ("它提高了5%，相对于小模型而言。", None),
+        ("vsGRPO-7B 模型通过 Qwen2-VL-7B 训练，与最佳开源模型 LLaVA-NeXT-Video-72B 的性能相似。", None),
+    ],
+    ids=["glimprouter", "last-sentence", "first-already", "in-contrast", "as-for", "likeness"],
+)
+def test_a_comparison_left_after_its_result_is_said_first(chinese, said):
+    assert with_comparison_first(chinese) == (said or chinese)
+
+
+def test_a_unit_answer_with_its_comparison_last_comes_back_with_it_first_and_passes():
+    english = (
+        "GlimpRouter achieves a 10.7% accuracy improvement and a 25.9% latency reduction compared to a standalone "
+        "large model on AIME25."
+    )
+    chinese, problems = judge_unit(
+        unit_of(english), "X1的准确率提高了10.7%，延迟减少了25.9%，相对于单独的大型模型在X2上。"
+    )
+    assert chinese == "在AIME25上，与单独的大型模型相比，GlimpRouter的准确率提高了10.7%，延迟减少了25.9%。"
+    assert problems == []
