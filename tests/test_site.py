@@ -365,6 +365,45 @@ def test_markup_in_an_evidence_sentence_is_shown_as_text(project, tmp_path):
     assert [e.get("src") for e in paper.cssselect("script")] == OWN_SCRIPTS and _not_thumbnails(paper) == []
 
 
+def test_a_takeaway_that_says_a_finding_again_is_not_shown_twice(project, tmp_path):
+    # the offline model's takeaways on the 2025-09-15 listing at de72281: 3 of 4 were a finding word for word
+    db = tmp_path / "papers.db"
+    copy_db(project / "data" / "papers.db", db)
+    with sqlite3.connect(db) as conn:
+        en, zh = (
+            json.loads(
+                conn.execute(
+                    "select digest from digests where arxiv_id = ? and lang = ?", [HTML_PAPER, lang]
+                ).fetchone()[0]
+            )
+            for lang in ("en", "zh")
+        )
+
+    def shown(takeaways_en: list[str], takeaways_zh: list[str]) -> list[lxml.html.HtmlElement]:
+        with sqlite3.connect(db) as conn:
+            for lang, digest, takeaways in (("en", en, takeaways_en), ("zh", zh, takeaways_zh)):
+                conn.execute(
+                    "update digests set digest = ? where arxiv_id = ? and lang = ?",
+                    [json.dumps(digest | {"takeaways": takeaways}, ensure_ascii=False), HTML_PAPER, lang],
+                )
+        render_site(db, tmp_path / "site")
+        return _sections(page(tmp_path / "site" / SAMPLE_DATE / f"{HTML_PAPER}.html"), "Takeaways")
+
+    finding = en["results"][0]["finding"]
+    (takeaways,) = shown([f" {finding.upper().rstrip('.')} ", "Prompts matter."], ["重复", "提示很重要。"])
+    assert texts(takeaways, ".pair li") == ["Prompts matter.", "提示很重要。"]
+    assert shown([en["one_sentence"]], ["重复"]) == []  # the summary again: no section at all
+    with sqlite3.connect(db) as conn:  # the database keeps what the model wrote
+        (stored,) = conn.execute(
+            "select digest from digests where arxiv_id = ? and lang = 'en'", [HTML_PAPER]
+        ).fetchone()
+    assert json.loads(stored)["takeaways"] == [en["one_sentence"]]
+
+
+def _sections(root: lxml.html.HtmlElement, heading: str) -> list[lxml.html.HtmlElement]:
+    return [s for s in root.cssselect("section") if heading in " ".join(texts(s, "h2"))]
+
+
 def test_a_database_without_the_evidence_column_renders_as_before(project, tmp_path):
     db = tmp_path / "papers.db"
     copy_db(project / "data" / "papers.db", db)

@@ -184,6 +184,17 @@ class PaperView:
             return []
         return list(zip_longest(self.en.results, self.zh.results))
 
+    def takeaways_shown(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The takeaways, English and Chinese, without one whose English says again the summary or a finding, word
+        for word: the page shows it already. The offline model restated a finding as the takeaway for 3 of the
+        2025-09-15 listing's 4 papers and for GlimpRouter, whose summary it also was (runs at de72281); the
+        database keeps them all."""
+        if self.en is None or self.zh is None:
+            return (), ()
+        said = {_said(self.en.one_sentence), *(_said(r.finding) for r in self.en.results)}
+        kept = [(en, zh) for en, zh in zip(self.en.takeaways, self.zh.takeaways, strict=False) if _said(en) not in said]
+        return tuple(en for en, _ in kept), tuple(zh for _, zh in kept)
+
 
 def paper_view(
     row: Mapping[str, Any], digests: Mapping[str, Mapping[str, Any]], rank: int = 1, trust: Trust | None = None
@@ -357,3 +368,8 @@ def _json_list(text: str | None) -> list[Any]:
     except (TypeError, json.JSONDecodeError):
         return []
     return value if isinstance(value, list) else []
+
+
+def _said(text: str) -> str:
+    """What a sentence says, for telling two alike: its words, in lower case, without punctuation."""
+    return " ".join(re.findall(r"[\w%.]+(?<!\.)", text.casefold()))
