@@ -36,9 +36,9 @@ def test_token_and_transformer_are_kept_in_english():
 def test_the_terms_of_a_real_abstract_in_order_each_once():
     """2504.00883: "multi-modal large language models" is one term, not also "language model"; "Chain of
     Thought" is matched whatever its case."""
-    assert english(SAMPLE["2504.00883"].summary)[:8] == [
-        "attention", "reasoning", "multimodal", "large language model", "agent", "visual-spatial", "training",
-        "chain of thought",
+    assert english(SAMPLE["2504.00883"].summary)[:9] == [
+        "attention", "reasoning", "multimodal", "large language model", "agent", "video", "visual-spatial",
+        "training", "chain of thought",
     ]  # fmt: skip
 
 

@@ -381,3 +381,15 @@ def test_a_unit_answer_with_its_comparison_last_comes_back_with_it_first_and_pas
     )
     assert chinese == "在AIME25上，与单独的大型模型相比，GlimpRouter的准确率提高了10.7%，延迟减少了25.9%。"
     assert problems == []
+
+
+def test_video_dropped_from_its_chinese_is_asked_again_and_a_name_holding_it_is_no_term():
+    # VideoDR's summary on the 2026-01-13 listing at de72281: "agentic video reasoning" said 智能体的推理
+    english = "Goal drift and long-horizon consistency are the core bottlenecks in agentic video reasoning."
+    assert [p.rule for p in judge_unit(unit_of(english), "智能体的推理中，目标漂移和长期一致性是瓶颈。")[1]] == [
+        "zh_term"
+    ]
+    assert judge_unit(unit_of(english), "目标漂移和长期一致性是智能体视频推理的核心瓶颈。")[1] == []
+    # the sample's 2504.00883 names LLaVA-NeXT-Video-72B: its "Video" is the name's, kept as written
+    named = "The vsGRPO-7B model performs similarly to the best open-source model LLaVA-NeXT-Video-72B."
+    assert judge_unit(unit_of(named), "X1 模型的性能与最佳开源模型 X2 相似。")[1] == []

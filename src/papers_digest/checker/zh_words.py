@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 from papers_digest.checker.english import prose_fields
 from papers_digest.checker.naming import COMMON_ACRONYMS, usual_expansion
+from papers_digest.checker.placeholders import protect
 from papers_digest.checker.problems import Problem
 from papers_digest.core.models import Digest
 from papers_digest.reading.glossary import Term, terms_in
@@ -39,7 +40,11 @@ class EnglishFacts:
     def of(cls, english: str, title_names: tuple[str, ...] = ()) -> EnglishFacts:
         written = [n for n in title_names if re.search(rf"(?<![A-Za-z0-9_\-]){re.escape(n)}(?![A-Za-z0-9_])", english)]
         names = [*names_in(english), *written, *_URL_RE.findall(english)]
-        terms = tuple(terms_in(english))
+        # a term said only inside a name is the name's, kept as written: LLaVA-NeXT-Video-72B holds no "video" to
+        # render; a term that holds a name ("GPU hour", "KV cache") is still a term
+        inside = [t for name in names_in(english) for t in terms_in(name)]
+        outside = terms_in(protect(english, names_in(english)).text)
+        terms = tuple(t for t in terms_in(english) if t not in inside or t in outside)
         # a word of a term the glossary renders in Chinese is a word to translate, though lemminflect's tables lack
         # it: "standalone" was left in GlimpRouter's finding on the 2026-01-13 listing at 2b51ce5 and let through
         rendered = {w for t in terms if not t.keep for words in t.spellings() for w in words}
