@@ -18,7 +18,7 @@ from papers_digest.checker.zh_claims import (
     with_the_paper_said,
     without_added_size,
 )
-from papers_digest.checker.zh_order import with_comparison_first, with_means_said_after
+from papers_digest.checker.zh_order import with_comparison_first, with_means_said_after, with_place_joined
 from papers_digest.reading.glossary import terms_in
 
 # InfGen's takeaway and its Chinese, the 2025-09-15 listing at 17c45b1: "reduced" came back as 显著减少
@@ -217,7 +217,7 @@ def test_a_place_without_its_at_gets_one():
     )
     answer = "R1-Zero式训练的极简配方达到43.3%的准确率，使用7B基础模型，AIME 2024上，创造新的最先进水平。"
     assert judge_unit(unit_of(english), answer)[0] == (
-        "R1-Zero式训练的极简配方达到43.3%的准确率，使用7B基础模型，在AIME 2024上，创造新的最先进水平。"
+        "R1-Zero式训练的极简配方达到43.3%的准确率，使用7B基础模型，在AIME 2024上创造新的最先进水平。"
     )
     assert with_place_marked("在AIME 2024上，它达到43.3%。") == "在AIME 2024上，它达到43.3%。"
     assert with_place_marked("它在Qwen2.5上训练。") == "它在Qwen2.5上训练。"
@@ -243,7 +243,7 @@ def test_a_benchmark_said_as_a_bare_clause_gets_its_place():
     )
     answer = "R1-Zero式训练的极简配方达到了43.3%的准确率，使用了7B基础模型，AIME 2024，创造新的最先进水平。"
     assert judge_unit(unit_of(english), answer)[0] == (
-        "R1-Zero式训练的极简配方达到了43.3%的准确率，使用了7B基础模型，在AIME 2024上，创造新的最先进水平。"
+        "R1-Zero式训练的极简配方达到了43.3%的准确率，使用了7B基础模型，在AIME 2024上创造新的最先进水平。"
     )
 
 
@@ -393,3 +393,17 @@ def test_video_dropped_from_its_chinese_is_asked_again_and_a_name_holding_it_is_
     # the sample's 2504.00883 names LLaVA-NeXT-Video-72B: its "Video" is the name's, kept as written
     named = "The vsGRPO-7B model performs similarly to the best open-source model LLaVA-NeXT-Video-72B."
     assert judge_unit(unit_of(named), "X1 模型的性能与最佳开源模型 X2 相似。")[1] == []
+
+
+@pytest.mark.parametrize(
+    ("chinese", "said"),
+    [
+        ("…使用7B基础模型，在AIME 2024上，创造新的最先进水平。", "…使用7B基础模型，在AIME 2024上创造新的最先进水平。"),
+        ("它的延迟减少了25.9%，在AIME25上。", "在AIME25上，它的延迟减少了25.9%。"),  # closing its sentence: said first
+        ("在AIME 2024上，它达到43.3%。", None),  # opening the sentence, as Chinese says it
+        ("在此基础上，作者提出了新方法。", None),
+    ],
+    ids=["between", "closing", "opening", "on-this-basis"],
+)
+def test_a_place_said_as_a_clause_of_its_own_is_joined_to_its_clause(chinese, said):
+    assert with_place_joined(chinese) == (said or chinese)
