@@ -12,23 +12,22 @@ from __future__ import annotations
 
 import re
 
+# A sentence's clauses before the one that closes it (from the text's start or the last sentence end), and its end.
+_HEAD = r"(?P<head>(?:^|(?<=[。！？]))[^。！？]+?)"
+_END = r"\s*(?P<end>[。！？]|$)"
 # A closing clause of means: 通过 with no verb of its own after its means (通过分析…来推断… says its aim, and is
 # good Chinese as it stands), not 通过了 ("passed").
-_MEANS_LAST_RE = re.compile(r"，\s*通过(?!了)(?P<means>[^，。；！？]+?)\s*(?P<end>[。！？]|$)")
+_MEANS_LAST_RE = re.compile(rf"，\s*通过(?!了)(?P<means>[^，。；！？]+?){_END}")
 _MEANS_WITH_AIM_RE = re.compile(r"来|以|从而|进而|实现|进行|完成|做到")
 # A closing clause of comparison: 相对于 / 相较于 / 相比(于) X, or 与 X 相比, with where it was measured (在Y上)
 # after it; the sentence before it, from the last sentence end.
 _RIVAL = r"(?:(?:相对于|相较于|相比于?)\s*(?P<rival>[^，。；！？]+?)|与\s*(?P<with>[^，。；！？]+?)\s*相比)"
-_COMPARISON_LAST_RE = re.compile(
-    rf"(?P<head>(?:^|(?<=[。！？]))[^。！？]+?)，\s*{_RIVAL}\s*(?:在\s*(?P<place>[^，。；！？]+?)\s*上)?\s*(?P<end>[。！？]|$)"
-)
+_COMPARISON_LAST_RE = re.compile(rf"{_HEAD}，\s*{_RIVAL}\s*(?:在\s*(?P<place>[^，。；！？]+?)\s*上)?{_END}")
 
 # A place said as a clause of its own between two others, ，在AIME 2024上，创造…: R1-Zero's summary in every sample
 # run to de72281 (the model's …，AIME 2024上，… or …，AIME 2024，…, given its 在 by zh_claims.with_place_marked).
 _PLACE_CLAUSE_RE = re.compile(r"，\s*(在[^，。；！？]{1,30}?上)\s*，(?=[^，。；！？]{2})")
-_PLACE_LAST_RE = re.compile(
-    r"(?P<head>(?:^|(?<=[。！？]))[^。！？]+?)，\s*(?P<place>在[^，。；！？]{1,30}?上)\s*(?P<end>[。！？]|$)"
-)
+_PLACE_LAST_RE = re.compile(rf"{_HEAD}，\s*(?P<place>在[^，。；！？]{{1,30}}?上){_END}")
 
 
 def with_place_joined(chinese: str) -> str:
@@ -36,9 +35,7 @@ def with_place_joined(chinese: str) -> str:
     水平 → ，在AIME 2024上创造新的最先进水平), or, closing its sentence, said first (…延迟减少了25.9%，在AIME25上。 →
     在AIME25上，…延迟减少了25.9%。)."""
     joined = _PLACE_CLAUSE_RE.sub(lambda m: f"，{m.group(1)}", chinese)
-    return _PLACE_LAST_RE.sub(
-        lambda m: f"{m.group('place')}，{m.group('head').strip()}{m.group('end') or '。'}", joined
-    )
+    return _PLACE_LAST_RE.sub(lambda m: f"{m.group('place')}，{m.group('head').strip()}{_end(m)}", joined)
 
 
 def with_means_said_after(chinese: str) -> str:
@@ -50,7 +47,7 @@ def with_means_said_after(chinese: str) -> str:
         means = match.group("means")
         if _MEANS_WITH_AIM_RE.search(means):
             return match.group(0)
-        return f"，这是通过{means}实现的{match.group('end') or '。'}"
+        return f"，这是通过{means}实现的{_end(match)}"
 
     return _MEANS_LAST_RE.sub(said, chinese)
 
@@ -66,6 +63,11 @@ def with_comparison_first(chinese: str) -> str:
             return match.group(0)  # 相比之下 ("in contrast"), 相对于X而言 ("as for X"): no rival
         place = f"在{match.group('place').strip()}上，" if match.group("place") else ""
         head = match.group("head").strip()
-        return f"{place}与{rival}相比，{head}{match.group('end') or '。'}"
+        return f"{place}与{rival}相比，{head}{_end(match)}"
 
     return _COMPARISON_LAST_RE.sub(first, chinese)
+
+
+def _end(match: re.Match[str]) -> str:
+    """The sentence end a match closed on, or a full stop where it closed the text without one."""
+    return match.group("end") or "。"

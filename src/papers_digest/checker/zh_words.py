@@ -39,11 +39,12 @@ class EnglishFacts:
     @classmethod
     def of(cls, english: str, title_names: tuple[str, ...] = ()) -> EnglishFacts:
         written = [n for n in title_names if re.search(rf"(?<![A-Za-z0-9_\-]){re.escape(n)}(?![A-Za-z0-9_])", english)]
-        names = [*names_in(english), *written, *_URL_RE.findall(english)]
+        named = names_in(english)
+        names = [*named, *written, *_URL_RE.findall(english)]
         # a term said only inside a name is the name's, kept as written: LLaVA-NeXT-Video-72B holds no "video" to
         # render; a term that holds a name ("GPU hour", "KV cache") is still a term
-        inside = [t for name in names_in(english) for t in terms_in(name)]
-        outside = terms_in(protect(english, names_in(english)).text)
+        inside = [t for name in named for t in terms_in(name)]
+        outside = terms_in(protect(english, named).text)
         terms = tuple(t for t in terms_in(english) if t not in inside or t in outside)
         # a word of a term the glossary renders in Chinese is a word to translate, though lemminflect's tables lack
         # it: "standalone" was left in GlimpRouter's finding on the 2026-01-13 listing at 2b51ce5 and let through
