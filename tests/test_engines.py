@@ -607,41 +607,6 @@ def test_model_fetch_keeps_a_verified_file(offline_gguf):
     assert "is already there with the right sha256; kept it" in done.stdout
 
 
-@pytest.mark.slow
-@pytest.mark.xdist_group("llama-server")  # the offline model's tests on one worker: one real engine at a time
-@pytest.mark.timeout(900)
-def test_one_real_paper_through_the_real_llama_cpp_engine(tmp_path, offline_gguf):
-    paper = min(abstract_docs(sample_papers()), key=lambda doc: len(doc.text))  # the shortest real abstract
-    params = make_params(
-        engine={"kind": "llama-cpp", "model": str(offline_gguf), "port": free_port(), "context_tokens": 4096},
-        llm={"model": MODEL_ALIAS, "concurrency": 2, "max_tokens": 400, "timeout_s": 600, "structured_output": True,
-             "extra_body": OFFLINE_MODELS[MODEL_ALIAS].sampling},  # the model's llama.cpp sampling: the server takes it
-    )  # fmt: skip
-    results = []
-    with ManagedEngine.from_params(params, log_dir=tmp_path) as engine:
-        assert engine.startup_s is not None and engine.startup_s > 0
-        models = httpx.get(f"{params.llm.base_url}/models", trust_env=False).json()
-        assert [m["id"] for m in models["data"]] == [MODEL_ALIAS]
-        before = asyncio.run(scrape_prefix_cache(params.llm.base_url))
-        prompt = english_prompt(params.llm.asking)  # asked the way production asks
-        asyncio.run(generate_digests(params, SAMPLE_DATE, [paper], prompt, results.append))
-        cache = prefix_cache_delta(before, asyncio.run(scrape_prefix_cache(params.llm.base_url)))
-    assert group_processes(engine.pid) == []
-    log = (tmp_path / "engine-llama-cpp.log").read_text()
-    assert "n_slots = 2" in log  # llm.concurrency slots, each with engine.context_tokens
-    (result,) = results
-    assert result.arxiv_id == paper.arxiv_id and result.model == MODEL_ALIAS
-    assert result.calls and (result.status == "done") == (result.error is None)  # a definite end, or why not
-    answered = [c for c in result.calls if c.status != "error"]
-    assert answered, [c.error for c in result.calls]
-    assert all(c.status == "ok" or c.checker_rules for c in answered)  # each answer passed or names what it broke
-    for call in answered:  # the engine's own usage, not an estimate, with the cached tokens it reports
-        assert call.prompt_tokens is not None and call.prompt_tokens > 0
-        assert call.completion_tokens is not None and 0 < call.completion_tokens <= 400
-        assert call.cached_tokens is not None and call.from_store is False
-    assert cache["prefix_cache_queries"] >= sum(c.prompt_tokens for c in answered)  # /metrics saw the batch
-
-
 def ask_repair_on_the_real_engine(
     repair: Repair, offline_gguf: Path, log_dir: Path, *, stage: str, arxiv_id: str, context_tokens: int
 ) -> tuple[str, list]:
@@ -697,28 +662,43 @@ def test_an_english_digests_repair_on_the_real_llama_cpp_engine(tmp_path, offlin
 @pytest.mark.slow
 @pytest.mark.xdist_group("llama-server")  # the offline model's tests on one worker: one real engine at a time
 @pytest.mark.timeout(900)
-def test_a_digest_asked_in_steps_on_the_real_llama_cpp_engine(tmp_path, offline_gguf):
-    """The default way of asking on the default model, one real abstract: every part is answered by the engine
-    (its own usage), each answer within its part's cap, and a part asked again after the first round is a repair.
-    Whether the digest passes is the model's quality (docs/performance.md)."""
+def test_one_real_paper_asked_in_steps_through_the_real_llama_cpp_engine(tmp_path, offline_gguf):
+    """The default way of asking on the default model, one real abstract, two slots: the managed engine starts,
+    serves the model under its alias and stops with its process group; every part is answered by the engine (its
+    own usage, with the cached tokens it reports, each answer within its part's cap, /metrics saw the batch), and a
+    part asked again after the first round is a repair. Whether the digest passes is the model's quality
+    (docs/performance.md). One test for both, as each paper costs the suite about two minutes of CPU."""
     from papers_digest.ways.steps.parts import MAX_TOKENS, SENTENCE_TOKENS
 
     paper = next(d for d in abstract_docs(sample_papers()) if d.arxiv_id == "2504.00883")
     params = make_params(
         engine={"kind": "llama-cpp", "model": str(offline_gguf), "port": free_port(), "context_tokens": 4096},
-        llm={"model": MODEL_ALIAS, "asking": "steps", "concurrency": 1, "temperature": 0, "timeout_s": 600,
-             "extra_body": OFFLINE_MODELS[MODEL_ALIAS].sampling},
+        llm={"model": MODEL_ALIAS, "concurrency": 2, "temperature": 0, "timeout_s": 600, "structured_output": True,
+             "extra_body": OFFLINE_MODELS[MODEL_ALIAS].sampling},  # the model's llama.cpp sampling: the server takes it
     )  # fmt: skip
+    assert params.llm.asking == "steps"  # asked the way production asks
     results = []
-    with ManagedEngine.from_params(params, log_dir=tmp_path):
-        prompt = load_prompt(ROOT / "prompts" / "digest_en_steps.md")
+    with ManagedEngine.from_params(params, log_dir=tmp_path) as engine:
+        assert engine.startup_s is not None and engine.startup_s > 0
+        models = httpx.get(f"{params.llm.base_url}/models", trust_env=False).json()
+        assert [m["id"] for m in models["data"]] == [MODEL_ALIAS]
+        before = asyncio.run(scrape_prefix_cache(params.llm.base_url))
+        prompt = english_prompt(params.llm.asking)
         asyncio.run(generate_digests(params, SAMPLE_DATE, [paper], prompt, results.append))
+        cache = prefix_cache_delta(before, asyncio.run(scrape_prefix_cache(params.llm.base_url)))
+    assert group_processes(engine.pid) == []
+    log = (tmp_path / "engine-llama-cpp.log").read_text()
+    assert "n_slots = 2" in log  # llm.concurrency slots, each with engine.context_tokens
     (result,) = results
+    assert result.arxiv_id == paper.arxiv_id and result.model == MODEL_ALIAS
     assert result.calls and (result.status == "done") == (result.error is None)  # a definite end, or why not
     assert [c.error for c in result.calls if c.status == "error"] == []  # the engine answered every part
+    assert all(c.status == "ok" or c.checker_rules for c in result.calls)  # each answer passed or names what it broke
     first_round = [c for c in result.calls if c.attempt == 1]
     assert len(first_round) >= 7  # problem, method, a finding or more, summary, takeaways, topic, ideas
     cap = max(SENTENCE_TOKENS, *MAX_TOKENS.values())
-    for call in result.calls:
+    for call in result.calls:  # the engine's own usage, not an estimate, with the cached tokens it reports
         assert call.prompt_tokens and call.completion_tokens and call.completion_tokens <= cap
+        assert call.cached_tokens is not None and call.from_store is False
     assert all(c.repair for c in result.calls if c.attempt > 1)
+    assert cache["prefix_cache_queries"] >= sum(c.prompt_tokens for c in result.calls)  # /metrics saw the batch
