@@ -103,15 +103,13 @@ class Content:
 def train(abstracts: list[Abstract], source: Path) -> dict[str, Any]:
     """The model file's content, every choice made by cross-validation on `abstracts`."""
     content = Content.of(abstracts)
-    first_rows = _kept([row for sentences in content.texts if sentences for row in abstract_features(sentences)])
-    body_rows = _kept([sentence_features(s) for sentences in content.texts for s in sentences])
+    first_rows = Rows.of(
+        _kept([row for sentences in content.texts if sentences for row in abstract_features(sentences)])
+    )
+    body_rows = Rows.of(_kept([sentence_features(s) for sentences in content.texts for s in sentences]))
     c_sentence, first_pass = _choose_c("sentence", first_rows, content)
-    context_rows = [
-        row
-        for scores in content.by_abstract(first_pass)
-        if len(scores)
-        for row in context_features(scores.tolist(), ROLES)
-    ]
+    abstracts_read = [scores.tolist() for scores in content.by_abstract(first_pass) if len(scores)]
+    context_rows = Rows.of([row for scores in abstracts_read for row in context_features(scores, ROLES)])
     c_context, second_pass = _choose_c("context", context_rows, content)
     c_body = _choose_body_c(body_rows, content)
     read = [
@@ -151,13 +149,29 @@ def train(abstracts: list[Abstract], source: Path) -> dict[str, Any]:
     }
 
 
+@dataclass
+class Rows:
+    """A layer's feature rows as one sparse matrix (vectorised once, for every C and fold) and its feature names."""
+
+    matrix: Any
+    names: list[str]
+
+    @classmethod
+    def of(cls, rows: list[Features]) -> Rows:
+        from sklearn.feature_extraction import DictVectorizer
+
+        vectorizer = DictVectorizer()
+        matrix = vectorizer.fit_transform(rows).tocsr()
+        return cls(matrix, vectorizer.get_feature_names_out().tolist())
+
+
 def _kept(rows: list[Features]) -> list[Features]:
     """Rows without the indicator features seen fewer than MIN_COUNT times (numeric ones are always kept)."""
     counts = Counter(name for row in rows for name in row)
     return [{k: v for k, v in row.items() if counts[k] >= MIN_COUNT or v != 1.0} for row in rows]
 
 
-def _choose_c(name: str, rows: list[Features], content: Content) -> tuple[float, np.ndarray]:
+def _choose_c(name: str, rows: Rows, content: Content) -> tuple[float, np.ndarray]:
     """The C whose out-of-fold result scores give the best precision at COVERAGE_AT, and those out-of-fold
     probabilities (every role's)."""
     best: tuple[float, float, np.ndarray] | None = None
@@ -172,17 +186,15 @@ def _choose_c(name: str, rows: list[Features], content: Content) -> tuple[float,
     return best[0], best[2]
 
 
-def _choose_body_c(rows: list[Features], content: Content) -> float:
+def _choose_body_c(rows: Rows, content: Content) -> float:
     """The body layer's C: the best cross-validated accuracy over every role (it reads sentences alone)."""
     accuracy = {c: float((_out_of_fold(rows, content, c).argmax(axis=1) == content.labels).mean()) for c in C_GRID}
     print("body layer accuracy by C: " + ", ".join(f"C={c}: {a:.3f}" for c, a in accuracy.items()))
     return max(C_GRID, key=lambda c: accuracy[c])
 
 
-def _out_of_fold(rows: list[Features], content: Content, c: float) -> np.ndarray:
-    from sklearn.feature_extraction import DictVectorizer
-
-    matrix = DictVectorizer().fit_transform(rows).tocsr()
+def _out_of_fold(rows: Rows, content: Content, c: float) -> np.ndarray:
+    matrix = rows.matrix
     labels, fold = content.labels, content.fold
     probs = np.zeros((len(labels), len(ROLES)))
     for f in range(FOLDS):
@@ -201,16 +213,11 @@ def _regression(matrix: Any, target: np.ndarray, c: float) -> Any:
     return regression.fit(matrix[np.arange(matrix.shape[0])], target)
 
 
-def _fit_layer(rows: list[Features], labels: np.ndarray, c: float) -> dict[str, Any]:
+def _fit_layer(rows: Rows, labels: np.ndarray, c: float) -> dict[str, Any]:
     """One regression per role on every row, stored as a bias and a weight row per feature."""
-    from sklearn.feature_extraction import DictVectorizer
-
-    vectorizer = DictVectorizer()
-    matrix = vectorizer.fit_transform(rows).tocsr()
-    fitted = [_regression(matrix, labels == k, c) for k in range(len(ROLES))]
-    names = vectorizer.get_feature_names_out()
+    fitted = [_regression(rows.matrix, labels == k, c) for k in range(len(ROLES))]
     weights = np.array([m.coef_[0] for m in fitted]).T  # features x roles
-    return layer_json([float(m.intercept_[0]) for m in fitted], dict(zip(names, weights.tolist(), strict=True)))
+    return layer_json([float(m.intercept_[0]) for m in fitted], dict(zip(rows.names, weights.tolist(), strict=True)))
 
 
 def _precision_at_coverage(content: Content, scores: list[np.ndarray]) -> float:
@@ -238,14 +245,31 @@ def _choose_thresholds(abstracts: list[Abstract], read: list[list[SentenceRole]]
     precision >= PRECISION_GOAL (the default), and `coverage`, the most precise with a cross-validated coverage
     >= COVERAGE_GOAL."""
     grid = [round(float(x), 2) for x in np.arange(0.40, 1.0, 0.01)]
-    measured = {
-        (first, more): _measure(abstracts, read, first, more) for first in grid for more in grid if more >= first
-    }
+    # finding_candidates (without outcomes) offers a prefix of each abstract's results, most result-like first: its
+    # candidates at thresholds 0 and their scores give every grid point's in a slice (1,830 points x 1,668
+    # abstracts would be 3 M calls); the point chosen is measured again through finding_candidates below
+    ranked = [finding_candidates(roles, first=0.0, more=0.0, most=MOST_CANDIDATES) for roles in read]
+    scores = [[roles[i].result_score for i in offered] for roles, offered in zip(read, ranked, strict=True)]
+    labels = [a.labels for a in abstracts]
+
+    def measure(first: float, more: float) -> tuple[float, float]:
+        offered = [r[: _offered_count(s, first, more)] for r, s in zip(ranked, scores, strict=True)]
+        measured = precision_coverage(labels, offered)
+        return measured.precision, measured.coverage
+
+    measured = {(first, more): measure(first, more) for first in grid for more in grid if more >= first}
     precise = [(c, p, t) for t, (p, c) in measured.items() if p >= PRECISION_GOAL]
     covering = [(p, c, t) for t, (p, c) in measured.items() if c >= COVERAGE_GOAL]
     if not precise or not covering:
         sys.exit(f"no thresholds reach precision {PRECISION_GOAL} or coverage {COVERAGE_GOAL} in cross-validation")
     return {"precision": max(precise)[2], "coverage": max(covering)[2]}
+
+
+def _offered_count(scores: list[float], first: float, more: float) -> int:
+    """How many of an abstract's results, their scores in descending order, finding_candidates offers: every one
+    reaching `more`, or else the best one where it reaches `first`."""
+    reaching = sum(score >= more for score in scores)
+    return reaching or int(bool(scores) and scores[0] >= first)
 
 
 def _measure(
