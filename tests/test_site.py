@@ -981,3 +981,29 @@ def test_the_sites_public_address_flows_from_params_through_dvc_into_every_link_
     assert og.get("content") == f"https://digest.example.org/{SAMPLE_DATE}/{HTML_PAPER}.html"
     readable = [p for p in out.rglob("*") if p.is_file() and p.suffix in (".html", ".xml", ".json")]
     assert [p for p in readable if "localhost" in p.read_text(encoding="utf-8")] == []
+
+
+def test_a_finding_that_is_the_one_sentence_again_shows_its_evidence_not_the_sentence_twice(project, tmp_path):
+    # an abstract with one result sentence: the summary and the only finding are written from it (2025-09-15 runs)
+    db = tmp_path / "papers.db"
+    copy_db(project / "data" / "papers.db", db)
+    with sqlite3.connect(db) as conn:
+        (stored,) = conn.execute(
+            "select digest from digests where arxiv_id = ? and lang = 'en'", [HTML_PAPER]
+        ).fetchone()
+        en = json.loads(stored)
+        first, *others = en["results"]
+        summary = f" {first['finding'].upper().rstrip('.')} "  # the same words, another case and no full stop
+        conn.execute(
+            "update digests set digest = ? where arxiv_id = ? and lang = 'en'",
+            [json.dumps(en | {"one_sentence": summary}), HTML_PAPER],
+        )
+    render_site(db, tmp_path / "site")
+    paper = page(tmp_path / "site" / SAMPLE_DATE / f"{HTML_PAPER}.html")
+    (lead,) = _sections(paper, "In one sentence")
+    assert texts(lead, ".pair p[lang=en]") == [summary.strip()]
+    items = paper.cssselect("ol.results > li")
+    assert texts(items[0], ".pair > p") == ["As in one sentence, above.", "同上方的一句话总结。"]
+    assert texts(items[0], "p.cites")[0].startswith("Source:")  # where it stands in the paper is still shown
+    assert [texts(li, ".pair > p[lang=en]") for li in items[1:]] == [[r["finding"]] for r in others]
+    assert summary.casefold().strip() not in " ".join(texts(paper, "ol.results")).casefold()

@@ -184,6 +184,12 @@ class PaperView:
             return []
         return list(zip_longest(self.en.results, self.zh.results))
 
+    def repeats_summary(self, result: ResultView | None) -> bool:
+        """Whether an English finding says the one sentence again, word for word: an abstract with one result
+        sentence gives both (the summary is written from the main result), and the page then shows the finding's
+        evidence under "as in one sentence, above" rather than the sentence a second time."""
+        return result is not None and self.en is not None and _said(result.finding) == _said(self.en.one_sentence)
+
     def takeaways_shown(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The takeaways, English and Chinese, without one whose English says again the summary or a finding, word
         for word: the page shows it already. The offline model restated a finding as the takeaway for 3 of the
