@@ -10,6 +10,7 @@ import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote, urldefrag
 from urllib.request import urlopen
 
@@ -345,11 +346,8 @@ def test_evidence_outside_every_section_links_to_the_page_or_the_abstract(db_row
 def test_markup_in_an_evidence_sentence_is_shown_as_text(project, tmp_path):
     db = tmp_path / "papers.db"
     copy_db(project / "data" / "papers.db", db)
+    evidence = _stored_en(db, "evidence")
     with sqlite3.connect(db) as conn:
-        (stored,) = conn.execute(
-            "select evidence from digests where arxiv_id = ? and lang = 'en'", [HTML_PAPER]
-        ).fetchone()
-        evidence = json.loads(stored)
         evidence[0] = [{"number": "1", "section": "*", "sentence": f"It {SCRIPT} and {IMG} ran."}, *evidence[0]]
         conn.execute(
             "update digests set evidence = ? where arxiv_id = ? and lang = 'en'", [json.dumps(evidence), HTML_PAPER]
@@ -393,11 +391,16 @@ def test_a_takeaway_that_says_a_finding_again_is_not_shown_twice(project, tmp_pa
     (takeaways,) = shown([f" {finding.upper().rstrip('.')} ", "Prompts matter."], ["重复", "提示很重要。"])
     assert texts(takeaways, ".pair li") == ["Prompts matter.", "提示很重要。"]
     assert shown([en["one_sentence"]], ["重复"]) == []  # the summary again: no section at all
-    with sqlite3.connect(db) as conn:  # the database keeps what the model wrote
+    assert _stored_en(db, "digest")["takeaways"] == [en["one_sentence"]]  # the database keeps what the model wrote
+
+
+def _stored_en(db: Path, column: str) -> Any:
+    """The HTML paper's English digest's `column` (digest, evidence) as stored, read from its JSON."""
+    with sqlite3.connect(db) as conn:
         (stored,) = conn.execute(
-            "select digest from digests where arxiv_id = ? and lang = 'en'", [HTML_PAPER]
+            f"select {column} from digests where arxiv_id = ? and lang = 'en'", [HTML_PAPER]
         ).fetchone()
-    assert json.loads(stored)["takeaways"] == [en["one_sentence"]]
+    return json.loads(stored)
 
 
 def _sections(root: lxml.html.HtmlElement, heading: str) -> list[lxml.html.HtmlElement]:
@@ -987,13 +990,10 @@ def test_a_finding_that_is_the_one_sentence_again_shows_its_evidence_not_the_sen
     # an abstract with one result sentence: the summary and the only finding are written from it (2025-09-15 runs)
     db = tmp_path / "papers.db"
     copy_db(project / "data" / "papers.db", db)
+    en = _stored_en(db, "digest")
+    first, *others = en["results"]
+    summary = f" {first['finding'].upper().rstrip('.')} "  # the same words, another case and no full stop
     with sqlite3.connect(db) as conn:
-        (stored,) = conn.execute(
-            "select digest from digests where arxiv_id = ? and lang = 'en'", [HTML_PAPER]
-        ).fetchone()
-        en = json.loads(stored)
-        first, *others = en["results"]
-        summary = f" {first['finding'].upper().rstrip('.')} "  # the same words, another case and no full stop
         conn.execute(
             "update digests set digest = ? where arxiv_id = ? and lang = 'en'",
             [json.dumps(en | {"one_sentence": summary}), HTML_PAPER],
