@@ -630,6 +630,12 @@ R1_SUMMARY = (
             "视觉表示学习和图像生成任务中，MergeVQ与ImageNet在效率方面相当，维护了token的计数和推理速度。",
             ["ImageNet"],
         ),
+        # the sample run at 4fd5b6c: "competitive performance on ImageNet" said as "the same performance as ImageNet"
+        ("MergeVQ achieves competitive performance on ImageNet, demonstrating competitive visual representation "
+         "learning and image generation.",
+         "MergeVQ 达到了与 ImageNet 相同的性能，展示了视觉表示学习和图像生成的竞争力。", ["ImageNet"]),
+        ("MergeVQ achieves competitive performance on ImageNet.", "MergeVQ 在 ImageNet 上取得了有竞争力的性能。", []),
+        ("It reaches the same accuracy as GPT-4o.", "它达到了与 GPT-4o 相同的准确率。", []),
     ],
 )  # fmt: skip
 def test_a_name_the_english_compares_nothing_with_is_not_compared_with(english, chinese, added):

@@ -52,7 +52,7 @@ _ZH_BEATING = r"\s*(?:的\s*[\d.]+\s*%?\s*)?[^\s，。；、,;被]{0,2}?(?:超�
 _COMPARED_RE = re.compile(
     r"\b(?:compared\s+(?:to|with)|than|versus|vs\.?|against|relative\s+to|over|outperform\w*|surpass\w*|"
     r"exceed\w*|beat\w*|rival\w*|match\w*|similar(?:ly)?\s+to|comparable\s+to|on\s+par\s+with|close\s+to|"
-    r"competitive\s+with)\b",
+    r"competitive\s+with|same(?:\s+\w+){0,2}\s+as|identical\s+to|equal\s+to)\b",
     re.IGNORECASE,
 )
 COMPARED_WORDS = 6  # English words after a word of comparison that it compares with
@@ -61,8 +61,11 @@ _ZH_NAME = r"([A-Za-z][A-Za-z0-9_.\-]*[A-Za-z0-9](?:\s\d{4})?)"
 _ZH_COMPARED_RES = (
     re.compile(r"(?:对比|相比于|相比|比较|相较于|相较|比起|比)\s*" + _ZH_NAME),
     # alike too: MergeVQ's finding "performs comparably … on ImageNet" came back as MergeVQ与ImageNet在效率方面相当
-    # in the sample run at 661478b, a benchmark made its peer
-    re.compile(r"与\s*" + _ZH_NAME + r"[^，。；]{0,15}?(?:相比|相较|比较|对比|相当|相似|相近|持平|一样|同等|可比)"),
+    # in the sample run at 661478b, a benchmark made its peer; "achieves competitive performance on ImageNet" came
+    # back as 达到了与 ImageNet 相同的性能 ("the same performance as ImageNet") in the sample run at 4fd5b6c
+    re.compile(
+        r"与\s*" + _ZH_NAME + r"[^，。；]{0,15}?(?:相比|相较|比较|对比|相当|相似|相近|持平|一样|同等|可比|相同|等同)"
+    ),
 )
 WORDS_AROUND = 4  # English words either side of a figure in which its direction is read
 CHARACTERS_AROUND = 10  # Chinese characters either side of a figure in which a decrease must be said
