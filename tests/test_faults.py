@@ -175,6 +175,7 @@ def _generate(
     stage: str = "digest_en",
     retry: dict | None = None,
     on_result: Callable[[GenerationResult], None] = lambda _result: None,
+    edit_english: Callable[[GenerationResult], None] = lambda _result: None,
     **llm,
 ) -> dict[str, GenerationResult]:
     with BackgroundServer(sim.app) as server:
@@ -187,6 +188,8 @@ def _generate(
         )
         if stage == "digest_en":
             return {r.arxiv_id: r for r in english}
+        for result in english:
+            edit_english(result)
         chinese = asyncio.run(
             generate_translations(params, SAMPLE_DATE, english, load_prompt("prompts/translate_zh.md"), on_result)
         )
@@ -329,6 +332,26 @@ def test_a_translation_in_the_wrong_language_is_retried_then_failed():
     assert failed.status == "failed"
     assert "not translated, it is mostly English" in failed.error
     assert {c.attempt for c in failed.calls if c.status == "rejected"} == set(range(1, MAX_ROUNDS + 1))
+    assert _others_done(results)
+
+
+def test_a_title_the_model_leaves_in_english_is_left_out_and_the_paper_is_done():
+    """The same title's words answered in English every time, its mind map's topic another (HANRAG's on the
+    2025-09-15 listing): after MAX_ROUNDS rounds the digest is done without a Chinese title (the page shows the
+    paper's own), its rejected answers recorded."""
+
+    def topic_of_its_own(result: GenerationResult) -> None:
+        if result.arxiv_id == TARGET.arxiv_id:
+            assert result.digest is not None
+            result.digest["mind_map"]["label"] = "MergeVQ"
+
+    sim = EngineSim()
+    sim.add_fault(Fault(kind="wrong_language", request="translate", match="Unified Framework", times=-1))
+    results = _generate(sim, stage="translate_zh", edit_english=topic_of_its_own)
+    done = results[TARGET.arxiv_id]
+    assert done.status == "done" and done.digest is not None
+    assert "title" not in done.digest and done.digest["mind_map"]["label"] == "MergeVQ"
+    assert {c.attempt for c in done.calls if c.status == "rejected"} == set(range(1, MAX_ROUNDS + 1))
     assert _others_done(results)
 
 
