@@ -14,6 +14,7 @@ from papers_digest.checker.zh_claims import (
     level_turned,
     means_added,
     with_acronym_after_its_words,
+    with_comparison_in_chinese,
     with_place_marked,
     with_the_paper_said,
     without_added_size,
@@ -381,6 +382,19 @@ def test_a_unit_answer_with_its_comparison_last_comes_back_with_it_first_and_pas
     )
     assert chinese == "在AIME25上，与单独的大型模型相比，GlimpRouter的准确率提高了10.7%，延迟减少了25.9%。"
     assert problems == []
+
+
+def test_compared_to_left_in_english_before_a_name_is_said_in_chinese_and_first():
+    # GlimpRouter's summary on the 2026-01-13 listing at d90ce44, round 6 of 8: "compared to" before the benchmark
+    english = (
+        "GlimpRouter achieves a 10.7% accuracy improvement and a 25.9% latency reduction compared to a standalone "
+        "large model on AIME25."
+    )
+    answer = "X1 提高了 10.7% 的准确率，并降低了 25.9% 的延迟， compared to X2 上的独立大模型。"
+    chinese, problems = judge_unit(unit_of(english), answer)
+    assert chinese == "与AIME25 上的独立大模型相比，GlimpRouter 提高了 10.7% 的准确率，并降低了 25.9% 的延迟。"
+    assert problems == []
+    assert with_comparison_in_chinese("It is 2× faster compared to GPT-4o.") == "It is 2× faster compared to GPT-4o."
 
 
 def test_video_dropped_from_its_chinese_is_asked_again_and_a_name_holding_it_is_no_term():

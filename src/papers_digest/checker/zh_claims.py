@@ -123,8 +123,13 @@ def means_added(chinese: str, english: str) -> str | None:
 
 # "compared to" left in English between Chinese words: R1-Zero's "… by about 60% compared to traditional 4-shot
 # prompting" came back as …约60% compared to传统的4-shot提示 in 7 of 8 rounds of the sample run at 2162664, told each
-# time to translate it. The program says it as Chinese does after a clause (，相比…).
-_COMPARED_TO_RE = re.compile(r"\s*([，,]?)\s*compared\s+(?:to|with)\s*(?=[\u4e00-\u9fff])", re.IGNORECASE)
+# time to translate it. The program says it as Chinese does after a clause (，相比…). Before a name and then Chinese
+# words too: GlimpRouter's summary on the 2026-01-13 listing at d90ce44 left
+# …的延迟， compared to AIME25 上的独立大模型。
+_COMPARED_TO_RE = re.compile(
+    r"\s*([，,]?)\s*compared\s+(?:to|with)\s*(?=[\u4e00-\u9fff]|[A-Za-z0-9][\w.\- ]{0,30}?[\u4e00-\u9fff])",
+    re.IGNORECASE,
+)
 
 
 # The same said word for word in Chinese, 比较到 ("compared to"), which is no Chinese: GlimpRouter's summary on the
