@@ -152,6 +152,17 @@ def test_a_means_the_english_does_not_name_fails(english, chinese):
     assert means_added(chinese, english) == "通过"
 
 
+def test_by_before_a_figure_is_no_means():
+    # GlimpRouter's summary on the 2026-01-13 listing at ec47d1d: "reduces inference latency by 25.9%" names no means
+    english = (
+        "GlimpRouter achieves a 10.7% accuracy improvement and reduces inference latency by 25.9% compared to a "
+        "standalone large model on AIME25."
+    )
+    answer = "在AIME25上，与一个独立的大型模型相比，GlimpRouter通过10.7%的准确率改进和减少推理延迟25.9%。"
+    assert means_added(answer, english) == "通过"
+    assert means_added("它通过蒸馏将延迟降低了约 25.9%。", "It cuts latency by about 25.9% by distillation.") is None
+
+
 def test_a_means_the_english_names_passes():
     # PaCoRe's summary in the same run: "by scaling" is 通过
     english = "An 8B model achieves 94.5% on HMMT 2025 by scaling effective TTC to about two million tokens."
