@@ -938,6 +938,26 @@ def test_a_failing_summary_borrows_only_a_finding_that_owes_it_nothing(prompts, 
     assert talk.answers[summary.key] == (finding if borrowed else "vsGRPO-2B gains 12.1% over its base model.")
 
 
+def test_a_finding_of_two_sentences_is_not_borrowed_where_its_first_drops_the_comparison(prompts):
+    """PaCoRe on the 2026-01-13 listing at 754ecd1: its finding passed as two sentences; borrowed as the summary, which
+    is one sentence, it dropped "surpassing GPT-5's 93.2%" and failed rule scope in rounds 3 to 6, the summary
+    never asked again. Now the summary is asked again."""
+    from papers_digest.llm.conversation import Task
+    from papers_digest.ways.steps.conversation import BORROW_FROM_ROUND
+
+    task = Task(SAMPLE_DATE, "2601.05593", "digest_en", "steps")
+    asked_again = "An 8B model reaches 94.5% on HMMT 2025, surpassing GPT-5's 93.2%."
+    talk, parts = talk_on(prompts, other_day("2601.05593"), Answering(asked_again), task)
+    summary = next(p for p in parts if p.question == "SUMMARY")
+    same = next(p for p in parts if p.question == "FINDING" and p.sources == summary.sources)
+    finding = "An 8B model achieves 94.5% on HMMT 2025. It surpasses GPT-5's 93.2% with about two million tokens."
+    talk.replies = {same.key: reply(finding), summary.key: reply("An 8B model achieves 94.5% on HMMT 2025.")}
+    failing = [Problem("scope", "one_sentence", "drops 'surpassing'")]
+    asyncio.run(talk.mend(summary, failing, attempt=BORROW_FROM_ROUND))
+    assert summary.key not in talk.borrowed
+    assert talk.answers[summary.key] == asked_again
+
+
 @pytest.mark.parametrize("invented", ["Long Short-Term Memory", "Language Model Representations"])
 def test_an_invented_expansion_is_taken_out_by_the_program(prompts, invented):
     """GlimpRouter's method on the 2026-01-13 listing at 014b950, as the 1.5B model wrote it asked with its

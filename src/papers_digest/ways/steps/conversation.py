@@ -172,17 +172,19 @@ class StepsConversation:
         return [p for p in self.parts if p.question == "FINDING"]
 
     def _finding_to_borrow(self, part: Part, failing: frozenset[str]) -> Part | None:
-        """The finding of `part`'s own sentence whose wording the summary may take: it passed, and it owes the
-        summary nothing (PaCoRe's "PaCoRe outperforms GPT-5 by scaling …", which wrote none of 94.5% and 93.2%,
-        borrowed from round 3 on, failed rule summary_figure in every round after: the 2026-01-13 listing at
-        0463dfa)."""
+        """The finding of `part`'s own sentence whose wording the summary may take: it passed, and, given as the
+        summary (its first sentence), it owes the summary nothing. PaCoRe's "PaCoRe outperforms GPT-5 by scaling …",
+        which wrote none of 94.5% and 93.2%, borrowed from round 3 on, failed rule summary_figure in every round
+        after (the 2026-01-13 listing at 0463dfa); its finding of two sentences, "An 8B model achieves 94.5% on HMMT
+        2025. It surpasses GPT-5's 93.2% …", borrowed, dropped the comparison with its second sentence and failed
+        rule scope in rounds 3 to 6, the summary never asked again (at 754ecd1)."""
         return next(
             (
                 f
                 for f in self.findings()
                 if f.sources == part.sources
                 and f.key not in failing
-                and not summary_owes(self._given(f), f.sources[0].text)
+                and not summary_owes(self._given(f, as_question="SUMMARY"), f.sources[0].text)
             ),
             None,
         )
@@ -200,10 +202,11 @@ class StepsConversation:
         text = self._given(summary) if summary.key in self.answers else ""
         return summary if text and not finding_owes(f"{part.field}.finding", text, part.sources[0].text) else None
 
-    def _given(self, part: Part) -> str:
-        """A finding's or the summary's answer as the digest gives it (answers.as_given): the raw answer may owe what
-        the program's mends take care of."""
-        return as_given(part.question, self.answers.get(part.key, ""), part.sources[0].text)
+    def _given(self, part: Part, as_question: str | None = None) -> str:
+        """A finding's or the summary's answer as the digest gives it (answers.as_given), or as it would give it for
+        `as_question` (a finding borrowed as the summary): the raw answer may owe what the program's mends take care
+        of."""
+        return as_given(as_question or part.question, self.answers.get(part.key, ""), part.sources[0].text)
 
     def judged(self) -> tuple[dict, Verdict]:
         """The digest the answers make and the checker's verdict on it: every rule of the English digest but
