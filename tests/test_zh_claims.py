@@ -235,16 +235,28 @@ def test_a_place_without_its_at_gets_one():
     assert with_place_marked("它在Qwen2.5上训练。") == "它在Qwen2.5上训练。"
 
 
-def test_compared_to_said_word_for_word_in_chinese_is_said_as_chinese_does():
-    # GlimpRouter's summary on the 2026-01-13 listing at eeae767: 比较到 ("compared to") before what is compared with
-    english = (
-        "GlimpRouter achieves a 10.7% accuracy improvement and reduces inference latency by 25.9% compared to a "
-        "standalone large model on AIME25."
-    )
-    answer = "X1 提高了 10.7% 的准确率，并将推理延迟减少了 25.9% 比较到 X2 上的独立大型模型。"
+GLIMPROUTER_SUMMARY = (
+    "GlimpRouter achieves a 10.7% accuracy improvement and reduces inference latency by 25.9% compared to a "
+    "standalone large model on AIME25."
+)
+
+
+@pytest.mark.parametrize(
+    ("english", "answer", "said"),
+    [
+        # GlimpRouter's summary on the 2026-01-13 listing at eeae767: 比较到 ("compared to") before its rival
+        (GLIMPROUTER_SUMMARY, "X1 提高了 10.7% 的准确率，并将推理延迟减少了 25.9% 比较到 X2 上的独立大型模型。",
+         "与AIME25 上的独立大型模型相比，GlimpRouter 提高了 10.7% 的准确率，并将推理延迟减少了 25.9%。"),
+        # the same summary at d90ce44, round 6 of 8: "compared to" left in English before the benchmark's name
+        (GLIMPROUTER, "X1 提高了 10.7% 的准确率，并降低了 25.9% 的延迟， compared to X2 上的独立大模型。",
+         "与AIME25 上的独立大模型相比，GlimpRouter 提高了 10.7% 的准确率，并降低了 25.9% 的延迟。"),
+    ],
+)  # fmt: skip
+def test_compared_to_said_word_for_word_or_left_in_english_is_said_as_chinese_does(english, answer, said):
     chinese, problems = judge_unit(unit_of(english), answer)
-    assert chinese == "与AIME25 上的独立大型模型相比，GlimpRouter 提高了 10.7% 的准确率，并将推理延迟减少了 25.9%。"
+    assert chinese == said
     assert problems == []
+    assert with_comparison_in_chinese("It is 2× faster compared to GPT-4o.") == "It is 2× faster compared to GPT-4o."
 
 
 def test_a_benchmark_said_as_a_bare_clause_gets_its_place():
@@ -393,19 +405,6 @@ def test_a_unit_answer_with_its_comparison_last_comes_back_with_it_first_and_pas
     )
     assert chinese == "在AIME25上，与单独的大型模型相比，GlimpRouter的准确率提高了10.7%，延迟减少了25.9%。"
     assert problems == []
-
-
-def test_compared_to_left_in_english_before_a_name_is_said_in_chinese_and_first():
-    # GlimpRouter's summary on the 2026-01-13 listing at d90ce44, round 6 of 8: "compared to" before the benchmark
-    english = (
-        "GlimpRouter achieves a 10.7% accuracy improvement and a 25.9% latency reduction compared to a standalone "
-        "large model on AIME25."
-    )
-    answer = "X1 提高了 10.7% 的准确率，并降低了 25.9% 的延迟， compared to X2 上的独立大模型。"
-    chinese, problems = judge_unit(unit_of(english), answer)
-    assert chinese == "与AIME25 上的独立大模型相比，GlimpRouter 提高了 10.7% 的准确率，并降低了 25.9% 的延迟。"
-    assert problems == []
-    assert with_comparison_in_chinese("It is 2× faster compared to GPT-4o.") == "It is 2× faster compared to GPT-4o."
 
 
 def test_video_dropped_from_its_chinese_is_asked_again_and_a_name_holding_it_is_no_term():
