@@ -111,8 +111,9 @@ def level_dropped(chinese: str, english: str) -> str | None:
 _ZH_MEANS_RE = re.compile(r"通过|借助|凭借")
 # "by" before a figure is an amount ("reduces latency by 25.9%"), not a means: GlimpRouter's summary on the 2026-01-13
 # listing at ec47d1d came back as …GlimpRouter通过10.7%的准确率改进和减少推理延迟25.9%。, a sentence with no verb.
+_BY_AN_AMOUNT = r"by(?!\s+(?:about|around|roughly|nearly|almost|over|up\s+to|only|just|a\s+factor\s+of)?\s*[~≈]?\d)"
 _EN_MEANS_RE = re.compile(
-    r"\b(?:by(?!\s+(?:about|around|roughly|nearly|almost|over|up\s+to|only|just|a\s+factor\s+of)?\s*[~≈]?\d)|through|via|using|uses?|used|with|from|thanks|leverag\w*|employ\w*|utiliz\w*|based|means|"
+    rf"\b(?:{_BY_AN_AMOUNT}|through|via|using|uses?|used|with|from|thanks|leverag\w*|employ\w*|utiliz\w*|based|means|"
     r"appl(?:y|ies|ied|ying)|rel(?:y|ies|ying)|exploit\w*|combin\w*|incorporat\w*|adopt\w*|introduc\w*)\b",
     re.IGNORECASE,
 )
