@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -143,3 +145,29 @@ def test_every_module_says_what_it_is_for_and_stays_small(path):
 def test_package_inits_only_describe_the_package():
     inits = [p for p in CODE if p.name == "__init__.py" and p.parent != PACKAGE]
     assert inits and not any(is_substantive(p) for p in inits)
+
+
+def test_opening_the_database_imports_no_pandas_and_leaves_it_importable():
+    """A stage that opens papers.db does not pay for pandas and numpy (db/sqlite_library.py); a notebook that
+    imported pandas first keeps sqlite-utils' pandas column types, and a process that imports pandas later gets
+    it whole."""
+    stage_like = (
+        "import sys\n"
+        "from papers_digest.db import queries, writer\n"
+        "print('pandas' in sys.modules, 'numpy' in sys.modules)\n"
+        "import pandas, sqlite_utils\n"
+        "db = sqlite_utils.Database(memory=True)\n"
+        "db['t'].insert({'n': int(pandas.Series([7]).iloc[0])})\n"
+        "print(db.execute('select n from t').fetchone()[0])\n"
+    )
+    notebook_like = (
+        "import pandas\n"
+        "from papers_digest.db import queries\n"
+        "import sqlite_utils.db as library\n"
+        "print(library.COLUMN_TYPE_MAPPING[pandas.Timestamp])\n"
+    )
+    outputs = [
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+        for code in (stage_like, notebook_like)
+    ]
+    assert outputs == [["False", "False", "7"], ["TEXT"]]

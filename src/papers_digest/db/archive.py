@@ -8,9 +8,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
-
 from papers_digest.db.reading import reading
+from papers_digest.db.sqlite_library import sqlite_utils
 
 # A paper's areas as a JSON array for json_each, whatever the column holds.
 _AREAS = "json_each(case when json_valid(p.areas) then p.areas else '[]' end) t"

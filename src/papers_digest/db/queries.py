@@ -10,10 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
-
 from papers_digest.core.models import Organization, Paper
 from papers_digest.db.reading import reading
+from papers_digest.db.sqlite_library import sqlite_utils
 
 # db/schema.py LISTING_COLUMNS beyond those every database has
 _LISTING_EXTRAS = (

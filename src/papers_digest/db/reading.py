@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import sqlite_utils
+from papers_digest.db.sqlite_library import sqlite_utils
 
 
 @contextmanager

@@ -8,11 +8,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
-
 from papers_digest.day.terms import QUERY_POSTINGS
 from papers_digest.db.archive import listed_columns
 from papers_digest.db.reading import reading
+from papers_digest.db.sqlite_library import sqlite_utils
 
 ScoreQuery = Mapping[str, Mapping[str, float]]  # a paper -> its query terms and their weights (day/terms.py)
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import typing
 
-import sqlite_utils
-
 from papers_digest.core.models import CallRecord
 from papers_digest.db.published import PUBLISHED_COLUMNS, PUBLISHED_TABLE
+from papers_digest.db.sqlite_library import sqlite_utils
 
 TABLES = ("papers", "digests", "llm_calls", "runs", "day_items")  # paper_terms is the related papers' index
 # A call's place among its paper's calls of one stage (`call`, db/rows.py): a digest asked in steps and a

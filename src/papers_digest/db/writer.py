@@ -8,8 +8,6 @@ from collections.abc import Iterator
 from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 
-import sqlite_utils
-
 from papers_digest.core.models import RunRecord
 from papers_digest.day.areas import paper_areas
 from papers_digest.day.files import DayFiles
@@ -18,6 +16,7 @@ from papers_digest.db.published import PUBLISHED_TABLE
 from papers_digest.db.related import best_scored, stored_terms
 from papers_digest.db.rows import call_rows, day_item_rows, digest_rows, paper_rows, term_rows
 from papers_digest.db.schema import CALL_KEY, ensure_schema
+from papers_digest.db.sqlite_library import sqlite_utils
 
 # How long a write waits for another writer or a checkpoint before it fails; readers never make it wait in
 # WAL mode (docs/database.md, "Reading while the pipeline writes"). Python's own default is 5 s.
