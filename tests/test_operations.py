@@ -219,7 +219,8 @@ def _as_a_terminal_starts_it() -> None:
 def test_an_interrupt_mid_stage_is_one_line_per_process_keeps_the_finished_papers_and_a_rerun_asks_the_rest(
     tmp_path, sample_replay, start_engine, how
 ):
-    sim, engine_url = start_engine(latency_s=1.0)  # one paper a second, one at a time: the signal lands mid-stage
+    # 0.3 s a call, one at a time: a digest asked in steps takes about 12 calls, so the signal lands mid-stage
+    sim, engine_url = start_engine(latency_s=0.3)
     _, replay_url = sample_replay
     project = copy_project(tmp_path / "project")
     write_params(
@@ -253,6 +254,7 @@ def test_an_interrupt_mid_stage_is_one_line_per_process_keeps_the_finished_paper
     assert not (project / "data" / SAMPLE_DATE / "translate_zh").exists()
 
     asked = chat_calls(sim)
+    sim.latency_s = 0.0  # the rerun's ~100 calls, one at a time, need no pace: 100 s of waiting before
     rerun = _papers(project, "run")
     assert rerun.returncode == 0, rerun.stdout + rerun.stderr
     # the rerun asks only the digests missing and the 4 translations: what their records say was sent

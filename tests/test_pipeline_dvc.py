@@ -35,11 +35,12 @@ def _requests(replay: Replay, sim: EngineSim) -> int:
     return replay.total_requests + sim.stats.requests
 
 
-def _sample_day_run(tmp_path: Path, replay_url: str, llm_url: str) -> Path:
-    """A project copy whose sample day `dvc repro` ran on the replay and the simulator."""
+def _sample_day_run(tmp_path: Path, replay_url: str, llm_url: str, *targets: str) -> Path:
+    """A project copy whose sample day `dvc repro` (to `targets`, else every stage) ran on the replay and the
+    simulator."""
     project = copy_project(tmp_path)
     write_params(project, _params(replay_url, llm_url))
-    run_dvc(project, "repro")
+    run_dvc(project, "repro", *targets)
     return project
 
 
@@ -113,7 +114,7 @@ def test_sample_day_end_to_end_then_a_rerun_makes_no_http_call(tmp_path, sample_
 
 def test_every_call_of_a_day_is_a_row_of_llm_calls(tmp_path, sample_replay, engine):
     sim, llm_url = engine
-    project = _sample_day_run(tmp_path, sample_replay[1], llm_url)
+    project = _sample_day_run(tmp_path, sample_replay[1], llm_url, "publish")  # the report adds no call
     db = sqlite_utils.Database(project / "data" / "papers.db")
     assert db["llm_calls"].count == chat_calls(sim)
 
@@ -150,9 +151,9 @@ def test_a_paper_digested_on_an_earlier_date_is_not_generated_again(tmp_path, en
     project = copy_project(tmp_path / "project")
     with BackgroundServer(replay.app) as server:
         write_params(project, _params(server.url, llm_url))
-        run_dvc(project, "repro")
+        run_dvc(project, "repro", "publish")
         write_params(project, _params(server.url, llm_url, date="2025-04-04"))
-        run_dvc(project, "repro")
+        run_dvc(project, "repro", "publish")
     later = json.loads((project / "data" / "2025-04-04" / "list.json").read_text())
     assert later["excluded"] == {i: SAMPLE_DATE for i in sorted(SAMPLE_PICKS)}
     assert later["picked"] == ["2504.01956", "2504.01724", "2504.00824", "2504.01848"]
@@ -166,7 +167,7 @@ def test_without_an_endpoint_generation_says_so_and_papers_are_failed_with_the_r
     _, replay_url = sample_replay
     project = copy_project(tmp_path)
     write_params(project, _params(replay_url, ""))
-    done = run_dvc(project, "repro")
+    done = run_dvc(project, "repro", "publish")
     assert "no LLM endpoint configured" in done.stdout + done.stderr
     assert list((project / "data" / SAMPLE_DATE / "digest_en").glob("2*.json")) == []
     db = sqlite_utils.Database(project / "data" / "papers.db")
@@ -244,7 +245,7 @@ def test_an_analyst_holding_a_read_transaction_never_fails_the_run_nor_sees_half
     db_path = project / "data" / "papers.db"
     with BackgroundServer(replay.app) as server:
         write_params(project, _params(server.url, llm_url))
-        run_dvc(project, "repro")
+        run_dvc(project, "repro", "publish")  # the day before; the next day's run below goes to its report
         analyst = sqlite3.connect(db_path, isolation_level=None)
         analyst.execute("begin")
         before = analyst.execute("select count(*) from papers").fetchone()[0]

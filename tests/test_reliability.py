@@ -31,7 +31,7 @@ from papers_devtools.sim.faults import Fault
 from papers_devtools.testing.servers import engine_server, recorded_dirs, sample_replay_server
 
 DAY = SAMPLE_DATE
-SLOW_CALL_S = 0.3
+SLOW_CALL_S = 0.1  # a call long enough that a kill lands mid-stage; a digest is about 12 calls, a translation 25
 
 
 def _params(replay_url: str, llm_url: str, **overrides):

@@ -90,7 +90,7 @@ def test_a_killed_stage_loses_only_the_calls_in_flight(tmp_path, sample_replay, 
     wait_until(lambda: not sim.stats.in_flight, timeout_s=30, what="the engine to finish the killed run's call")
     sim.latency_s = 0.0
     sim.reset_stats()
-    run_dvc(project, "repro")
+    run_dvc(project, "repro", "publish")
     english = [c for p in (project / "data" / SAMPLE_DATE / "digest_en").glob("2*.json") for c in _calls(p)]
     asked = [r for r in sim.stats.records if r.kind in ("digest", "steps")]  # asked at once or in steps
     # every finished call came from the store, only the rest was asked
@@ -106,12 +106,12 @@ def test_a_bigger_limit_or_a_forced_rerun_repeats_no_finished_work(tmp_path, sam
     sim, llm_url = engine
     project = copy_project(tmp_path)
     write_params(project, _params(replay_url, llm_url, limit=2))
-    run_dvc(project, "repro")
+    run_dvc(project, "repro", "publish")
     first, old = chat_calls(sim), set(_picked(project))
     arxiv_before = replay.requests["arxiv"]
 
     write_params(project, _params(replay_url, llm_url, limit=4))
-    run_dvc(project, "repro")
+    run_dvc(project, "repro", "publish")
     new = set(_picked(project)) - old
     # only the two new papers were generated: what their records say was sent
     assert chat_calls(sim) - first == sent_calls(project, "digest_en", new) + sent_calls(project, "translate_zh", new)
@@ -120,7 +120,7 @@ def test_a_bigger_limit_or_a_forced_rerun_repeats_no_finished_work(tmp_path, sam
     assert new_pages in (2, 3)  # the two new papers (one is redirected to its versioned page)
 
     arxiv_before = replay.requests["arxiv"]
-    forced = run_dvc(project, "repro", "--force")
+    forced = run_dvc(project, "repro", "--force", "publish")
     assert chat_calls(sim) == second
     assert replay.requests["arxiv"] == arxiv_before
     assert "answers reused from the store" in forced.stdout
