@@ -636,6 +636,15 @@ R1_SUMMARY = (
          "MergeVQ 达到了与 ImageNet 相同的性能，展示了视觉表示学习和图像生成的竞争力。", ["ImageNet"]),
         ("MergeVQ achieves competitive performance on ImageNet.", "MergeVQ 在 ImageNet 上取得了有竞争力的性能。", []),
         ("It reaches the same accuracy as GPT-4o.", "它达到了与 GPT-4o 相同的准确率。", []),
+        # the sample run at 0bcf4a6: a word of the sentence made MergeVQ's peer by 和 ("MergeVQ and token alike")
+        ("MergeVQ performs comparably in both visual representation learning and image generation tasks with "
+         "comparable token efficiency and inference speed.",
+         "视觉表示学习和图像生成任务中，MergeVQ 和 token 的性能相当，并且在效率和推理速度上都相当。", ["token"]),
+        ("MergeVQ performs comparably in both visual representation learning and image generation tasks with "
+         "comparable token efficiency and inference speed.",
+         "MergeVQ 在视觉表示学习和图像生成任务中表现相当，token 效率和推理速度也相当。", []),
+        ("vsGRPO-7B performs similarly to LLaVA-NeXT-Video-72B.", "vsGRPO-7B 和 LLaVA-NeXT-Video-72B 的性能相似。", []),
+        ("It is on par with GPT-4o on MMLU and GSM8K.", "它在 MMLU 和 GSM8K 上与 GPT-4o 相当。", []),
     ],
 )  # fmt: skip
 def test_a_name_the_english_compares_nothing_with_is_not_compared_with(english, chinese, added):

@@ -66,6 +66,13 @@ _ZH_COMPARED_RES = (
     re.compile(
         r"与\s*" + _ZH_NAME + r"[^，。；]{0,15}?(?:相比|相较|比较|对比|相当|相似|相近|持平|一样|同等|可比|相同|等同)"
     ),
+    # two names made peers by 和, the second the peer: MergeVQ's summary "performs comparably … with comparable token
+    # efficiency" came back as MergeVQ 和 token 的性能相当 in the sample run at 0bcf4a6 (no 与 between: that names it)
+    re.compile(
+        r"[A-Za-z0-9][A-Za-z0-9_.\-]*\s*和\s*"
+        + _ZH_NAME
+        + r"[^，。；与跟同]{0,15}?(?:相当|相似|相近|持平|一样|可比|相同|等同)"
+    ),
 )
 WORDS_AROUND = 4  # English words either side of a figure in which its direction is read
 CHARACTERS_AROUND = 10  # Chinese characters either side of a figure in which a decrease must be said
