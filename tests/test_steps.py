@@ -1308,3 +1308,32 @@ def test_the_papers_work_is_said_by_the_name_its_title_gives(prompts):
     summary = next(p for p in parts if p.question == "SUMMARY")
     talk.replies = {summary.key: reply("Our framework achieves competitive performance on ImageNet.")}
     assert talk.answers[summary.key] == "MergeVQ achieves competitive performance on ImageNet."
+
+
+def test_a_summary_cut_to_its_head_and_failing_again_is_not_held_at_the_cut(prompts):
+    """PaCoRe on the 2026-01-13 listing at 835c373: its summary copied the sentence's whole closing clause, so from
+    round 3 it was cut to its head, "An 8B model achieves 94.5% on HMMT 2025.", which dropped "surpassing GPT-5's
+    93.2%" (rule scope). In round 4 the summary borrowed its passing finding's wording, yet the cut stayed the answer
+    through round 6, no call made, and the paper failed: a mend's answer now replaces the one before it."""
+    from papers_digest.llm.conversation import Task
+    from papers_digest.ways.steps.conversation import BORROW_FROM_ROUND
+
+    task = Task(SAMPLE_DATE, "2601.05593", "digest_en", "steps")
+    asked_again = "An 8B model reaches 94.5% on HMMT 2025, surpassing GPT-5's 93.2%."
+    talk, parts = talk_on(prompts, other_day("2601.05593"), Answering(asked_again), task)
+    summary = next(p for p in parts if p.question == "SUMMARY")
+    same = next(p for p in parts if p.question == "FINDING" and p.sources == summary.sources)
+    finding = "An 8B model reaches 94.5% on HMMT 2025, surpassing GPT-5's 93.2% with about two million tokens."
+    copied = (
+        "An 8B model achieves 94.5% on HMMT 2025, surpassing GPT-5's 93.2% by scaling effective TTC to roughly two "
+        "million tokens."
+    )
+    talk.replies = {same.key: reply(finding), summary.key: reply(copied)}
+    # round 3: the finding fails too, so the summary is cut to its head by the program
+    copied_only = [Problem("copied", "one_sentence", "copies")]
+    asyncio.run(talk.mend(summary, copied_only, attempt=BORROW_FROM_ROUND, failing=frozenset({same.key})))
+    assert talk.answers[summary.key] == "An 8B model achieves 94.5% on HMMT 2025."
+    # round 4: the head drops the comparison; the finding passes now
+    asyncio.run(talk.mend(summary, [Problem("scope", "one_sentence", "drops 'surpassing'")], attempt=BORROW_FROM_ROUND))
+    assert talk.answers[summary.key] in (finding, asked_again)
+    assert [p for p in talk.judged()[1].problems if p.field == "one_sentence"] == []

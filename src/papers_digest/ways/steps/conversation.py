@@ -91,6 +91,19 @@ class StepsConversation:
         )
         self.asked[part.key], self.replies[part.key] = messages, reply
         self.trimmed.pop(part.key, None)
+        self.borrowed.pop(part.key, None)
+
+    def _mended(self, part: Part, text: str) -> None:
+        """The program's mend of `part` as its answer, in place of whatever answered it before."""
+        self.borrowed.pop(part.key, None)
+        self.trimmed[part.key] = text
+
+    def _borrow(self, part: Part, other: Part) -> None:
+        """`other`'s answer as `part`'s, in place of whatever answered it before: a summary cut to its head in one
+        round and borrowing its finding's wording in the next kept the cut (PaCoRe on the 2026-01-13 listing at
+        835c373, its summary's cut dropping "surpassing GPT-5's 93.2%" in rounds 3 to 6, no call made)."""
+        self.trimmed.pop(part.key, None)
+        self.borrowed[part.key] = other.key
 
     async def first(self, part: Part, attempt: int, mind: list[str] = ()) -> None:
         """Ask a part its question; `mind`: what its last answer got wrong, said after the question (asked again
@@ -132,7 +145,7 @@ class StepsConversation:
         kept = [idea["label"] for i, idea in enumerate(ideas) if f"{part.field}[{i}].label" not in failed]
         if summary is not None:
             # the result said as the digest's summary says it: that passed every check the finding owes its sentence
-            self.trimmed[part.key] = assemble(self.parts, self.answers)[summary.field]
+            self._mended(part, assemble(self.parts, self.answers)[summary.field])
         elif part.question == "FINDING" and _droppable(rules, late) and len(self.findings()) > 1:
             self.parts = renumbered([p for p in self.parts if p is not part])
         elif part.question == "IDEAS" and rules == {"label"} and (kept or late):
@@ -141,14 +154,14 @@ class StepsConversation:
             # glossary's terms of the method's sentences, or the mind map is its topic alone rather than the paper
             # failing (HANRAG's ideas on the 2025-09-15 listing were sentences in every round)
             kept = kept or ideas_from_terms(part.sources, mind_map.get("label", ""))
-            self.trimmed[part.key] = "\n".join(f"- {idea}" for idea in kept)
+            self._mended(part, "\n".join(f"- {idea}" for idea in kept))
         elif rules <= set(_WRITTEN_BACK) and (written := _written_back(self.answers.get(part.key, ""), problems)):
-            self.trimmed[part.key] = written  # the paper's acronym alone, the paper's name where one was misspelt
+            self._mended(part, written)  # the paper's acronym alone, the paper's name where one was misspelt
         elif part.question == "SUMMARY" and same is not None and late:
             # the main result said as its finding says it: that wording passed every check of the same sentence
-            self.borrowed[part.key] = same.key
+            self._borrow(part, same)
         elif part.question == "SUMMARY" and late and rules == {"copied"} and (cut := self._cut(part)):
-            self.trimmed[part.key] = cut  # its head, where the sentence's whole was copied (passages.py)
+            self._mended(part, cut)  # its head, where the sentence's whole was copied (passages.py)
         elif rules & REWRITTEN and part.rewritable:
             text = one_line(self.replies[part.key].content)
             others = " . ".join(r.content for key, r in self.replies.items() if key != part.key)
