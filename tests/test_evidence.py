@@ -239,23 +239,6 @@ def test_a_summary_keeps_the_main_result_s_figure():
     assert ([p.rule for p in without], kept) == (["summary_figure"], [])
 
 
-@pytest.mark.parametrize(
-    ("summary", "sentence", "owes"),
-    [
-        # the 2025-09-15 listing at 835c373: the setting (a 4K image) kept, the result (under 10 seconds) dropped
-        ("InfGen achieves high-resolution image synthesis with reduced 4K generation time.", INFGEN, True),
-        ("InfGen cuts 4K image generation time to under 10 seconds.", INFGEN, False),
-        # a size in thousands that is the sentence's only figure is its result
-        ("It handles contexts of 128K tokens.", "Our model supports a 128K context.", False),
-        ("It handles long contexts.", "Our model supports a 128K context.", True),
-        # a model's size is never the figure asked for
-        ("An 8B model reaches 94.5% on HMMT 2025.", "An 8B model reaches 94.5% on HMMT 2025.", False),
-    ],
-)
-def test_a_summary_keeps_a_result_figure_not_only_a_size(summary, sentence, owes):
-    assert [p.rule for p in summary_owes(summary, sentence)] == (["summary_figure"] if owes else [])
-
-
 def _paper(text: str):
     from papers_digest.core.models import FulltextDoc, Section
 

@@ -9,7 +9,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from papers_digest.checker.fields import words
-from papers_digest.checker.numbers import Number, prose_numbers, ratios_said
+from papers_digest.checker.numbers import prose_numbers, ratios_said
 from papers_digest.checker.passages import PaperWords
 from papers_digest.checker.problems import Problem
 from papers_digest.checker.scope import decrease_dropped, scope_dropped
@@ -114,15 +114,6 @@ def copied_run(text: str, sentence: str) -> int:
     return longest if weighed >= COPY_WORDS or longest >= COPY_SHARE * len(words(text)) else 0
 
 
-def result_figures(sentence: str) -> list[Number]:
-    """The figures of a result a summary keeps one of: not a model's size (7B), nor a size in thousands (a 4K image,
-    a 128K context) where the sentence states another figure. InfGen's "… while cutting 4K image generation time to
-    under 10 seconds" was summed up as "… with reduced 4K generation time" on the 2025-09-15 listing at 835c373: the
-    setting kept, the result dropped."""
-    figures = [n for n in prose_numbers(sentence) if n.counts_in_prose and n.unit != "B"]
-    return [n for n in figures if n.unit != "K"] or figures
-
-
 def summary_owes(summary: str, sentence: str) -> list[Problem]:
     """The summary against the main result it sums up: its scope, and its figure where it states one."""
     changed = scope_dropped(summary, sentence)
@@ -131,7 +122,7 @@ def summary_owes(summary: str, sentence: str) -> list[Problem]:
     doing = doing_problems("one_sentence", summary, sentence)
     if doing:
         return doing
-    figures = result_figures(sentence)
+    figures = [n for n in prose_numbers(sentence) if n.counts_in_prose and n.unit != "B"]
     if figures and not any(n.matches(f) for n in prose_numbers(summary) for f in figures):
         shown = ", ".join(dict.fromkeys(f.text for f in figures[:3]))
         return [Problem("summary_figure", "one_sentence", f"states no figure of the main result ({shown}): give one")]
