@@ -938,24 +938,34 @@ def test_a_failing_summary_borrows_only_a_finding_that_owes_it_nothing(prompts, 
     assert talk.answers[summary.key] == (finding if borrowed else "vsGRPO-2B gains 12.1% over its base model.")
 
 
+PACORE_ASKED_AGAIN = "An 8B model reaches 94.5% on HMMT 2025, surpassing GPT-5's 93.2%."
+
+
+def _pacore_talk(prompts):
+    """PaCoRe (the 2026-01-13 listing) asked in steps, the engine answering PACORE_ASKED_AGAIN: (the conversation, its
+    summary's part, the finding of the summary's sentence)."""
+    from papers_digest.llm.conversation import Task
+
+    task = Task(SAMPLE_DATE, "2601.05593", "digest_en", "steps")
+    talk, parts = talk_on(prompts, other_day("2601.05593"), Answering(PACORE_ASKED_AGAIN), task)
+    summary = next(p for p in parts if p.question == "SUMMARY")
+    same = next(p for p in parts if p.question == "FINDING" and p.sources == summary.sources)
+    return talk, summary, same
+
+
 def test_a_finding_of_two_sentences_is_not_borrowed_where_its_first_drops_the_comparison(prompts):
     """PaCoRe on the 2026-01-13 listing at 754ecd1: its finding passed as two sentences; borrowed as the summary, which
     is one sentence, it dropped "surpassing GPT-5's 93.2%" and failed rule scope in rounds 3 to 6, the summary
     never asked again. Now the summary is asked again."""
-    from papers_digest.llm.conversation import Task
     from papers_digest.ways.steps.conversation import BORROW_FROM_ROUND
 
-    task = Task(SAMPLE_DATE, "2601.05593", "digest_en", "steps")
-    asked_again = "An 8B model reaches 94.5% on HMMT 2025, surpassing GPT-5's 93.2%."
-    talk, parts = talk_on(prompts, other_day("2601.05593"), Answering(asked_again), task)
-    summary = next(p for p in parts if p.question == "SUMMARY")
-    same = next(p for p in parts if p.question == "FINDING" and p.sources == summary.sources)
+    talk, summary, same = _pacore_talk(prompts)
     finding = "An 8B model achieves 94.5% on HMMT 2025. It surpasses GPT-5's 93.2% with about two million tokens."
     talk.replies = {same.key: reply(finding), summary.key: reply("An 8B model achieves 94.5% on HMMT 2025.")}
     failing = [Problem("scope", "one_sentence", "drops 'surpassing'")]
     asyncio.run(talk.mend(summary, failing, attempt=BORROW_FROM_ROUND))
     assert summary.key not in talk.borrowed
-    assert talk.answers[summary.key] == asked_again
+    assert talk.answers[summary.key] == PACORE_ASKED_AGAIN
 
 
 @pytest.mark.parametrize("invented", ["Long Short-Term Memory", "Language Model Representations"])
@@ -1315,14 +1325,9 @@ def test_a_summary_cut_to_its_head_and_failing_again_is_not_held_at_the_cut(prom
     round 3 it was cut to its head, "An 8B model achieves 94.5% on HMMT 2025.", which dropped "surpassing GPT-5's
     93.2%" (rule scope). In round 4 the summary borrowed its passing finding's wording, yet the cut stayed the answer
     through round 6, no call made, and the paper failed: a mend's answer now replaces the one before it."""
-    from papers_digest.llm.conversation import Task
     from papers_digest.ways.steps.conversation import BORROW_FROM_ROUND
 
-    task = Task(SAMPLE_DATE, "2601.05593", "digest_en", "steps")
-    asked_again = "An 8B model reaches 94.5% on HMMT 2025, surpassing GPT-5's 93.2%."
-    talk, parts = talk_on(prompts, other_day("2601.05593"), Answering(asked_again), task)
-    summary = next(p for p in parts if p.question == "SUMMARY")
-    same = next(p for p in parts if p.question == "FINDING" and p.sources == summary.sources)
+    talk, summary, same = _pacore_talk(prompts)
     finding = "An 8B model reaches 94.5% on HMMT 2025, surpassing GPT-5's 93.2% with about two million tokens."
     copied = (
         "An 8B model achieves 94.5% on HMMT 2025, surpassing GPT-5's 93.2% by scaling effective TTC to roughly two "
@@ -1335,5 +1340,5 @@ def test_a_summary_cut_to_its_head_and_failing_again_is_not_held_at_the_cut(prom
     assert talk.answers[summary.key] == "An 8B model achieves 94.5% on HMMT 2025."
     # round 4: the head drops the comparison; the finding passes now
     asyncio.run(talk.mend(summary, [Problem("scope", "one_sentence", "drops 'surpassing'")], attempt=BORROW_FROM_ROUND))
-    assert talk.answers[summary.key] in (finding, asked_again)
+    assert talk.answers[summary.key] in (finding, PACORE_ASKED_AGAIN)
     assert [p for p in talk.judged()[1].problems if p.field == "one_sentence"] == []
