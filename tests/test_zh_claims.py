@@ -140,6 +140,10 @@ GLIMPROUTER = (
     "model on AIME25."
 )
 GLIMPROUTER_ZH = "GlimpRouter通过10.7%的准确率提高和25.9%的延迟减少，相对于AIME25的独立大型模型进行了比较。"
+GLIMPROUTER_SUMMARY = (
+    "GlimpRouter achieves a 10.7% accuracy improvement and reduces inference latency by 25.9% compared to a "
+    "standalone large model on AIME25."
+)
 PACORE = (
     "PaCoRe tackles the challenge of contemporary language models' inability to scale test-time compute (TTC) "
     "beyond sequential reasoning under a fixed context window."
@@ -154,12 +158,8 @@ def test_a_means_the_english_does_not_name_fails(english, chinese):
 
 def test_by_before_a_figure_is_no_means():
     # GlimpRouter's summary on the 2026-01-13 listing at ec47d1d: "reduces inference latency by 25.9%" names no means
-    english = (
-        "GlimpRouter achieves a 10.7% accuracy improvement and reduces inference latency by 25.9% compared to a "
-        "standalone large model on AIME25."
-    )
     answer = "在AIME25上，与一个独立的大型模型相比，GlimpRouter通过10.7%的准确率改进和减少推理延迟25.9%。"
-    assert means_added(answer, english) == "通过"
+    assert means_added(answer, GLIMPROUTER_SUMMARY) == "通过"
     assert means_added("它通过蒸馏将延迟降低了约 25.9%。", "It cuts latency by about 25.9% by distillation.") is None
 
 
@@ -233,12 +233,6 @@ def test_a_place_without_its_at_gets_one():
     )
     assert with_place_marked("在AIME 2024上，它达到43.3%。") == "在AIME 2024上，它达到43.3%。"
     assert with_place_marked("它在Qwen2.5上训练。") == "它在Qwen2.5上训练。"
-
-
-GLIMPROUTER_SUMMARY = (
-    "GlimpRouter achieves a 10.7% accuracy improvement and reduces inference latency by 25.9% compared to a "
-    "standalone large model on AIME25."
-)
 
 
 @pytest.mark.parametrize(
