@@ -177,6 +177,53 @@ def test_an_english_word_left_is_told_with_the_dictionary_s_chinese():
     assert "translate every English word (illusion = 幻景 / 幻觉 / 幻象)" in system["content"]
 
 
+@pytest.mark.parametrize(
+    ("english", "answer", "said"),
+    [
+        # GlimpRouter's summary on the 2026-01-13 listing at 47e7336: "standalone" left in 8 rounds of 8, and it failed
+        ("GlimpRouter achieves a 10.7% accuracy improvement and reduces inference latency by 25.9% compared to a "
+         "standalone large model on AIME25.",
+         "X1 比 standalone 大型模型在 X2 上提高了 10.7% 的准确率，并且减少了推理延迟 25.9%。",
+         "GlimpRouter 比独立大型模型在 AIME25 上提高了 10.7% 的准确率，并且减少了推理延迟 25.9%。"),
+        # beside Latin script the rendering keeps its space
+        ("It beats a standalone LLM.", "它优于 standalone X1。", "它优于独立 LLM。"),
+    ],
+)  # fmt: skip
+def test_a_glossary_term_left_in_english_is_rendered_by_the_program(english, answer, said):
+    assert judge_unit(unit_of(english), answer) == (said, [])
+
+
+@pytest.mark.parametrize(
+    ("english", "answer", "left"),
+    [
+        # a term of several senses is the model's to choose: attention is 注意力 or 关注
+        ("The method has attracted attention in recent years.", "该方法近年来引起了 attention。", "attention"),
+        # a word the glossary does not hold stays a fault, told with the dictionary's Chinese
+        ("It explores the illusion of diminishing returns.", "它探索了 illusion 的收益递减。", "illusion"),
+    ],
+)
+def test_a_word_left_that_the_program_cannot_render_alone_is_asked_again(english, answer, left):
+    chinese, problems = judge_unit(unit_of(english), answer)
+    assert left in chinese
+    assert "zh_english_word" in rules(problems)
+
+
+@pytest.mark.parametrize(
+    ("english", "answer", "rule"),
+    [
+        # the English said back (the simulator's wrong_language): not translated, whatever terms it holds
+        ("A standalone framework", "A standalone framework", "zh_chinese"),
+        # three words left: asked again
+        ("A standalone model cuts inference latency and accuracy.", "独立模型降低了 inference latency 和 accuracy。",
+         "zh_english_word"),
+    ],
+)  # fmt: skip
+def test_an_answer_that_left_much_english_is_not_mended_into_chinese(english, answer, rule):
+    chinese, problems = judge_unit(unit_of(english), answer)
+    assert chinese == answer
+    assert rule in rules(problems)
+
+
 def test_a_lost_mark_is_named_by_its_mark_in_what_to_mind():
     mind = mind_after("仅用 120 GPU 小时，我们从 X2 微调得到的模型可以超过 X3。")
     assert mind == (

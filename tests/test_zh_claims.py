@@ -244,6 +244,9 @@ def test_a_place_without_its_at_gets_one():
         # the same summary at d90ce44, round 6 of 8: "compared to" left in English before the benchmark's name
         (GLIMPROUTER, "X1 提高了 10.7% 的准确率，并降低了 25.9% 的延迟， compared to X2 上的独立大模型。",
          "与AIME25 上的独立大模型相比，GlimpRouter 提高了 10.7% 的准确率，并降低了 25.9% 的延迟。"),
+        # the same summary at 47e7336, round 4 of 8: 比较 alone after the figure, "Standalone" left in English
+        (GLIMPROUTER_SUMMARY, "X1 提高了 10.7% 的准确率，并减少了推理延迟 25.9% 比较 Standalone 大型模型在 X2 上。",
+         "与独立大型模型在 AIME25 上相比，GlimpRouter 提高了 10.7% 的准确率，并减少了推理延迟 25.9%。"),
     ],
 )  # fmt: skip
 def test_compared_to_said_word_for_word_or_left_in_english_is_said_as_chinese_does(english, answer, said):
@@ -251,6 +254,8 @@ def test_compared_to_said_word_for_word_or_left_in_english_is_said_as_chinese_do
     assert chinese == said
     assert problems == []
     assert with_comparison_in_chinese("It is 2× faster compared to GPT-4o.") == "It is 2× faster compared to GPT-4o."
+    rather = "它在长视频上的表现比较好。"  # 比较 as "rather", after no figure
+    assert with_comparison_in_chinese(rather) == rather
 
 
 def test_a_benchmark_said_as_a_bare_clause_gets_its_place():

@@ -37,6 +37,7 @@ from papers_digest.checker.zh_words import (
     ends_on_quality,
     ends_without_object,
     said_in_chinese,
+    with_left_terms_rendered,
     word_problems,
 )
 from papers_digest.core.models import Digest
@@ -63,6 +64,7 @@ UNIT_RATIO = (0.6, 3.4)
 # none of the 284 Chinese texts of tests/data and the sample run at d9e4f29 has one but that run's MergeVQ summary.
 REPEATED_CJK = 8
 _CJK_RUN_RE = re.compile(f"{_CJK_RE.pattern}+")
+MOSTLY_CHINESE = 0.5  # the least share of Chinese (`cjk_share`) of a unit's answer that is a translation at all
 MIN_MEASURED_WORDS = 5  # shorter units (labels, short titles) vary too much to be measured
 CLAUSE_WORDS = 4  # a clause asked apart has at least this many words
 
@@ -215,10 +217,13 @@ def clean_answer(answer: str) -> str:
 def judge_unit(unit: Unit, answer: str) -> tuple[str, list[Problem]]:
     """A unit's answer, its names put back, what the program mends mended (`zh_claims.mended`: a size and the
     authors' "we" taken out, a "compared to" said in Chinese, 在 before a place, the paper's opening, an acronym
-    after its words), and what is wrong with it: placeholders lost or altered, then whatever `judge_chinese` finds."""
+    after its words; a glossary term left in English rendered, `zh_words.with_left_terms_rendered`), and what is
+    wrong with it: placeholders lost or altered, then whatever `judge_chinese` finds."""
     text = clean_answer(answer)
     lost = unit.protected.problems(text, [n for n in unit.protected.names.values() if said_in_chinese(n, text)])
     chinese = mended(unit.protected.restore(text), unit.english)
+    if cjk_share(chinese) >= MOSTLY_CHINESE:  # an answer in English is rejected as such, never mended into Chinese
+        chinese = with_left_terms_rendered(chinese, unit.facts)
     problems = [Problem("zh_placeholder", "", f"copy the placeholders as they are: {'; '.join(lost)}")] if lost else []
     return chinese, problems + judge_chinese(unit, chinese)
 
@@ -227,7 +232,7 @@ def judge_chinese(unit: Unit, chinese: str) -> list[Problem]:
     """What is wrong with a unit's Chinese (its names written out): not Chinese, figures, a decrease said
     otherwise, a beaten name made the winner or a comparison added, names, English words, glossary terms,
     punctuation, a clause added or dropped."""
-    if _CJK_RE.search(chinese) is None or cjk_share(chinese) < 0.5:
+    if _CJK_RE.search(chinese) is None or cjk_share(chinese) < MOSTLY_CHINESE:
         return [Problem("zh_chinese", "", "not translated, it is mostly English: write the whole sentence in Chinese")]
     problems = []
     missing, extra = number_difference(unit.english, chinese)

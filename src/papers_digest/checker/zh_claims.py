@@ -137,12 +137,14 @@ _COMPARED_TO_RE = re.compile(
 
 # The same said word for word in Chinese, 比较到 ("compared to"), which is no Chinese: GlimpRouter's summary on the
 # 2026-01-13 listing at eeae767 ended …延迟减少了 25.9% 比较到 AIME25 上的独立大型模型。 Chinese says 与…相比.
-_COMPARED_TO_ZH_RE = re.compile(r"\s*[，,]?\s*比较到\s*([^，。；,;]+?)\s*(?=[，。；,;]|$)")
+# So is 比较 alone right after a figure (…减少了推理延迟 25.9% 比较独立大型模型在 AIME25 上。, at 47e7336): after a
+# figure it cannot be the adverb "rather" (比较好).
+_COMPARED_TO_ZH_RE = re.compile(r"(?:\s*[，,]?\s*比较到|(?<=[\d%])\s*比较(?!到))\s*([^，。；,;]+?)\s*(?=[，。；,;]|$)")
 
 
 def with_comparison_in_chinese(chinese: str) -> str:
-    """`chinese` with an English "compared to" before Chinese words said 相比, after a comma, and 比较到 Y (a calque)
-    said ，与Y相比."""
+    """`chinese` with an English "compared to" before Chinese words said 相比, after a comma, and 比较到 Y or a figure's
+    比较 Y (calques) said ，与Y相比."""
     said = _COMPARED_TO_RE.sub("，相比", chinese)
     return _COMPARED_TO_ZH_RE.sub(lambda m: f"，与{m.group(1)}相比", said)
 
