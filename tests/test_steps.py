@@ -600,7 +600,15 @@ def test_a_hedge_a_finding_dropped_is_put_back_before_its_figure():
             "proposing a novel training method called R1-Zero-Like.",
             "The paper addresses the gap in visual-spatial reasoning capabilities of large language models.",
         ),
+        # 2509.09677's on the 2025-09-15 listing at 47e7336: the paper's own means
+        (
+            "The paper addresses the gap in understanding the long-term execution of large language models (LLMs) by "
+            "exploring the illusion of diminishing returns.",
+            "The paper addresses the gap in understanding the long-term execution of large language models (LLMs).",
+        ),
         ("Current models cheat by using shortcuts, which harms how they generalise.", None),
+        # not the paper's means: the problem itself
+        ("Agents fail by exploring too few states before they act, which wastes their budget.", None),
         ("Long videos are costly, addressed by introducing X.", None),  # too little would be left
     ],
 )

@@ -37,6 +37,13 @@ _BY_METHOD_RE = re.compile(
     r",?\s+(?:by|through|via)\s+(?:proposing|introducing|presenting|developing|designing)\b[^.]*\.?$",
     re.IGNORECASE,
 )
+# Where the paper is the problem's subject, what it studies by is its method too: 2509.09677's problem on the
+# 2025-09-15 listing at 47e7336, "The paper addresses the gap in understanding the long-term execution of LLMs by
+# exploring the illusion of diminishing returns", came back in Chinese as …，这是通过探索幻觉的收益递减实现的.
+_PAPER_SUBJECT_RE = re.compile(r"^(?:The|This|Our) (?:paper|study|work|research)\b", re.IGNORECASE)
+_BY_STUDYING_RE = re.compile(
+    r",?\s+(?:by|through|via)\s+(?:exploring|examining|investigating|studying|analy[sz]ing)\b[^.]*\.?$", re.IGNORECASE
+)
 MIN_PROBLEM_WORDS = 8  # a problem left shorter than this by the cut says too little: the answer stays whole
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 # "The paper shows that …", "Further analysis reveals that …" (VideoDR's summary, 2026-01-13 listing at 5fe895a): a
@@ -73,8 +80,11 @@ def said_as_sentence(text: str) -> str:
 def without_method(problem: str) -> str:
     """A problem without the method said after it ("… by proposing a novel training method called
     R1-Zero-Like", 2504.00883's problem in the sample run at d9e4f29, which the paper applies and does not
-    propose): the question asks for the problem alone, and the method is its own field."""
+    propose), or what the paper studies by ("The paper addresses … by exploring …"): the question asks for the
+    problem alone, and the method is its own field."""
     cut = _BY_METHOD_RE.sub("", problem)
+    if _PAPER_SUBJECT_RE.match(cut):
+        cut = _BY_STUDYING_RE.sub("", cut)
     return f"{cut}." if cut != problem and len(cut.split()) >= MIN_PROBLEM_WORDS else problem
 
 
