@@ -16,6 +16,7 @@ from papers_digest.checker.zh_claims import (
     with_acronym_after_its_words,
     with_comparison_in_chinese,
     with_place_marked,
+    with_state_said_after,
     with_the_paper_said,
     without_added_size,
 )
@@ -161,6 +162,32 @@ def test_by_before_a_figure_is_no_means():
     answer = "在AIME25上，与一个独立的大型模型相比，GlimpRouter通过10.7%的准确率改进和减少推理延迟25.9%。"
     assert means_added(answer, GLIMPROUTER_SUMMARY) == "通过"
     assert means_added("它通过蒸馏将延迟降低了约 25.9%。", "It cuts latency by about 25.9% by distillation.") is None
+
+
+def test_with_before_a_quantity_changed_is_no_means():
+    # InfGen's summary and finding on the 2025-09-15 listing at 47e7336: "with reduced 4K generation time"
+    assert means_added("InfGen通过减少4K生成时间实现了高分辨率图像合成。", INFGEN) == "通过"
+    assert means_added("它通过强化学习提高了准确率。", "It improves accuracy with reinforcement learning.") is None
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        # InfGen's summary and finding on the 2025-09-15 listing at 8f72912, rounds 1 and 5 of 8
+        ("X1通过减少4K生成时间实现了高分辨率图像合成，证明其有能力将模型提升到任意高分辨率时代。",
+         "InfGen实现了高分辨率图像合成，且4K生成时间减少，证明其有能力将模型提升到任意高分辨率时代。"),
+        ("X1 能够通过减少 4K 生成时间来实现高分辨率图像合成。", "InfGen 能够实现高分辨率图像合成，且4K 生成时间减少。"),
+    ],
+)  # fmt: skip
+def test_a_quantity_changed_said_as_a_means_is_said_as_the_state_it_is(answer, said):
+    english = (
+        "InfGen achieves high-resolution image synthesis with reduced 4K generation time, demonstrating its "
+        "capability to improve models into the arbitrary high-resolution era."
+    )
+    assert judge_unit(unit_of(english), answer) == (said, [])
+    # where the English names a means, 通过 may be its own
+    by = "InfGen reaches 4K synthesis by replacing its decoder, with reduced generation time."
+    assert with_state_said_after("InfGen通过减少生成时间实现了4K合成。", by) == "InfGen通过减少生成时间实现了4K合成。"
 
 
 def test_a_means_the_english_names_passes():

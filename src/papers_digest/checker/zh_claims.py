@@ -112,8 +112,11 @@ _ZH_MEANS_RE = re.compile(r"通过|借助|凭借")
 # "by" before a figure is an amount ("reduces latency by 25.9%"), not a means: GlimpRouter's summary on the 2026-01-13
 # listing at ec47d1d came back as …GlimpRouter通过10.7%的准确率改进和减少推理延迟25.9%。, a sentence with no verb.
 _BY_AN_AMOUNT = r"by(?!\s+(?:about|around|roughly|nearly|almost|over|up\s+to|only|just|a\s+factor\s+of)?\s*[~≈]?\d)"
+# "with" before a quantity changed is a state, not a means: InfGen's "… with reduced 4K generation time" (the
+# 2025-09-15 listing at 47e7336) came back as InfGen通过减少4K生成时间实现了… ("by reducing …") and passed.
+_WITH_A_STATE = r"with(?!\s+(?:reduced|lower|fewer|less|higher|improved|increased|faster|shorter|smaller)\b)"
 _EN_MEANS_RE = re.compile(
-    rf"\b(?:{_BY_AN_AMOUNT}|through|via|using|uses?|used|with|from|thanks|leverag\w*|employ\w*|utiliz\w*|based|means|"
+    rf"\b(?:{_BY_AN_AMOUNT}|through|via|using|uses?|used|{_WITH_A_STATE}|from|thanks|leverag\w*|employ\w*|utiliz\w*|based|means|"
     r"appl(?:y|ies|ied|ying)|rel(?:y|ies|ying)|exploit\w*|combin\w*|incorporat\w*|adopt\w*|introduc\w*)\b",
     re.IGNORECASE,
 )
@@ -122,6 +125,25 @@ _EN_MEANS_RE = re.compile(
 def means_added(chinese: str, english: str) -> str | None:
     """The Chinese word of means (通过, "by way of") where `english` names no means, or None."""
     return said_without(_ZH_MEANS_RE, _EN_MEANS_RE, chinese, english)
+
+
+# The state said as a means: InfGen's "achieves high-resolution image synthesis with reduced 4K generation time"
+# came back as X1通过减少4K生成时间实现了… ("by reducing …") in 8 rounds of 8 on the 2025-09-15 listing at 8f72912,
+# rule zh_added rejecting each. The program says the state after the result, as the English does:
+# …实现了高分辨率图像合成，且4K生成时间减少.
+_EN_WITH_CHANGED_RE = re.compile(r"\bwith\s+(?:reduced|lower|shorter|fewer|less)\b", re.IGNORECASE)
+_ZH_BY_CHANGING_RE = re.compile(
+    r"通过\s*(?P<change>减少|降低|缩短)\s*(?P<what>[^，。；！？]{1,20}?)\s*来?\s*"
+    r"(?P<result>(?:实现|达到|取得)了?[^，。；！？]+)"
+)
+
+
+def with_state_said_after(chinese: str, english: str) -> str:
+    """`chinese` with a quantity changed said as the means of its result (通过减少Y实现了Z) said as the state it is
+    (实现了Z，且Y减少), where `english` says it "with reduced Y" and names no means."""
+    if not _EN_WITH_CHANGED_RE.search(english) or means_added(chinese, english) is None:
+        return chinese
+    return _ZH_BY_CHANGING_RE.sub(lambda m: f"{m['result']}，且{m['what']}{m['change']}", chinese, count=1)
 
 
 # "compared to" left in English between Chinese words: R1-Zero's "… by about 60% compared to traditional 4-shot
@@ -195,9 +217,10 @@ def with_the_paper_said(chinese: str, english: str) -> str:
 def mended(chinese: str, english: str) -> str:
     """A unit's Chinese with what the program mends mended: "compared to" said 相比, a size and 我们 the English does
     not say taken out, 在 before a place that lacks it, the paper's opening where it was left out, an acronym in
-    brackets after the words it stands for, a closing comparison said first, a closing means as 这是通过…实现的 and
-    a place said as a clause of its own joined to the next (zh_order.py)."""
-    said = with_comparison_in_chinese(chinese)
+    brackets after the words it stands for, a state said as a means said after its result, a closing comparison
+    said first, a closing means as 这是通过…实现的 and a place said as a clause of its own joined to the next
+    (zh_order.py)."""
+    said = with_state_said_after(with_comparison_in_chinese(chinese), english)
     said = with_place_marked(in_the_papers_voice(without_added_size(said, english), english), english)
     said = with_place_joined(with_means_said_after(with_comparison_first(said)))
     return with_acronym_after_its_words(with_the_paper_said(said, english), english)
