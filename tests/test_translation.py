@@ -224,6 +224,13 @@ def test_an_answer_that_left_much_english_is_not_mended_into_chinese(english, an
     assert rule in rules(problems)
 
 
+def test_understanding_is_not_said_as_a_misunderstanding():
+    # 2509.09677's problem on the 2025-09-15 listing at 8f72912 came back as …长期执行的误解 ("a misunderstanding")
+    unit = unit_of("The paper addresses the gap in understanding long-horizon execution.")
+    assert "zh_term" in rules(judge_unit(unit, "该论文研究了长时程执行的误解。")[1])
+    assert judge_unit(unit, "该论文探讨了对长时程执行理解的空白。")[1] == []
+
+
 def test_a_lost_mark_is_named_by_its_mark_in_what_to_mind():
     mind = mind_after("仅用 120 GPU 小时，我们从 X2 微调得到的模型可以超过 X3。")
     assert mind == (
