@@ -618,6 +618,26 @@ def test_a_problem_loses_the_method_said_after_it(problem, kept):
     assert without_method(problem) == (kept or problem)
 
 
+@pytest.mark.parametrize(
+    ("problem", "said"),
+    [
+        # R1-Zero's problem in the sample runs of 2026-12-06
+        ("The paper addresses the gap in understanding how reinforcement learning (RL) at scale can enhance the "
+         "reasoning capabilities of large language models (LLMs).",
+         "The paper studies how reinforcement learning (RL) at scale can enhance the reasoning capabilities of large "
+         "language models (LLMs)."),
+        ("This work addresses the gap in the understanding of long-horizon execution.",
+         "This work studies long-horizon execution."),
+        # a gap of its own stays
+        ("The paper addresses the gap in visual-spatial reasoning of MLLMs.", None),
+    ],
+)  # fmt: skip
+def test_a_problem_said_as_a_gap_in_understanding_is_what_the_paper_studies(problem, said):
+    from papers_digest.ways.steps.answers import as_studied
+
+    assert as_studied(problem) == (said or problem)
+
+
 def test_a_finding_that_drops_the_papers_comparison_breaks_scope():
     """AnimeGamer's finding in the sample run at b5ee195: "outperforms existing methods" became "excels"."""
     from papers_digest.checker.scope import scope_dropped, scope_words

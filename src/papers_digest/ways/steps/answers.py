@@ -44,6 +44,13 @@ _PAPER_SUBJECT_RE = re.compile(r"^(?:The|This|Our) (?:paper|study|work|research)
 _BY_STUDYING_RE = re.compile(
     r",?\s+(?:by|through|via)\s+(?:exploring|examining|investigating|studying|analy[sz]ing)\b[^.]*\.?$", re.IGNORECASE
 )
+# "addresses the gap in understanding X", the PROBLEM answer's formula, is "studies X". Said whole, the 1.5B
+# model's Chinese made it a misunderstanding (2509.09677's 长期执行的误解, the 2025-09-15 listing at 8f72912) or,
+# told that understanding is 理解, RL's "understanding ability" (R1-Zero's 强化学习在大规模场景下的理解能力, the
+# sample at cde45f7).
+_GAP_IN_UNDERSTANDING_RE = re.compile(
+    r"^((?:The|This) (?:paper|study|work|research)) addresses the gap in (?:the )?understanding (?:of )?", re.IGNORECASE
+)
 MIN_PROBLEM_WORDS = 8  # a problem left shorter than this by the cut says too little: the answer stays whole
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 # "The paper shows that …", "Further analysis reveals that …" (VideoDR's summary, 2026-01-13 listing at 5fe895a): a
@@ -75,6 +82,11 @@ def said_as_sentence(text: str) -> str:
     that …" -> "MergeVQ is a novel framework that …": the sample's MergeVQ method at bc5b10e, whose Chinese lost
     the name before its colon in all 8 rounds of its translation)."""
     return _NAME_COLON_RE.sub(lambda m: f"{m.group(1)} is {m.group(2).lower()} ", text, count=1)
+
+
+def as_studied(problem: str) -> str:
+    """A problem said as "The paper addresses the gap in understanding X" said as "The paper studies X"."""
+    return _GAP_IN_UNDERSTANDING_RE.sub(lambda m: f"{m.group(1)} studies ", problem, count=1)
 
 
 def without_method(problem: str) -> str:

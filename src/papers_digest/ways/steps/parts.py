@@ -12,7 +12,14 @@ from papers_digest.checker.numbers import prose_numbers
 from papers_digest.checker.schema import MAX_NUMBERS
 from papers_digest.checker.scope import with_comparison_kept, without_added_comparison
 from papers_digest.core.models import Digest, Evidence
-from papers_digest.ways.steps.answers import as_given, items, one_line, said_as_sentence, without_method
+from papers_digest.ways.steps.answers import (
+    as_given,
+    as_studied,
+    items,
+    one_line,
+    said_as_sentence,
+    without_method,
+)
 from papers_digest.ways.steps.mindmap import ideas_of, topic_of, under_topic
 from papers_digest.ways.steps.outline import Outline, Source
 
@@ -109,7 +116,7 @@ def assemble(parts: list[Part], answers: dict[str, str]) -> dict:
         elif part.question == "SUMMARY":
             digest[part.field] = as_given(part.question, answer, part.sources[0].text)
         elif part.question == "PROBLEM":
-            digest[part.field] = without_method(said_as_sentence(one_line(answer)))
+            digest[part.field] = as_studied(without_method(said_as_sentence(one_line(answer))))
         else:
             digest[part.field] = said_as_sentence(one_line(answer))
     return digest
