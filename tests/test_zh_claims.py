@@ -20,7 +20,12 @@ from papers_digest.checker.zh_claims import (
     with_the_paper_said,
     without_added_size,
 )
-from papers_digest.checker.zh_order import with_comparison_first, with_means_said_after, with_place_joined
+from papers_digest.checker.zh_order import (
+    with_comparison_first,
+    with_means_said_after,
+    with_origin_before_its_name,
+    with_place_joined,
+)
 from papers_digest.reading.glossary import terms_in
 
 # InfGen's takeaway and its Chinese, the 2025-09-15 listing at 17c45b1: "reduced" came back as 显著减少
@@ -457,3 +462,23 @@ def test_video_dropped_from_its_chinese_is_asked_again_and_a_name_holding_it_is_
 )
 def test_a_place_said_as_a_clause_of_its_own_is_joined_to_its_clause(chinese, said):
     assert with_place_joined(chinese) == (said or chinese)
+
+
+VSGRPO = (
+    "With just 120 GPU hours, vsGRPO-2B, fine-tuned from Qwen2-VL-2B, outperformed the base model by 12.1% and "
+    "surpassed GPT-4o."
+)
+
+
+def test_a_models_origin_left_as_a_clause_is_said_before_its_name():
+    # 2504.00883's summary in every sample run of 2026-12-06
+    chinese, problems = judge_unit(unit_of(VSGRPO), "使用120个GPU小时，X1从X2微调，优于基础模型12.1%并超过X3。")
+    assert chinese == "使用120个GPU小时，从Qwen2-VL-2B微调而来的vsGRPO-2B优于基础模型12.1%并超过GPT-4o。"
+    assert problems == []
+    seven = "The vsGRPO-7B model, trained from Qwen2-VL-7B, performs similarly to LLaVA-NeXT-Video-72B."
+    answer = "vsGRPO-7B 模型通过 Qwen2-VL-7B 训练，与 LLaVA-NeXT-Video-72B 的性能相似。"
+    said = "从Qwen2-VL-7B训练而来的vsGRPO-7B 模型与 LLaVA-NeXT-Video-72B 的性能相似。"
+    assert with_origin_before_its_name(answer, seven) == said
+    # no apposition in the English: the clause is the sentence's own
+    plain = "vsGRPO-2B从Qwen2-VL-2B微调，然后用于评测。"
+    assert with_origin_before_its_name(plain, "vsGRPO-2B is fine-tuned from Qwen2-VL-2B, then evaluated.") == plain

@@ -20,7 +20,12 @@ import re
 
 from papers_digest.checker.direction import said_without
 from papers_digest.checker.scope import claims_size
-from papers_digest.checker.zh_order import with_comparison_first, with_means_said_after, with_place_joined
+from papers_digest.checker.zh_order import (
+    with_comparison_first,
+    with_means_said_after,
+    with_origin_before_its_name,
+    with_place_joined,
+)
 from papers_digest.reading.glossary import whole_term
 from papers_digest.reading.names import acronym_definitions
 
@@ -218,11 +223,12 @@ def mended(chinese: str, english: str) -> str:
     """A unit's Chinese with what the program mends mended: "compared to" said 相比, a size and 我们 the English does
     not say taken out, 在 before a place that lacks it, the paper's opening where it was left out, an acronym in
     brackets after the words it stands for, a state said as a means said after its result, a closing comparison
-    said first, a closing means as 这是通过…实现的 and a place said as a clause of its own joined to the next
-    (zh_order.py)."""
+    said first, a closing means as 这是通过…实现的, a place said as a clause of its own joined to the next and a
+    model's origin said before its name (zh_order.py)."""
     said = with_state_said_after(with_comparison_in_chinese(chinese), english)
     said = with_place_marked(in_the_papers_voice(without_added_size(said, english), english), english)
     said = with_place_joined(with_means_said_after(with_comparison_first(said)))
+    said = with_origin_before_its_name(said, english)
     return with_acronym_after_its_words(with_the_paper_said(said, english), english)
 
 

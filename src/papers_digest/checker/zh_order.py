@@ -29,6 +29,23 @@ _COMPARISON_LAST_RE = re.compile(rf"{_HEAD}，\s*{_RIVAL}\s*(?:在\s*(?P<place>[
 _PLACE_CLAUSE_RE = re.compile(r"，\s*(在[^，。；！？]{1,30}?上)\s*，(?=[^，。；！？]{2})")
 _PLACE_LAST_RE = re.compile(rf"{_HEAD}，\s*(?P<place>在[^，。；！？]{{1,30}}?上){_END}")
 
+# A model's origin said in English as an apposition ("vsGRPO-2B, fine-tuned from Qwen2-VL-2B, outperforms …") and
+# left as a clause of its own: vsGRPO-2B从Qwen2-VL-2B微调，优于… ("vsGRPO-2B fine-tunes from Qwen2-VL-2B, outperforms
+# …") in every sample run to f7dd6af, and vsGRPO-7B 模型通过 Qwen2-VL-7B 训练，… ("trained by way of"). Chinese says it
+# before its name: 从Qwen2-VL-2B微调而来的vsGRPO-2B优于….
+_EN_ORIGIN_RE = re.compile(r",\s*(?:fine-?tuned|trained|distilled)\s+from\s+[^,]+,", re.IGNORECASE)
+_ZH_ORIGIN_CLAUSE_RE = re.compile(
+    r"(?P<name>[A-Za-z][\w.\-]*(?:\s*模型)?)\s*(?:从|由|通过)\s*(?P<base>[A-Za-z][\w.\-]*)\s*(?P<verb>微调|训练|蒸馏)(?:而来|得到)?\s*，\s*"
+)
+
+
+def with_origin_before_its_name(chinese: str, english: str) -> str:
+    """`chinese` with a model's origin that `english` says as an apposition, left as a clause after the model's name
+    (X从Y微调，…), said before the name (从Y微调而来的X…)."""
+    if not _EN_ORIGIN_RE.search(english):
+        return chinese
+    return _ZH_ORIGIN_CLAUSE_RE.sub(lambda m: f"从{m['base']}{m['verb']}而来的{m['name']}", chinese, count=1)
+
 
 def with_place_joined(chinese: str) -> str:
     """`chinese` with a place said as a clause of its own joined to the clause after it (，在AIME 2024上，创造新的最先进
