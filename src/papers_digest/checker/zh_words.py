@@ -23,10 +23,10 @@ _UNIT_RE = re.compile(r"(?<![A-Za-z])\d[\d.,]*(?:\s?[A-Za-z]{1,3}(?:/[A-Za-z]{1,
 _LATIN_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'’]*")
 # English punctuation next to a Chinese character: ", " inside a Chinese sentence, a full stop after one.
 _PUNCTUATION_RE = re.compile(rf"[{_CJK}][,;:!?]|[,;:!?]\s*[{_CJK}]|[{_CJK}]\.(?=\s|$)")
-_JOINT = r"[\s\-]*"
+_JOINT = r"[\s\-]*"  # a kept term's words as the Chinese may join them ("token merging", "token-merging")
 # The English words an answer may have left for the program to render (`with_left_terms_rendered`): a word or a
 # term of two stray in a Chinese sentence; more, and the unit is half untranslated: the model is asked again.
-MOST_TERMS_RENDERED = 2  # a kept term's words as the Chinese may join them ("token merging", "token-merging")
+MOST_TERMS_RENDERED = 2
 
 
 @dataclass(frozen=True)
