@@ -112,3 +112,12 @@ def test_a_misspelt_name_is_the_paper_name_it_is_like_and_no_other(written, near
     known = {"MergeVQ", "VQ", "Qwen2-VL", "Qwen2-VL-2B", "GPT-4o", "vsGRPO-2B", "vsGRPO-7B", "GRPO", "LLaMA"}
     known.add("VideoRAG")
     assert nearest_name(written, known) == nearest
+
+
+def test_a_capitalised_word_quoted_alone_is_a_name_and_a_quotations_first_word_is_not():
+    from papers_digest.reading.names import proper_nouns
+
+    # 2503.02130's summary on the 2025-03-10 listing at 0eb6ac4
+    english = 'The paper introduces a "Pro" block design that improves both FoX and the Transformer.'
+    assert proper_nouns(english) == ["Pro", "Transformer"]
+    assert proper_nouns('Reviewers said "Results are strong" of the Transformer.') == ["Transformer"]
