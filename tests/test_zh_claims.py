@@ -173,6 +173,8 @@ def test_with_before_a_quantity_changed_is_no_means():
     # InfGen's summary and finding on the 2025-09-15 listing at 47e7336: "with reduced 4K generation time"
     assert means_added("InfGen通过减少4K生成时间实现了高分辨率图像合成。", INFGEN) == "通过"
     assert means_added("它通过强化学习提高了准确率。", "It improves accuracy with reinforcement learning.") is None
+    # an increase the program does not say as a state stays a means: a rule it cannot mend would fail the paper
+    assert means_added("它通过提高准确率实现了扩展。", "It scales with improved accuracy.") is None
 
 
 @pytest.mark.parametrize(
