@@ -40,7 +40,8 @@ _BY_METHOD_RE = re.compile(
 # Where the paper is the problem's subject, what it studies by is its method too: 2509.09677's problem on the
 # 2025-09-15 listing at 47e7336, "The paper addresses the gap in understanding the long-term execution of LLMs by
 # exploring the illusion of diminishing returns", came back in Chinese as …，这是通过探索幻觉的收益递减实现的.
-_PAPER_SUBJECT_RE = re.compile(r"^(?:The|This|Our) (?:paper|study|work|research)\b", re.IGNORECASE)
+_PAPER = r"(?:paper|study|work|research)"  # what a problem's answer calls the paper: "The study addresses …"
+_PAPER_SUBJECT_RE = re.compile(rf"^(?:The|This|Our) {_PAPER}\b", re.IGNORECASE)
 _BY_STUDYING_RE = re.compile(
     r",?\s+(?:by|through|via)\s+(?:exploring|examining|investigating|studying|analy[sz]ing)\b[^.]*\.?$", re.IGNORECASE
 )
@@ -49,7 +50,7 @@ _BY_STUDYING_RE = re.compile(
 # told that understanding is 理解, RL's "understanding ability" (R1-Zero's 强化学习在大规模场景下的理解能力, the
 # sample at cde45f7).
 _GAP_IN_UNDERSTANDING_RE = re.compile(
-    r"^((?:The|This) (?:paper|study|work|research)) addresses the gap in (?:the )?understanding (?:of )?", re.IGNORECASE
+    rf"^((?:The|This) {_PAPER}) addresses the gap in (?:the )?understanding (?:of )?", re.IGNORECASE
 )
 MIN_PROBLEM_WORDS = 8  # a problem left shorter than this by the cut says too little: the answer stays whole
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
