@@ -334,6 +334,17 @@ def test_the_frame_around_a_finding_is_taken_off():
             "A practitioner should keep in mind that the minimalist recipe reaches 43.3%.",
             "The minimalist recipe reaches 43.3%.",
         ),
+        # 2503.02130's takeaway on the 2025-03-10 listing at 57fb7fa: the name is its clause's subject
+        (
+            "Practitioners should remember the Pro block design, which improves the performance of FoX and the "
+            "Transformer.",
+            "The Pro block design improves the performance of FoX and the Transformer.",
+        ),
+        # 2405.15071's on the 2024-05-27 listing at 53b670c
+        (
+            "Practitioners should understand that fully grokked transformers can achieve high accuracy.",
+            "Fully grokked transformers can achieve high accuracy.",
+        ),
         # no clause follows: what is left would not be a sentence
         (
             "Practitioners should consider AnimeGamer's superior performance in various gaming aspects.",
@@ -606,6 +617,14 @@ def test_a_hedge_a_finding_dropped_is_put_back_before_its_figure():
             "exploring the illusion of diminishing returns.",
             "The paper addresses the gap in understanding the long-term execution of large language models (LLMs).",
         ),
+        # 2405.15574's on the 2024-05-27 listing at 53b670c: what the open models do, said as the paper's means
+        (
+            "The paper addresses the gap in performance between open-source LLVMs and closed-source LLVMs by "
+            "utilizing additional vision encoders to narrow the performance gap.",
+            "The paper addresses the gap in performance between open-source LLVMs and closed-source LLVMs.",
+        ),
+        # a cause, not a means
+        ("The paper addresses the degradation of reasoning caused by training on noisy data for many steps.", None),
         ("Current models cheat by using shortcuts, which harms how they generalise.", None),
         # not the paper's means: the problem itself
         ("Agents fail by exploring too few states before they act, which wastes their budget.", None),
@@ -835,6 +854,23 @@ def test_a_summary_in_two_sentences_keeps_the_one_with_the_result_s_figures(answ
     from papers_digest.ways.steps.answers import one_sentence
 
     assert one_sentence(answer, PACORE_RESULT) == summary
+
+
+def test_a_summary_in_two_sentences_of_a_result_with_no_figure_keeps_the_one_that_says_it():
+    """2503.05236's summary on the 2025-03-10 listing at 57fb7fa: the result, then a sentence leaning on it."""
+    from papers_digest.ways.steps.answers import one_sentence
+
+    result = (
+        "Extensive experiments demonstrate that joint learning of assessing diverse visual tasks can lead to "
+        "substantial mutual benefits and we apply our pipeline to both image and video understanding/generation tasks."
+    )
+    answer = (
+        "Joint learning across diverse visual tasks yields substantial mutual benefits. It demonstrates this by "
+        "applying its pipeline to both image and video understanding/generation tasks."
+    )
+    said = one_sentence(answer, result)
+    assert said == "Joint learning across diverse visual tasks yields substantial mutual benefits."
+    assert one_sentence("Joint learning yields mutual benefits.", result) == "Joint learning yields mutual benefits."
 
 
 @pytest.mark.parametrize(

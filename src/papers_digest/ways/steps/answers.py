@@ -42,9 +42,13 @@ _BY_METHOD_RE = re.compile(
 # exploring the illusion of diminishing returns", came back in Chinese as …，这是通过探索幻觉的收益递减实现的.
 _PAPER = r"(?:paper|study|work|research)"  # what a problem's answer calls the paper: "The study addresses …"
 _PAPER_SUBJECT_RE = re.compile(rf"^(?:The|This|Our) {_PAPER}\b", re.IGNORECASE)
-_BY_STUDYING_RE = re.compile(
-    r",?\s+(?:by|through|via)\s+(?:exploring|examining|investigating|studying|analy[sz]ing)\b[^.]*\.?$", re.IGNORECASE
-)
+# Any "by …ing" then: 2405.15574's problem on the 2024-05-27 listing at 53b670c, "The paper addresses the gap … between
+# open-source LLVMs and powerful closed-source LLVMs by utilizing additional vision encoders …", made the paper do
+# what the open models did (该论文通过利用额外的视觉编码器…), and R1-Searcher's "… by incentivizing the search
+# capability through reinforcement learning" (2025-03-10) came back the same. Not after a participle: "caused by
+# training on noisy data" is the problem.
+_BY_STUDYING_RE = re.compile(r"(?P<before>\S+),?\s+(?:by|through|via)\s+[a-z]+ing\b[^.]*\.?$", re.IGNORECASE)
+_PARTICIPLE_RE = re.compile(r"(?:ed|en|wn|ght|ade|eld|ilt|ung|aid)$|^(?:led|set|put|hit|cut|run)$", re.IGNORECASE)
 # "addresses the gap in understanding X", the PROBLEM answer's formula, is "studies X". Said whole, the 1.5B
 # model's Chinese made it a misunderstanding (2509.09677's 长期执行的误解, the 2025-09-15 listing at 8f72912) or,
 # told that understanding is 理解, RL's "understanding ability" (R1-Zero's 强化学习在大规模场景下的理解能力, the
@@ -64,8 +68,16 @@ _FRAME_RE = re.compile(
     # the question said back: "Practitioners should remember that …" (every takeaway of the sample run at f439731,
     # and its Chinese with the calque 实践者应该记住), "The paper's main result is that …" (HANRAG's summary, 135cb49)
     r"|^(?:a |the )?(?:practitioners?|engineers?|readers?)\s+should\s+(?:remember|note|know|keep in mind|"
-    r"bear in mind)\s+that,?\s+"
+    r"bear in mind|understand|recogni[sz]e|reali[sz]e|be aware)\s+that,?\s+"
     r"|^(?:the\s+paper's|this\s+paper's|the|its)\s+(?:main|key|primary)\s+(?:result|finding)\s+is\s+that,?\s+",
+    re.IGNORECASE,
+)
+# The question said back around a name and its clause: "Practitioners should remember the Pro block design, which
+# improves the performance of FoX …" (2503.02130's takeaway on the 2025-03-10 listing at 57fb7fa, its Chinese the
+# calque 实践者应该记住): the name is the subject of its clause.
+_REMEMBER_WHICH_RE = re.compile(
+    r"^(?:a |the )?(?:practitioners?|engineers?|readers?)\s+should\s+(?:remember|note|know|understand)\s+"
+    r"(?P<what>[^,;.]{3,80}?),\s+(?:which|that)\s+(?P<rest>[a-z]+s\b.*)$",
     re.IGNORECASE,
 )
 
@@ -96,23 +108,37 @@ def without_method(problem: str) -> str:
     propose), or what the paper studies by ("The paper addresses … by exploring …"): the question asks for the
     problem alone, and the method is its own field."""
     cut = _BY_METHOD_RE.sub("", problem)
-    if _PAPER_SUBJECT_RE.match(cut):
-        cut = _BY_STUDYING_RE.sub("", cut)
+    studying = _BY_STUDYING_RE.search(cut)
+    if _PAPER_SUBJECT_RE.match(cut) and studying and not _PARTICIPLE_RE.search(studying["before"]):
+        cut = cut[: studying.start()] + studying["before"]
     return f"{cut}." if cut != problem and len(cut.split()) >= MIN_PROBLEM_WORDS else problem
 
 
 def one_sentence(answer: str, sentence: str) -> str:
     """A summary answered in more than one sentence as its one sentence that states most of the main result's
-    figures; unchanged where none states one. PaCoRe's, in a run at 6f6e3a3, opened with the approach's "strong
-    improvements across diverse domains" and gave its 94.5% in a second sentence."""
+    figures, or, where none states one, the one that shares most words with it and opens on no pronoun; unchanged
+    where every sentence does. PaCoRe's, in a run at 6f6e3a3, opened with the approach's "strong improvements
+    across diverse domains" and gave its 94.5% in a second sentence; 2503.05236's on the 2025-03-10 listing at
+    57fb7fa said its result, then "It demonstrates this by applying its pipeline …", and its Chinese had no verb."""
     said = split_sentences(answer)
     figures = prose_numbers(sentence)
+    words = _words(sentence)
 
-    def stated(text: str) -> int:
-        return sum(any(f.matches(w) for w in prose_numbers(text)) for f in figures)
+    def stated(text: str) -> tuple[int, int]:
+        return sum(any(f.matches(w) for w in prose_numbers(text)) for f in figures), len(_words(text) & words)
 
-    best = max(said, key=stated, default=answer)
-    return best if len(said) > 1 and stated(best) else answer
+    standing = [s for s in said if not _PRONOUN_OPENING_RE.match(s)]
+    best = max(standing, key=stated, default=answer)
+    return best if len(said) > 1 and (stated(best)[0] or not figures) else answer
+
+
+# A sentence that opens on a pronoun leans on the one before it: it cannot stand as the summary alone.
+_PRONOUN_OPENING_RE = re.compile(r"^(?:It|This|These|They|Its|Their|Such)\b")
+
+
+def _words(text: str) -> set[str]:
+    """A text's words of four letters or more, lower-cased: what two wordings of one result share."""
+    return {w.casefold() for w in re.findall(r"[A-Za-z][\w-]{3,}", text)}
 
 
 def kept_scope(text: str, sentence: str) -> str:
@@ -143,6 +169,9 @@ def one_line(answer: str) -> str:
             first = text.split()[0]
             if first.isalpha() and first.islower():  # "the KL penalty", not "vsGRPO-2B"
                 text = text[0].upper() + text[1:]
+    if remembered := _REMEMBER_WHICH_RE.match(text):
+        what = remembered["what"]
+        text = f"{what[0].upper()}{what[1:]} {remembered['rest']}"
     measured = _MEASURED_FRAME_RE.match(text)
     if measured and len(text) > measured.end():
         text = f"On {measured.group('on')}, {text[measured.end() :].strip()}"
