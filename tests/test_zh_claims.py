@@ -13,12 +13,16 @@ from papers_digest.checker.zh_claims import (
     level_dropped,
     level_turned,
     means_added,
+    question_added,
     with_acronym_after_its_words,
+    with_change_as_verb,
     with_comparison_in_chinese,
+    with_paper_said_as_article,
     with_place_marked,
     with_state_said_after,
     with_the_paper_said,
     without_added_size,
+    without_english_possessive,
 )
 from papers_digest.checker.zh_order import (
     with_comparison_first,
@@ -353,6 +357,14 @@ def test_a_name_the_work_is_based_on_may_own():
         # said already
         ("The paper addresses the problem of noise accumulation in multi-hop question answering.",
          "该研究关注多跳问答中的噪声累积问题。", "该研究关注多跳问答中的噪声累积问题。"),
+        # 2509.09677's problem on the 2025-09-15 listing at 57fb7fa: the verb of study with no subject
+        ("The paper studies the long-term execution of large language models.",
+         "研究大语言模型的长期执行。", "该论文研究大语言模型的长期执行。"),
+        # 2405.15071's on the 2024-05-27 listing at 53b670c
+        ("The paper studies how transformers can learn implicit reasoning over parametric knowledge.",
+         "研究如何让transformers通过参数知识进行隐式推理。", "该论文研究如何让transformers通过参数知识进行隐式推理。"),
+        # a problem that opens on its topic, whose 研究 is a noun, stays
+        ("The paper addresses the gap in research on agents.", "智能体研究中的空白。", "智能体研究中的空白。"),
     ],
 )  # fmt: skip
 def test_a_problem_said_as_its_bare_topic_gets_the_papers_opening(english, answer, mended):
@@ -484,3 +496,72 @@ def test_a_models_origin_left_as_a_clause_is_said_before_its_name():
     # no apposition in the English: the clause is the sentence's own
     plain = "vsGRPO-2B从Qwen2-VL-2B微调，然后用于评测。"
     assert with_origin_before_its_name(plain, "vsGRPO-2B is fine-tuned from Qwen2-VL-2B, then evaluated.") == plain
+
+
+@pytest.mark.parametrize(
+    ("english", "chinese", "mended"),
+    [
+        # SoT's takeaway on the 2025-03-10 listing at 57fb7fa: "paper" said as the material
+        ("The Sketch-of-Thought paper demonstrates efficient LLM reasoning.",
+         "Sketch-of-Thought 纸展示了高效的 LLM 推理。", "Sketch-of-Thought 论文展示了高效的 LLM 推理。"),
+        ("This paper shows that X wins.", "该纸表明X获胜。", "该论文表明X获胜。"),
+        # a sheet of paper the English speaks of, and an English with no paper, stay
+        ("The paper prints the results on a sheet of paper.", "该论文把结果印在纸张上。", "该论文把结果印在纸张上。"),
+        ("The robot folds origami.", "机器人折纸。", "机器人折纸。"),
+    ],
+)  # fmt: skip
+def test_a_paper_is_an_article_not_the_material(english, chinese, mended):
+    assert with_paper_said_as_article(chinese, english) == mended
+
+
+@pytest.mark.parametrize(
+    ("chinese", "mended"),
+    [
+        # R1-Searcher's method on the 2025-03-10 listing at 57fb7fa
+        ("提高LLMs’的搜索能力。", "提高LLMs的搜索能力。"),
+        ("超过GPT-4o's性能。", "超过GPT-4o的性能。"),
+        ("超过GPT-4o’s 的性能。", "超过GPT-4o的性能。"),
+        # an apostrophe inside a name, or before no Chinese, stays
+        ("使用 Don't-Stop 方法。", "使用 Don't-Stop 方法。"),
+    ],
+)
+def test_an_english_possessive_left_in_chinese_is_said_with_de(chinese, mended):
+    assert without_english_possessive(chinese) == mended
+
+
+# SoT's summary on the 2025-03-10 listing at 57fb7fa: no verb after the means
+SOT = (
+    "SoT achieves token reductions of 76% with negligible accuracy impact across 15 reasoning datasets with multiple "
+    "languages and multimodal scenarios."
+)
+
+
+def test_a_change_said_as_a_means_before_while_is_the_verb():
+    said = with_change_as_verb("SoT通过减少76%的token，同时对15种多语言和多模态推理数据集的准确率几乎没有影响。", SOT)
+    assert said == "SoT减少了76%的token，同时对15种多语言和多模态推理数据集的准确率几乎没有影响。"
+    # a means the English says stays a means
+    english = "SoT cuts cost by reducing tokens by 76% while keeping accuracy."
+    chinese = "SoT通过减少76%的token，同时保持准确率。"
+    assert with_change_as_verb(chinese, english) == chinese
+    # a main verb after the means: a sentence already
+    chinese = "SoT通过减少76%的token实现了高效推理。"
+    assert with_change_as_verb(chinese, SOT) == chinese
+
+
+def test_a_question_the_english_does_not_ask_is_rejected():
+    # Aya 23's summary on the 2024-05-27 listing at 53b670c
+    english = "The paper aims to explore the impact of allocating more capacity to fewer languages during pre-training."
+    asked = "预训练中分配更多容量给较少的语言有什么影响？"
+    assert question_added(asked, english) == "？"
+    assert "zh_added" in {p.rule for p in judge_unit(unit_of(english), asked)[1]}
+    stated = "该论文旨在探讨在预训练中将更多容量分配给较少语言的影响。"
+    assert question_added(stated, english) is None
+    assert question_added("模型能否推理？", "Can models reason?") is None
+
+
+def test_grokked_is_not_understood():
+    # 2405.15071's summary on the 2024-05-27 listing at 53b670c: "fully grokked" said 完全理解, "fully understand"
+    english = "Fully grokked transformers achieve near-perfect accuracy on a challenging reasoning task."
+    unit = unit_of(english)  # the name is a placeholder, X1, in what the model is asked
+    assert "zh_term" in {p.rule for p in judge_unit(unit, "X1完全理解并达到了接近完美的准确率。")[1]}
+    assert judge_unit(unit, "完全顿悟的X1在一项具有挑战性的推理任务上达到了接近完美的准确率。")[1] == []

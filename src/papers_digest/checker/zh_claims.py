@@ -211,14 +211,74 @@ _EN_STUDIES_RE = re.compile(
 )
 _ZH_STUDIES_RE = re.compile(r"论文|研究|本文|该文|文章|作者|工作|探讨|解决|针对|关注|处理|应对|讨论|探索|考察|分析")
 _ZH_STUDIES = "该论文探讨了"
+# The verb of study said with no one doing it: 2509.09677's problem on the 2025-09-15 listing at 57fb7fa came back
+# as 研究大语言模型的长期执行。 ("studies the long-term execution of LLMs."), 2405.15071's on the 2024-05-27 listing
+# at 53b670c as 研究如何让transformers…: the program writes the subject.
+_ZH_SUBJECTLESS_RE = re.compile(r"^\s*(?:研究|探讨|探索|考察|分析|解决|关注|针对|处理|应对|讨论)")
+_ZH_THE_PAPER = "该论文"
 
 
 def with_the_paper_said(chinese: str, english: str) -> str:
     """`chinese` with 该论文探讨了 ("the paper examines") before it where `english` opens with the paper studying
-    something and `chinese` says no one does."""
-    if _EN_STUDIES_RE.match(english) and not _ZH_STUDIES_RE.search(chinese):
+    something and `chinese` says no one does, and 该论文 before a verb of study it opens on with no subject."""
+    if not _EN_STUDIES_RE.match(english):
+        return chinese
+    if not _ZH_STUDIES_RE.search(chinese):
         return _ZH_STUDIES + chinese.lstrip()
-    return chinese
+    return _ZH_THE_PAPER + chinese.lstrip() if _ZH_SUBJECTLESS_RE.match(chinese) else chinese
+
+
+# "paper" said as the material: SoT's takeaway on the 2025-03-10 listing at 57fb7fa came back as
+# Sketch-of-Thought 纸展示了… ("the Sketch-of-Thought sheet of paper shows"). A digest's "paper" is a 论文.
+_EN_PAPER_RE = re.compile(r"\bpapers?\b", re.IGNORECASE)
+_ZH_SHEET_RE = re.compile(r"(?<![草白废报剪折试宣])纸(?![张质币板盒巾箱袋浆])")
+
+
+def with_paper_said_as_article(chinese: str, english: str) -> str:
+    """`chinese` with 纸 (paper, the material) said 论文 where `english` speaks of a paper."""
+    return _ZH_SHEET_RE.sub("论文", chinese) if _EN_PAPER_RE.search(english) else chinese
+
+
+# An English possessive left before Chinese: R1-Searcher's method on the 2025-03-10 listing at 57fb7fa wrote
+# LLMs’的搜索能力. Chinese says it with 的 alone.
+_POSSESSIVE_LEFT_RE = re.compile(r"(?<=[A-Za-z0-9])(?:['’]s|(?<=s)['’])\s*(的?)(?=\s*[\u4e00-\u9fff])")
+
+
+def without_english_possessive(chinese: str) -> str:
+    """`chinese` with an English 's or ’ before Chinese words said 的 ("LLMs’的" -> "LLMs的")."""
+    return _POSSESSIVE_LEFT_RE.sub("的", chinese)
+
+
+# A means with no main verb after it: SoT's summary on the 2025-03-10 listing at 57fb7fa, "SoT achieves token
+# reductions of 76% with negligible accuracy impact …", came back as SoT通过减少76%的token，同时对…几乎没有影响。
+# ("SoT, by reducing tokens by 76%, while …"), a sentence with no verb. Where the English says no "by …ing", the
+# change is the verb.
+_ZH_MEANS_THEN_WHILE_RE = re.compile(
+    r"^(?P<subject>[^，。；通]{1,40}?)通过(?P<verb>减少|降低|缩短|提高|提升|增加)(?P<what>[^，。；]{1,40})，\s*同时"
+)
+_EN_BY_DOING_RE = re.compile(r"\b(?:by|through|via)\s+[a-z]+ing\b", re.IGNORECASE)
+
+
+def with_change_as_verb(chinese: str, english: str) -> str:
+    """`chinese` with a change said as a means before ，同时 (X通过减少Y，同时Z) said as its verb (X减少了Y，同时Z),
+    where `english` says no means."""
+    if _EN_BY_DOING_RE.search(english):
+        return chinese
+    return _ZH_MEANS_THEN_WHILE_RE.sub(lambda m: f"{m['subject']}{m['verb']}了{m['what']}，同时", chinese, count=1)
+
+
+# A question where the English states: Aya 23's summary on the 2024-05-27 listing at 53b670c, "The paper aims to
+# explore the impact of allocating more capacity to fewer languages …", came back as 预训练模型中分配更多资源给较少的
+# 语言有什么影响？ ("what is the impact …?"): the paper's aim said as the reader's question.
+_ZH_QUESTION_RE = re.compile(r"[？?]|吗[。]?$")
+
+
+def question_added(chinese: str, english: str) -> str | None:
+    """The question mark (or 吗) the Chinese ends a sentence with where `english` asks nothing, or None."""
+    if "?" in english:
+        return None
+    found = _ZH_QUESTION_RE.search(chinese)
+    return found.group(0) if found else None
 
 
 def mended(chinese: str, english: str) -> str:
@@ -226,11 +286,13 @@ def mended(chinese: str, english: str) -> str:
     not say taken out, 在 before a place that lacks it, the paper's opening where it was left out, an acronym in
     brackets after the words it stands for, a state said as a means said after its result, a closing comparison
     said first, a closing means as 这是通过…实现的, a place said as a clause of its own joined to the next and a
-    model's origin said before its name (zh_order.py)."""
+    model's origin said before its name (zh_order.py); a change said as a means before 同时 said as its verb, 纸 as
+    论文, an English possessive as 的."""
     said = with_state_said_after(with_comparison_in_chinese(chinese), english)
     said = with_place_marked(in_the_papers_voice(without_added_size(said, english), english), english)
     said = with_place_joined(with_means_said_after(with_comparison_first(said)))
-    said = with_origin_before_its_name(said, english)
+    said = with_origin_before_its_name(with_change_as_verb(said, english), english)
+    said = without_english_possessive(with_paper_said_as_article(said, english))
     return with_acronym_after_its_words(with_the_paper_said(said, english), english)
 
 
