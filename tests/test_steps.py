@@ -345,6 +345,11 @@ def test_the_frame_around_a_finding_is_taken_off():
             "Practitioners should understand that fully grokked transformers can achieve high accuracy.",
             "Fully grokked transformers can achieve high accuracy.",
         ),
+        # ConvLLaVA's on the 2024-05-27 listing at 5bea20d: a clause with no "that"
+        (
+            "Practitioners should remember ConvLLaVA achieves competitive performance on mainstream benchmarks.",
+            "ConvLLaVA achieves competitive performance on mainstream benchmarks.",
+        ),
         # no clause follows: what is left would not be a sentence
         (
             "Practitioners should consider AnimeGamer's superior performance in various gaming aspects.",

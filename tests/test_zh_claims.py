@@ -14,6 +14,7 @@ from papers_digest.checker.zh_claims import (
     level_turned,
     means_added,
     question_added,
+    said_of_itself,
     with_acronym_after_its_words,
     with_change_as_verb,
     with_comparison_in_chinese,
@@ -363,6 +364,10 @@ def test_a_name_the_work_is_based_on_may_own():
         # 2405.15071's on the 2024-05-27 listing at 53b670c
         ("The paper studies how transformers can learn implicit reasoning over parametric knowledge.",
          "研究如何让transformers通过参数知识进行隐式推理。", "该论文研究如何让transformers通过参数知识进行隐式推理。"),
+        # Aya 23's summary on the 2024-05-27 listing at 5bea20d: the aim said as a heading
+        ("The paper aims to explore the impact of allocating more capacity to fewer languages during pre-training.",
+         "预训练模型中的语言分配问题：增加更多的容量给较少的语言。",
+         "该论文探讨了预训练模型中的语言分配问题：增加更多的容量给较少的语言。"),
         # a problem that opens on its topic, whose 研究 is a noun, stays
         ("The paper addresses the gap in research on agents.", "智能体研究中的空白。", "智能体研究中的空白。"),
     ],
@@ -559,9 +564,20 @@ def test_a_question_the_english_does_not_ask_is_rejected():
     assert question_added("模型能否推理？", "Can models reason?") is None
 
 
-def test_grokked_is_not_understood():
-    # 2405.15071's summary on the 2024-05-27 listing at 53b670c: "fully grokked" said 完全理解, "fully understand"
+def test_grokked_is_kept_as_written_not_understood():
+    # 2405.15071's summary on the 2024-05-27 listing at 53b670c: "fully grokked" said 完全理解, "fully understand";
+    # asked for 顿悟 at 5bea20d, the 1.5B model failed the paper in 8 rounds. The term is kept, a placeholder.
     english = "Fully grokked transformers achieve near-perfect accuracy on a challenging reasoning task."
-    unit = unit_of(english)  # the name is a placeholder, X1, in what the model is asked
-    assert "zh_term" in {p.rule for p in judge_unit(unit, "X1完全理解并达到了接近完美的准确率。")[1]}
-    assert judge_unit(unit, "完全顿悟的X1在一项具有挑战性的推理任务上达到了接近完美的准确率。")[1] == []
+    unit = unit_of(english)
+    assert "grokked" in unit.protected.names.values()
+    chinese, problems = judge_unit(unit, "完全X1的X2在一项具有挑战性的推理任务上达到了接近完美的准确率。")
+    assert problems == [] and "grokked" in chinese
+
+
+def test_a_word_said_of_itself_is_rejected():
+    # Aya 23's problem on the 2024-05-27 listing at 5bea20d
+    english = "Aya 23 explores the impact of increasing the capacity to fewer languages in pre-training."
+    doubled = "Aya 23 探索了增加预训练中语言数量的能力对影响的影响。"
+    assert said_of_itself(doubled) == "影响的影响"
+    assert "zh_added" in {p.rule for p in judge_unit(unit_of(english), doubled)[1]}
+    assert said_of_itself("Aya 23 探索了在预训练中为较少语言增加容量的影响。") is None

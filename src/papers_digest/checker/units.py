@@ -30,7 +30,14 @@ from papers_digest.checker.phrases import phrase_parts
 from papers_digest.checker.placeholders import Protected, mark_pattern, marks_in, protect
 from papers_digest.checker.problems import Problem
 from papers_digest.checker.scope import parity_only, states_change
-from papers_digest.checker.zh_claims import level_dropped, level_turned, means_added, mended, question_added
+from papers_digest.checker.zh_claims import (
+    level_dropped,
+    level_turned,
+    means_added,
+    mended,
+    question_added,
+    said_of_itself,
+)
 from papers_digest.checker.zh_figures import number_difference, word_figures_lost
 from papers_digest.checker.zh_words import (
     EnglishFacts,
@@ -279,6 +286,8 @@ def judge_chinese(unit: Unit, chinese: str) -> list[Problem]:
     if asked := question_added(chinese, unit.english):
         said = f"asks a question ({asked}) where the English states: say it as a statement"
         problems.append(Problem("zh_added", "", said))
+    if doubled := said_of_itself(chinese):
+        problems.append(Problem("zh_added", "", f"says {doubled!r}, a word of itself: say what the English says"))
     for name in benchmarks_made_owners(unit.english, chinese):
         said = f"the English says on {name}, where it was measured: write 在 {name} 上, not {name} 的"
         problems.append(Problem("zh_direction", "", said))

@@ -206,7 +206,8 @@ def with_place_marked(chinese: str, english: str = "") -> str:
 # and R1-Zero's as 强化学习（RL）在大规模场景下如何增强…, a question with no one asking it. Where the English opens
 # with the paper and a verb of study and the Chinese says neither, the program writes the opening.
 _EN_STUDIES_RE = re.compile(
-    r"^\s*(?:The|This)\s+(?:paper|study|research|work)\s+(?:address|investigat|explor|tackl|examin|stud|focus)",
+    r"^\s*(?:The|This)\s+(?:paper|study|research|work)\s+(?:aims\s+to\s+|seeks\s+to\s+|sets\s+out\s+to\s+)?"
+    r"(?:address|investigat|explor|tackl|examin|stud|focus)",
     re.IGNORECASE,
 )
 _ZH_STUDIES_RE = re.compile(r"论文|研究|本文|该文|文章|作者|工作|探讨|解决|针对|关注|处理|应对|讨论|探索|考察|分析")
@@ -271,6 +272,17 @@ def with_change_as_verb(chinese: str, english: str) -> str:
 # explore the impact of allocating more capacity to fewer languages …", came back as 预训练模型中分配更多资源给较少的
 # 语言有什么影响？ ("what is the impact …?"): the paper's aim said as the reader's question.
 _ZH_QUESTION_RE = re.compile(r"[？?]|吗[。]?$")
+
+
+# A word said of itself, 影响的影响 ("the impact of the impact"): Aya 23's problem on the 2024-05-27 listing at
+# 5bea20d came back as …探索了增加预训练中语言数量的能力对影响的影响, which says nothing.
+_ZH_OF_ITSELF_RE = re.compile(r"([\u4e00-\u9fff]{2,4})的\1")
+
+
+def said_of_itself(chinese: str) -> str | None:
+    """A Chinese word said of itself (影响的影响), or None."""
+    found = _ZH_OF_ITSELF_RE.search(chinese)
+    return found.group(0) if found else None
 
 
 def question_added(chinese: str, english: str) -> str | None:

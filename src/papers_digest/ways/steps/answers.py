@@ -68,7 +68,8 @@ _FRAME_RE = re.compile(
     # the question said back: "Practitioners should remember that …" (every takeaway of the sample run at f439731,
     # and its Chinese with the calque 实践者应该记住), "The paper's main result is that …" (HANRAG's summary, 135cb49)
     r"|^(?:a |the )?(?:practitioners?|engineers?|readers?)\s+should\s+(?:remember|note|know|keep in mind|"
-    r"bear in mind|understand|recogni[sz]e|reali[sz]e|be aware)\s+that,?\s+"
+    r"bear in mind|understand|recogni[sz]e|reali[sz]e|be aware)\s+"
+    r"(?:that,?\s+|(?=(?-i:[A-Z][\w.\-]*\s+(?:[a-z]+s|can|will)\b)))"  # "remember ConvLLaVA achieves …"
     r"|^(?:the\s+paper's|this\s+paper's|the|its)\s+(?:main|key|primary)\s+(?:result|finding)\s+is\s+that,?\s+",
     re.IGNORECASE,
 )
