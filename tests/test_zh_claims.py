@@ -581,3 +581,4 @@ def test_a_word_said_of_itself_is_rejected():
     assert said_of_itself(doubled) == "影响的影响"
     assert "zh_added" in {p.rule for p in judge_unit(unit_of(english), doubled)[1]}
     assert said_of_itself("Aya 23 探索了在预训练中为较少语言增加容量的影响。") is None
+    assert said_of_itself("该论文调整了语言模型的模型参数。") is None

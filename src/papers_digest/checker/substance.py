@@ -151,13 +151,17 @@ def results_count(digest: Digest, facts: PaperFacts) -> list[Problem]:
     ]
 
 
+def restates_title(text: str, title: str) -> bool:
+    """Whether `text` adds fewer than NOVEL_WORDS words (stop words aside) to the title's."""
+    title_words = set(words(title))
+    return len([w for w in words(text) if w not in title_words and w not in STOP]) < NOVEL_WORDS
+
+
 def title_restated(digest: Digest, facts: PaperFacts) -> list[Problem]:
     """one_sentence and problem each add NOVEL_WORDS words to the title's."""
-    title_words = set(words(facts.title))
     problems = []
     for path, text in (("problem", digest.problem), ("one_sentence", digest.one_sentence)):
-        novel = [w for w in words(text) if w not in title_words and w not in STOP]
-        if len(novel) < NOVEL_WORDS:
+        if restates_title(text, facts.title):
             what = "what the paper does and what it found" if path == "one_sentence" else "the problem it addresses"
             problems.append(
                 Problem(

@@ -275,8 +275,9 @@ _ZH_QUESTION_RE = re.compile(r"[？?]|吗[。]?$")
 
 
 # A word said of itself, 影响的影响 ("the impact of the impact"): Aya 23's problem on the 2024-05-27 listing at
-# 5bea20d came back as …探索了增加预训练中语言数量的能力对影响的影响, which says nothing.
-_ZH_OF_ITSELF_RE = re.compile(r"([\u4e00-\u9fff]{2,4})的\1")
+# 5bea20d came back as …探索了增加预训练中语言数量的能力对影响的影响, which says nothing. Only closing a phrase:
+# 语言模型的模型参数 ("the language model's model parameters") is no such thing.
+_ZH_OF_ITSELF_RE = re.compile(r"([\u4e00-\u9fff]{2,4})的\1(?![\u4e00-\u9fff])")
 
 
 def said_of_itself(chinese: str) -> str | None:

@@ -19,6 +19,7 @@ from papers_digest.checker.scope import (
     without_added_intensifiers,
     without_added_praise,
 )
+from papers_digest.checker.substance import restates_title
 from papers_digest.reading.sentences import split_sentences
 
 _ECHOED_NAME_RE = re.compile(
@@ -103,16 +104,19 @@ def as_studied(problem: str) -> str:
     return _GAP_IN_UNDERSTANDING_RE.sub(lambda m: f"{m.group(1)} studies ", problem, count=1)
 
 
-def without_method(problem: str) -> str:
+def without_method(problem: str, title: str = "") -> str:
     """A problem without the method said after it ("… by proposing a novel training method called
     R1-Zero-Like", 2504.00883's problem in the sample run at d9e4f29, which the paper applies and does not
     propose), or what the paper studies by ("The paper addresses … by exploring …"): the question asks for the
-    problem alone, and the method is its own field."""
+    problem alone, and the method is its own field. Not where what is left restates the `title`: BabyVision's
+    problem on the 2026-01-13 listing at 6f052a8, cut to "The paper addresses the gap in visual reasoning beyond
+    language.", failed rule title_restated in all 6 rounds."""
     cut = _BY_METHOD_RE.sub("", problem)
     studying = _BY_STUDYING_RE.search(cut)
     if _PAPER_SUBJECT_RE.match(cut) and studying and not _PARTICIPLE_RE.search(studying["before"]):
         cut = cut[: studying.start()] + studying["before"]
-    return f"{cut}." if cut != problem and len(cut.split()) >= MIN_PROBLEM_WORDS else problem
+    kept = cut != problem and len(cut.split()) >= MIN_PROBLEM_WORDS and not restates_title(cut, title)
+    return f"{cut}." if kept else problem
 
 
 def one_sentence(answer: str, sentence: str) -> str:
@@ -128,7 +132,7 @@ def one_sentence(answer: str, sentence: str) -> str:
     def stated(text: str) -> tuple[int, int]:
         return sum(any(f.matches(w) for w in prose_numbers(text)) for f in figures), len(_words(text) & words)
 
-    standing = [s for s in said if not _PRONOUN_OPENING_RE.match(s)]
+    standing = said if figures else [s for s in said if not _PRONOUN_OPENING_RE.match(s)]
     best = max(standing, key=stated, default=answer)
     return best if len(said) > 1 and (stated(best)[0] or not figures) else answer
 

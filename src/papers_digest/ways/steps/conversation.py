@@ -140,12 +140,12 @@ class StepsConversation:
         same = self._finding_to_borrow(part, failing)
         summary = self._summary_to_borrow(part, failing) if late else None
         failed = {p.field for p in problems}
-        mind_map = assemble(self.parts, self.answers)["mind_map"] if part.question == "IDEAS" else {}
+        mind_map = assemble(self.parts, self.answers, self.title)["mind_map"] if part.question == "IDEAS" else {}
         ideas = mind_map.get("children", [])
         kept = [idea["label"] for i, idea in enumerate(ideas) if f"{part.field}[{i}].label" not in failed]
         if summary is not None:
             # the result said as the digest's summary says it: that passed every check the finding owes its sentence
-            self._mended(part, assemble(self.parts, self.answers)[summary.field])
+            self._mended(part, assemble(self.parts, self.answers, self.title)[summary.field])
         elif part.question == "FINDING" and _droppable(rules, late) and len(self.findings()) > 1:
             self.parts = renumbered([p for p in self.parts if p is not part])
         elif part.question == "IDEAS" and rules == {"label"} and (kept or late):
@@ -224,7 +224,7 @@ class StepsConversation:
     def judged(self) -> tuple[dict, Verdict]:
         """The digest the answers make and the checker's verdict on it: every rule of the English digest but
         the count's, what each finding and the summary owe their sentences, and no echo of the questions."""
-        data = assemble(self.parts, self.answers)
+        data = assemble(self.parts, self.answers, self.title)
         digest, shape = digest_of(data)
         if digest is None:
             return data, Verdict(None, shape)

@@ -79,9 +79,10 @@ def plan_parts(outline: Outline) -> list[Part]:
     return parts
 
 
-def assemble(parts: list[Part], answers: dict[str, str]) -> dict:
+def assemble(parts: list[Part], answers: dict[str, str], title: str = "") -> dict:
     """The digest the answers make: each part's answer in its field, each finding with the figures of its
-    sentence that it writes (all of them when it writes none) and its sentence's section."""
+    sentence that it writes (all of them when it writes none) and its sentence's section; the paper's `title` is
+    what a problem cut short may not restate."""
     digest: dict = {
         "one_sentence": "",
         "problem": "",
@@ -116,7 +117,7 @@ def assemble(parts: list[Part], answers: dict[str, str]) -> dict:
         elif part.question == "SUMMARY":
             digest[part.field] = as_given(part.question, answer, part.sources[0].text)
         elif part.question == "PROBLEM":
-            digest[part.field] = as_studied(without_method(said_as_sentence(one_line(answer))))
+            digest[part.field] = as_studied(without_method(said_as_sentence(one_line(answer)), title))
         else:
             digest[part.field] = said_as_sentence(one_line(answer))
     return digest
