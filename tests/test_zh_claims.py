@@ -368,6 +368,15 @@ def test_a_name_the_work_is_based_on_may_own():
         ("The paper aims to explore the impact of allocating more capacity to fewer languages during pre-training.",
          "预训练模型中的语言分配问题：增加更多的容量给较少的语言。",
          "该论文探讨了预训练模型中的语言分配问题：增加更多的容量给较少的语言。"),
+        # 2509.09677's method on the 2025-09-15 listing at 6f052a8: the paper's introducing left out
+        ("The paper introduces a technique to assess long-term execution in large language models (LLMs).",
+         "大语言模型评估长期执行的技术：追踪小精度提升对任务持续时间的影响。",
+         "该论文提出了大语言模型评估长期执行的技术：追踪小精度提升对任务持续时间的影响。"),
+        # said already, or said as what the thing is
+        ("The paper introduces InfGen, a resolution-agnostic technique.", "该文介绍了InfGen，一种分辨率无关技术。",
+         "该文介绍了InfGen，一种分辨率无关技术。"),
+        ("The paper proposes InfGen, a resolution-agnostic technique.", "InfGen是一种分辨率无关的技术。",
+         "InfGen是一种分辨率无关的技术。"),
         # a problem that opens on its topic, whose 研究 is a noun, stays
         ("The paper addresses the gap in research on agents.", "智能体研究中的空白。", "智能体研究中的空白。"),
     ],

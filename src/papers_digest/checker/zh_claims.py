@@ -219,9 +219,24 @@ _ZH_SUBJECTLESS_RE = re.compile(r"^\s*(?:研究|探讨|探索|考察|分析|解�
 _ZH_THE_PAPER = "该论文"
 
 
+# A method said as its bare topic, "The paper introduces …" left out: 2509.09677's method on the 2025-09-15 listing
+# at 6f052a8 came back as 大语言模型评估长期执行的技术：… ("LLMs evaluate … technique: …"), 2503.05236's on the
+# 2025-03-10 listing at 5bea20d as 统一奖励模型用于… Not where the Chinese says what the thing is (X是一种…).
+_EN_INTRODUCES_RE = re.compile(
+    r"^\s*(?:The|This)\s+(?:paper|study|research|work)\s+(?:introduc|propos|present|develop)", re.IGNORECASE
+)
+_ZH_INTRODUCES_RE = re.compile(r"论文|研究|本文|该文|文章|作者|工作|提出|介绍|引入|推出|开发|设计|构建|提供")
+_ZH_SAYS_WHAT_RE = re.compile(r"^[^，。；：]*[是为]")
+_ZH_INTRODUCES = "该论文提出了"
+
+
 def with_the_paper_said(chinese: str, english: str) -> str:
     """`chinese` with 该论文探讨了 ("the paper examines") before it where `english` opens with the paper studying
-    something and `chinese` says no one does, and 该论文 before a verb of study it opens on with no subject."""
+    something and `chinese` says no one does, and 该论文 before a verb of study it opens on with no subject; with
+    该论文提出了 ("the paper proposes") where `english` opens with the paper introducing something and `chinese`
+    names neither the paper nor the introducing."""
+    if _EN_INTRODUCES_RE.match(english) and not _ZH_INTRODUCES_RE.search(chinese):
+        return chinese if _ZH_SAYS_WHAT_RE.match(chinese) else _ZH_INTRODUCES + chinese.lstrip()
     if not _EN_STUDIES_RE.match(english):
         return chinese
     if not _ZH_STUDIES_RE.search(chinese):
