@@ -628,8 +628,14 @@ def test_a_hedge_a_finding_dropped_is_put_back_before_its_figure():
             "utilizing additional vision encoders to narrow the performance gap.",
             "The paper addresses the gap in performance between open-source LLVMs and closed-source LLVMs.",
         ),
+        # a comma before the means goes with it
+        (
+            "The paper addresses the gap in long-horizon video understanding of agents, by exploring goal drift.",
+            "The paper addresses the gap in long-horizon video understanding of agents.",
+        ),
         # a cause, not a means
         ("The paper addresses the degradation of reasoning caused by training on noisy data for many steps.", None),
+        ("The paper addresses the degradation of reasoning caused, by training on noisy data, for many steps.", None),
         # BabyVision's on the 2026-01-13 listing at 6f052a8: cut, it restates the title (below)
         (
             "The paper addresses the gap in visual reasoning beyond language by introducing a benchmark of 388 items.",

@@ -591,3 +591,11 @@ def test_a_word_said_of_itself_is_rejected():
     assert "zh_added" in {p.rule for p in judge_unit(unit_of(english), doubled)[1]}
     assert said_of_itself("Aya 23 探索了在预训练中为较少语言增加容量的影响。") is None
     assert said_of_itself("该论文调整了语言模型的模型参数。") is None
+
+
+def test_generalizing_said_yibanhua_is_the_same_sense():
+    # 2405.15071's method on the 2024-05-27 listing at d0fd7f4: 一般化电路 for "generalizing circuit", 8 rounds failed
+    english = "It reveals the connection between systematicity and the configuration of the generalizing circuit."
+    assert judge_unit(unit_of(english), "它揭示了系统性与一般化电路配置之间的联系。")[1] == []
+    problems = judge_unit(unit_of(english), "它揭示了系统性与通用化电路配置之间的联系。")[1]
+    assert "zh_term" in {p.rule for p in problems}  # "universalized" is another sense

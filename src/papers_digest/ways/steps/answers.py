@@ -48,7 +48,7 @@ _PAPER_SUBJECT_RE = re.compile(rf"^(?:The|This|Our) {_PAPER}\b", re.IGNORECASE)
 # what the open models did (该论文通过利用额外的视觉编码器…), and R1-Searcher's "… by incentivizing the search
 # capability through reinforcement learning" (2025-03-10) came back the same. Not after a participle: "caused by
 # training on noisy data" is the problem.
-_BY_STUDYING_RE = re.compile(r"(?P<before>\S+),?\s+(?:by|through|via)\s+[a-z]+ing\b[^.]*\.?$", re.IGNORECASE)
+_BY_STUDYING_RE = re.compile(r"(?P<before>[^\s,]+),?\s+(?:by|through|via)\s+[a-z]+ing\b[^.]*\.?$", re.IGNORECASE)
 _PARTICIPLE_RE = re.compile(r"(?:ed|en|wn|ght|ade|eld|ilt|ung|aid)$|^(?:led|set|put|hit|cut|run)$", re.IGNORECASE)
 # "addresses the gap in understanding X", the PROBLEM answer's formula, is "studies X". Said whole, the 1.5B
 # model's Chinese made it a misunderstanding (2509.09677's 长期执行的误解, the 2025-09-15 listing at 8f72912) or,
