@@ -599,3 +599,11 @@ def test_generalizing_said_yibanhua_is_the_same_sense():
     assert judge_unit(unit_of(english), "它揭示了系统性与一般化电路配置之间的联系。")[1] == []
     problems = judge_unit(unit_of(english), "它揭示了系统性与通用化电路配置之间的联系。")[1]
     assert "zh_term" in {p.rule for p in problems}  # "universalized" is another sense
+
+
+def test_visual_cues_left_in_english_are_rendered():
+    # VideoDR's problem on the 2026-01-13 listing at 6f3c891: "cues" left in 4 of 8 rounds, 线索 in the others
+    english = "Videos provide localized visual cues but verifiable answers are distributed across the open web."
+    chinese, problems = judge_unit(unit_of(english), "视频提供局部视觉 cues，但可验证的答案分布在开放网络上。")
+    assert problems == []
+    assert "线索" in chinese and "cues" not in chinese
