@@ -205,12 +205,14 @@ def with_place_marked(chinese: str, english: str = "") -> str:
 # 0c20fad came back as 多跳问答中的噪声累积问题。 ("the problem of noise accumulation in multi-hop QA."), a heading,
 # and R1-Zero's as 强化学习（RL）在大规模场景下如何增强…, a question with no one asking it. Where the English opens
 # with the paper and a verb of study and the Chinese says neither, the program writes the opening.
+_EN_THE_PAPER = r"^\s*(?:The|This)\s+(?:paper|study|research|work)\s+"  # an English that opens with the paper
+_ZH_THE_PAPERS = "论文|研究|本文|该文|文章|作者|工作"  # the Chinese words that name the paper or its authors
 _EN_STUDIES_RE = re.compile(
-    r"^\s*(?:The|This)\s+(?:paper|study|research|work)\s+(?:aims\s+to\s+|seeks\s+to\s+|sets\s+out\s+to\s+)?"
+    rf"{_EN_THE_PAPER}(?:aims\s+to\s+|seeks\s+to\s+|sets\s+out\s+to\s+)?"
     r"(?:address|investigat|explor|tackl|examin|stud|focus)",
     re.IGNORECASE,
 )
-_ZH_STUDIES_RE = re.compile(r"论文|研究|本文|该文|文章|作者|工作|探讨|解决|针对|关注|处理|应对|讨论|探索|考察|分析")
+_ZH_STUDIES_RE = re.compile(rf"{_ZH_THE_PAPERS}|探讨|解决|针对|关注|处理|应对|讨论|探索|考察|分析")
 _ZH_STUDIES = "该论文探讨了"
 # The verb of study said with no one doing it: 2509.09677's problem on the 2025-09-15 listing at 57fb7fa came back
 # as 研究大语言模型的长期执行。 ("studies the long-term execution of LLMs."), 2405.15071's on the 2024-05-27 listing
@@ -222,10 +224,8 @@ _ZH_THE_PAPER = "该论文"
 # A method said as its bare topic, "The paper introduces …" left out: 2509.09677's method on the 2025-09-15 listing
 # at 6f052a8 came back as 大语言模型评估长期执行的技术：… ("LLMs evaluate … technique: …"), 2503.05236's on the
 # 2025-03-10 listing at 5bea20d as 统一奖励模型用于… Not where the Chinese says what the thing is (X是一种…).
-_EN_INTRODUCES_RE = re.compile(
-    r"^\s*(?:The|This)\s+(?:paper|study|research|work)\s+(?:introduc|propos|present|develop)", re.IGNORECASE
-)
-_ZH_INTRODUCES_RE = re.compile(r"论文|研究|本文|该文|文章|作者|工作|提出|介绍|引入|推出|开发|设计|构建|提供")
+_EN_INTRODUCES_RE = re.compile(rf"{_EN_THE_PAPER}(?:introduc|propos|present|develop)", re.IGNORECASE)
+_ZH_INTRODUCES_RE = re.compile(rf"{_ZH_THE_PAPERS}|提出|介绍|引入|推出|开发|设计|构建|提供")
 _ZH_SAYS_WHAT_RE = re.compile(r"^[^，。；：]*[是为]")
 _ZH_INTRODUCES = "该论文提出了"
 
@@ -289,6 +289,14 @@ def with_change_as_verb(chinese: str, english: str) -> str:
 _ZH_QUESTION_RE = re.compile(r"[？?]|吗[。]?$")
 
 
+def question_added(chinese: str, english: str) -> str | None:
+    """The question mark the Chinese writes (or the 吗 it closes on) where `english` asks nothing, or None."""
+    if "?" in english:
+        return None
+    found = _ZH_QUESTION_RE.search(chinese)
+    return found.group(0) if found else None
+
+
 # A word said of itself, 影响的影响 ("the impact of the impact"): Aya 23's problem on the 2024-05-27 listing at
 # 5bea20d came back as …探索了增加预训练中语言数量的能力对影响的影响, which says nothing. Only closing a phrase:
 # 语言模型的模型参数 ("the language model's model parameters") is no such thing.
@@ -298,14 +306,6 @@ _ZH_OF_ITSELF_RE = re.compile(r"([\u4e00-\u9fff]{2,4})的\1(?![\u4e00-\u9fff])")
 def said_of_itself(chinese: str) -> str | None:
     """A Chinese word said of itself (影响的影响), or None."""
     found = _ZH_OF_ITSELF_RE.search(chinese)
-    return found.group(0) if found else None
-
-
-def question_added(chinese: str, english: str) -> str | None:
-    """The question mark (or 吗) the Chinese ends a sentence with where `english` asks nothing, or None."""
-    if "?" in english:
-        return None
-    found = _ZH_QUESTION_RE.search(chinese)
     return found.group(0) if found else None
 
 

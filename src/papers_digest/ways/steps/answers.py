@@ -59,6 +59,7 @@ _GAP_IN_UNDERSTANDING_RE = re.compile(
 )
 MIN_PROBLEM_WORDS = 8  # a problem left shorter than this by the cut says too little: the answer stays whole
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+_READER_SHOULD = r"^(?:a |the )?(?:practitioners?|engineers?|readers?)\s+should\s+"  # the takeaway question said back
 # "The paper shows that …", "Further analysis reveals that …" (VideoDR's summary, 2026-01-13 listing at 5fe895a): a
 # frame around what was found, which the reader knows already (taken off).
 _FRAME_RE = re.compile(
@@ -68,7 +69,7 @@ _FRAME_RE = re.compile(
     r"indicates?|indicated|verif(?:y|ies|ied)|confirms?|confirmed|suggests?|suggested)\s+that,?\s+"
     # the question said back: "Practitioners should remember that …" (every takeaway of the sample run at f439731,
     # and its Chinese with the calque 实践者应该记住), "The paper's main result is that …" (HANRAG's summary, 135cb49)
-    r"|^(?:a |the )?(?:practitioners?|engineers?|readers?)\s+should\s+(?:remember|note|know|keep in mind|"
+    rf"|{_READER_SHOULD}(?:remember|note|know|keep in mind|"
     r"bear in mind|understand|recogni[sz]e|reali[sz]e|be aware)\s+"
     r"(?:that,?\s+|(?=(?-i:[A-Z][\w.\-]*\s+(?:[a-z]+s|can|will)\b)))"  # "remember ConvLLaVA achieves …"
     r"|^(?:the\s+paper's|this\s+paper's|the|its)\s+(?:main|key|primary)\s+(?:result|finding)\s+is\s+that,?\s+",
@@ -78,7 +79,7 @@ _FRAME_RE = re.compile(
 # improves the performance of FoX …" (2503.02130's takeaway on the 2025-03-10 listing at 57fb7fa, its Chinese the
 # calque 实践者应该记住): the name is the subject of its clause.
 _REMEMBER_WHICH_RE = re.compile(
-    r"^(?:a |the )?(?:practitioners?|engineers?|readers?)\s+should\s+(?:remember|note|know|understand)\s+"
+    rf"{_READER_SHOULD}(?:remember|note|know|understand)\s+"
     r"(?P<what>[^,;.]{3,80}?),\s+(?:which|that)\s+(?P<rest>[a-z]+s\b.*)$",
     re.IGNORECASE,
 )
