@@ -239,6 +239,15 @@ def test_a_summary_keeps_the_main_result_s_figure():
     assert ([p.rule for p in without], kept) == (["summary_figure"], [])
 
 
+def test_a_summary_naming_only_the_resolution_states_no_figure():
+    # InfGen's summary on the 2025-09-15 listing at 256f0d6: "4K" names the format, the result is the time
+    resolution_only = "InfGen achieves high-resolution image synthesis with reduced 4K generation time."
+    assert [p.text for p in summary_owes(resolution_only, INFGEN)] == [
+        "states no figure of the main result (10): give one"
+    ]
+    assert summary_owes("InfGen cuts 4K image generation time to under 10 seconds.", INFGEN) == []
+
+
 def _paper(text: str):
     from papers_digest.core.models import FulltextDoc, Section
 

@@ -211,6 +211,14 @@ def test_labels_are_read_before_and_after_the_number():
     assert [n.label for n in numbers_in("见3.2节")] == [True]
 
 
+def test_a_display_resolution_is_a_label_and_a_context_length_a_figure():
+    # InfGen's "cutting 4K image generation time to under 10 seconds" (the 2025-09-15 listing): 10 is the result
+    said = "cutting 4K image generation time to under 10 seconds"
+    assert [(n.text, n.label) for n in numbers_in(said)] == [("4K", True), ("10", False)]
+    assert [n.label for n in numbers_in("4K分辨率、8K的视频和4K-resolution frames")] == [True, True, True]
+    assert [n.label for n in numbers_in("a 4K context, 8K tokens, 57K images and 2K steps")] == [False] * 4
+
+
 def test_a_version_written_apart_from_its_name_is_found_inside_the_name():
     (llama,) = prose_numbers("Llama 3.1 models")
     assert llama.name == "Llama"

@@ -17,8 +17,8 @@ A number is matched as a whole token, never inside a longer number or an identif
 3.1") is found inside the name as the paper prints it ("Llama-3.1-8B").
 
 What counts in prose (Number.counts_in_prose): decimals, numbers with a unit (%, ×, k, B) and integers of two
-digits or more; not labels ("Table 2", "Sections 2.1 and 3.4", "第3节", "3.2节"), not years (1900-2039), not
-lone digits ("3 stages").
+digits or more; not labels ("Table 2", "Sections 2.1 and 3.4", "第3节", "3.2节", a resolution: "4K image"), not years
+(1900-2039), not lone digits ("3 stages").
 """
 
 from __future__ import annotations
@@ -80,6 +80,14 @@ _TIMES_RE = re.compile(rf"(?<![\w.])(\d+(?:\.\d+)?|{'|'.join(_RATIO_WORDS)})\s+t
 _ZH_SCALES = {"万": 1e4, "百万": 1e6, "千万": 1e7, "亿": 1e8}
 _UNIT_KEY = {"x": "×", "X": "×", "K": "k", "倍": "×"}
 _FIGURE_UNITS = frozenset({"%", "‰", "×", "倍"})  # units that make a number a figure, never a label
+# A display resolution ("4K image generation", "8K视频") names a format, not a measure: InfGen's summary wrote
+# only "4K" of "cutting 4K image generation time to under 10 seconds" and passed as stating its figure (the
+# 2025-09-15 listing, every run from 8cf3c2e to 256f0d6).
+_RESOLUTION_AFTER_RE = re.compile(
+    r"[- ]?(?:UHD[- ]?|的)?(?:images?|videos?|resolutions?|displays?|frames?|generation|synthesis|"
+    r"图像|图片|视频|分辨率|生成)",
+    re.IGNORECASE,
+)
 
 
 def normalise_for_match(text: str) -> str:
@@ -140,6 +148,11 @@ class Number:
         return found.start() if found else None
 
 
+def is_resolution(text: str, end: int) -> bool:
+    """Whether the "2K", "4K" or "8K" ending at `end` is a display resolution (a label), by the word after it."""
+    return _RESOLUTION_AFTER_RE.match(text, end) is not None
+
+
 def numbers_in(text: str, *, normalised: bool = False) -> list[Number]:
     """Every number token of a text, in order."""
     norm = text if normalised else normalise_for_match(text)
@@ -161,7 +174,9 @@ def numbers_in(text: str, *, normalised: bool = False) -> list[Number]:
         # a percentage or a ratio is a figure even after a label word: no table is numbered "12.1%", and a
         # Chinese word may end in a label character ("方式12.1%", "算法2.5×")
         label = unit not in _FIGURE_UNITS and (
-            listed or bool(_LABEL_BEFORE_RE.search(before) or _LABEL_AFTER_RE.match(norm, m.end()))
+            listed
+            or bool(_LABEL_BEFORE_RE.search(before) or _LABEL_AFTER_RE.match(norm, m.end()))
+            or (m.group("unit") == "K" and m.group("value") in ("2", "4", "8") and is_resolution(norm, m.end()))
         )
         found.append(Number(m.group("value"), sign, unit, m.start(), label=label, name=name.group(1) if name else ""))
         last_end = m.end()
