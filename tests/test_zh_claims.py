@@ -18,6 +18,7 @@ from papers_digest.checker.zh_claims import (
     with_acronym_after_its_words,
     with_change_as_verb,
     with_comparison_in_chinese,
+    with_competitive_said,
     with_paper_said_as_article,
     with_place_marked,
     with_state_said_after,
@@ -541,6 +542,22 @@ def test_a_paper_is_an_article_not_the_material(english, chinese, mended):
 )
 def test_an_english_possessive_left_in_chinese_is_said_with_de(chinese, mended):
     assert without_english_possessive(chinese) == mended
+
+
+@pytest.mark.parametrize(
+    ("chinese", "mended"),
+    [
+        # MergeVQ's summary in the sample run at 256f0d6
+        ("MergeVQ在ImageNet上取得了竞争力的表现。", "MergeVQ在ImageNet上取得了有竞争力的表现。"),
+        ("展现出竞争力的性能", "展现出有竞争力的性能"),
+        # said right, or the noun before 的 ("the gain of competitiveness"), stays
+        ("取得了有竞争力的表现", "取得了有竞争力的表现"),
+        ("取得了具有竞争力的结果", "取得了具有竞争力的结果"),
+        ("模型竞争力的提升", "模型竞争力的提升"),
+    ],
+)
+def test_competitive_after_a_verb_of_achieving_is_said_as_a_quality(chinese, mended):
+    assert with_competitive_said(chinese) == mended
 
 
 # SoT's summary on the 2025-03-10 listing at 57fb7fa: no verb after the means
