@@ -15,7 +15,7 @@ from conftest import ROOT, bench_module, sample_papers
 from test_checker import EP, MLX, R1, XQ, doc
 
 from papers_digest.reading.model import MODEL_FILE
-from papers_digest.reading.outcomes import states_outcome
+from papers_digest.reading.outcomes import introduces_work, states_outcome
 from papers_digest.reading.roles import (
     ReadSentence,
     SentenceRole,
@@ -167,6 +167,25 @@ def test_a_full_texts_introduction_opens_with_background():
 def test_the_takeaways_an_introduction_announces_are_read_as_results():
     takeaways = [r for r in read_fulltext(R1) if r.kind == "contributions" and r.sentence.startswith("(Sec.")]
     assert len(takeaways) == 6 and sum(r.role.role == "result" for r in takeaways) >= 4
+
+
+@pytest.mark.parametrize(
+    ("sentence", "introduces"),
+    [
+        ("To push the limits of this paradigm, we propose MergeVQ, which incorporates token merging.", True),
+        ("This technical report introduces Aya 23, a family of multilingual language models.", True),
+        ("We posit that such datasets should be large, diverse and balanced, and propose a clustering-based "
+         "approach for building ones satisfying all these criteria.", True),
+        ("We present a novel generative 3D modeling system, coined CraftsMan.", True),
+        # what a paper studies, observes or argues brings nothing of its own
+        ("We study whether transformers can learn to implicitly reason over parametric knowledge.", False),
+        ("We start this work by observing the simple but counterintuitive fact that marginal gains compound.", False),
+        ("Then, we argue that failures of LLMs arise from mistakes in execution.", False),
+        ("Existing methods introduce noise into the retrieved documents.", False),
+    ],
+)  # fmt: skip
+def test_a_sentence_introducing_the_paper_s_own_work_is_told_from_one_that_studies(sentence, introduces):
+    assert introduces_work(sentence) is introduces
 
 
 def test_a_tables_rows_are_other():

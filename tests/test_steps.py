@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from conftest import SAMPLE_DATE, abstract_docs, day_papers, make_params
+from conftest import HF_DIR, SAMPLE_DATE, SAMPLE_DIR, abstract_docs, day_papers, make_params
 from test_checker import R1, doc
 
 from papers_devtools.sim.routes import EngineSim
@@ -1156,6 +1156,85 @@ def test_the_findings_of_the_september_listing_are_what_the_papers_found(paper, 
     plan = outline(september(paper))
     openings = [" ".join(s.text.split()[: len(f.split())]) for s, f in zip(plan.findings, findings, strict=False)]
     assert (openings, len(plan.findings)) == (findings, len(findings))
+
+
+@pytest.mark.parametrize(
+    ("paper", "date", "method"),
+    [
+        # "We start … by observing" and "Then, we argue" left out what it proposes: the 1.5B model invented "a
+        # technique to assess long-term execution" (the 2025-09-15 listing at 256f0d6)
+        ("2509.09677", SEPTEMBER, ["We start this work by observing", "We propose isolating execution capability,"]),
+        # what it studies, then what it introduces: Dr. GRPO (the sample day)
+        ("2503.20783", SAMPLE_DATE, ["We investigate a wide range", "To address this, we introduce Dr. GRPO,"]),
+    ],
+)
+def test_the_method_is_written_from_what_the_paper_brings(paper, date, method):
+    folder = SAMPLE_DIR / "hf" if date == SAMPLE_DATE else HF_DIR
+    paper_doc = next(d for d in abstract_docs(day_papers(date, folder)) if d.arxiv_id == paper)
+    (part,) = [p for p in plan_parts(outline(paper_doc)) if p.field == "method"]
+    openings = [" ".join(s.text.split()[: len(m.split())]) for s, m in zip(part.sources, method, strict=True)]
+    assert (part.question, openings) == ("METHOD", method)
+
+
+@pytest.mark.parametrize(
+    ("paper", "date", "question_asked"),
+    [
+        # studies grokked transformers, proposes nothing: asked what it proposes, the 1.5B model wrote "The paper
+        # proposes a new approach to transformers" (the 2024-05-27 listing at 6f3c891)
+        ("2405.15071", "2024-05-27", "STUDY"),
+        ("2504.00883", SAMPLE_DATE, "STUDY"),  # "This work conducts a first, in-depth study on improving …"
+        ("2405.15032", "2024-05-27", "METHOD"),  # "This technical report introduces Aya 23"
+        ("2405.15613", "2024-05-27", "METHOD"),  # "We posit that … and propose a clustering-based approach"
+    ],
+)
+def test_a_paper_that_brings_nothing_of_its_own_is_asked_what_it_studies(prompts, paper, date, question_asked):
+    folder = SAMPLE_DIR / "hf" if date == SAMPLE_DATE else HF_DIR
+    paper_doc = next(d for d in abstract_docs(day_papers(date, folder)) if d.arxiv_id == paper)
+    (part,) = [p for p in plan_parts(outline(paper_doc)) if p.field == "method"]
+    asked = question(prompts, part.question, [s.text for s in part.sources])
+    assert (part.question, "claim none" in asked) == (question_asked, question_asked == "STUDY")
+
+
+@pytest.mark.parametrize(
+    ("written", "sentence", "given"),
+    [
+        # 2509.09677's finding on the 2025-09-15 listing (a run of 2026-12-06): the paper argues the opposite
+        (
+            "The accuracy of language model predictions decreases as the number of steps increases, indicating a "
+            "diminishing return in long-term execution.",
+            "We observe that the per-step accuracy of models degrades as the number of steps increases.",
+            "The accuracy of language model predictions decreases as the number of steps increases.",
+        ),
+        # a reading in the sentence's own words stays (MergeVQ's summary in the sample run at 256f0d6)
+        (
+            "MergeVQ achieves competitive performance on ImageNet, demonstrating competitive visual representation "
+            "learning and image generation.",
+            "Extensive experiments on ImageNet verify that MergeVQ as an AR generative model achieves competitive "
+            "performance in both visual representation learning and image generation tasks while maintaining "
+            "favorable token efficiency and inference speed.",
+            "MergeVQ achieves competitive performance on ImageNet, demonstrating competitive visual representation "
+            "learning and image generation.",
+        ),
+        # and so does one stating the sentence's figure
+        (
+            "GlimpRouter cuts latency on AIME25, showing a 25.9% reduction.",
+            "GlimpRouter reduces inference latency by 25.9% compared to a standalone large model on AIME25.",
+            "GlimpRouter cuts latency on AIME25, showing a 25.9% reduction.",
+        ),
+    ],
+)
+def test_a_reading_the_model_adds_to_a_finding_is_taken_off(written, sentence, given):
+    from papers_digest.ways.steps.answers import as_given
+
+    assert as_given("FINDING", written, sentence) == given
+
+
+def test_a_summary_s_one_sentence_quoted_is_given_without_its_quotation_marks():
+    from papers_digest.ways.steps.answers import as_given
+
+    sentence = "Experimental results demonstrate that our method achieves competitive performance on benchmarks."
+    answer = f'"{sentence}" ConvLLaVA is competitive.'
+    assert as_given("SUMMARY", answer, sentence) == sentence
 
 
 def test_a_takeaway_loses_a_comparison_none_of_the_findings_sentences_makes():

@@ -72,6 +72,23 @@ _FINDING_RE = re.compile(
 _FINDING_THAT_RE = re.compile(_FINDING_RE.pattern + r"\s+(?:\w+\s+){0,2}?that\b", re.IGNORECASE)
 
 
+# The paper bringing something of its own: "we propose / introduce / present …", "this work introduces …", "…
+# and propose a clustering-based approach", "a system coined CraftsMan". An abstract with none of them studies
+# what exists (2509.09677 observes and argues, 2405.15071 studies grokked transformers), and a digest that says
+# it "introduces a technique" invents one (docs/reading.md, "What a paper brings").
+_INTRODUCES_RE = re.compile(
+    r"\b(?:we|this (?:paper|work|study|article|report|technical report)|the paper)\s+(?:\w+\s+)?"
+    r"(?:propose|introduce|present|develop|design|build|release|construct|curate|create|contribute|offer|devise|"
+    r"formulate)s?\b|\b(?:and|then|also)\s+(?:propose|introduce|present)\b|\b(?:called|named|dubbed|termed|coined)\b",
+    re.IGNORECASE,
+)
+
+
+def introduces_work(sentence: str) -> bool:
+    """Whether `sentence` says the paper brings something of its own: a method, a model, a benchmark, a dataset."""
+    return _INTRODUCES_RE.search(sentence) is not None
+
+
 # A hope or a purpose, said of the paper's work: "We hope this dataset will become a valuable resource …",
 # "MCP-AgentBench aims to equip the research community …" (closing sentences of the 2025-09-15 listing).
 _HOPE_RE = re.compile(

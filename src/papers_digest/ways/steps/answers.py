@@ -11,6 +11,7 @@ from papers_digest.checker.evidence import FRAMED_RE
 from papers_digest.checker.hype import without_hype
 from papers_digest.checker.numbers import prose_numbers
 from papers_digest.checker.scope import (
+    HEAD_WORDS,
     with_comparison_kept,
     with_hedges_kept,
     with_pair_kept,
@@ -23,7 +24,7 @@ from papers_digest.checker.substance import restates_title
 from papers_digest.reading.sentences import split_sentences
 
 _ECHOED_NAME_RE = re.compile(
-    r"^\s*(?:\*\*)?(?:PROBLEM|METHOD|FINDING|SUMMARY|AIM|LIMITATION|TAKEAWAYS|TOPIC|IDEAS|ANSWER)(?:\*\*)?\s*:\s*",
+    r"^\s*(?:\*\*)?(?:PROBLEM|METHOD|STUDY|FINDING|SUMMARY|AIM|LIMITATION|TAKEAWAYS|TOPIC|IDEAS|ANSWER)(?:\*\*)?\s*:\s*",
     re.IGNORECASE,
 )
 # A lead-in and a quotation: 'The paper's significant achievement: "The strategy results in …"' (PaCoRe's summary
@@ -120,6 +121,11 @@ def without_method(problem: str, title: str = "") -> str:
     return f"{cut}." if kept else problem
 
 
+def unquoted(text: str) -> str:
+    """`text` without the quotation marks that wrap it whole."""
+    return text[1:-1].strip() if len(text) > 1 and text[0] in '"“' and text[-1] in '"”' else text
+
+
 def one_sentence(answer: str, sentence: str) -> str:
     """A summary answered in more than one sentence as its one sentence that states most of the main result's
     figures, or, where none states one, the one that shares most words with it and opens on no pronoun; unchanged
@@ -166,8 +172,7 @@ def one_line(answer: str) -> str:
     text = " ".join(_ECHOED_NAME_RE.sub("", answer.strip()).split())
     if quoted := _QUOTED_AFTER_LEAD_RE.match(text):
         text = quoted.group("quoted")
-    if len(text) > 1 and text[0] in '"“' and text[-1] in '"”':
-        text = text[1:-1].strip()
+    text = unquoted(text)
     for frame in (FRAMED_RE, _FRAME_RE):
         framed = frame.match(text)
         if framed and len(text) > framed.end():
@@ -229,5 +234,35 @@ def as_given(question: str, answer: str, sentence: str) -> str:
     at 45740b7 borrowed nothing in 4 rounds from its finding, which passed as the digest gave it)."""
     said = one_line(answer)
     if question == "SUMMARY":
-        said = one_sentence(said, sentence)
-    return kept_scope(said, sentence)
+        # its one sentence may be the one it quoted: ConvLLaVA's summary on the 2024-05-27 listing (a run of
+        # 2026-12-06) was its sentence in quotation marks
+        said = unquoted(one_sentence(said, sentence))
+    return kept_scope(without_added_reading(said, sentence), sentence)
+
+
+# A reading the model adds to what was found: 2509.09677's finding on the 2025-09-15 listing (a run of 2026-12-06),
+# of "We observe that the per-step accuracy of models degrades as the number of steps increases", ended ", indicating a
+# diminishing return in long-term execution", where the paper argues those returns are an illusion.
+_READING_CLAUSE_RE = re.compile(
+    r",\s+(?:which\s+)?(?:indicat|suggest|impl[yi]|highlight|show|demonstrat|reveal|mean|underscor|emphasi[sz]|"
+    r"confirm|signal|point)\w*\b(?P<said>.*?)\.?$",
+    re.IGNORECASE,
+)
+_CONTENT_WORD_RE = re.compile(r"[A-Za-z][A-Za-z-]{3,}")
+
+
+def without_added_reading(text: str, sentence: str) -> str:
+    """`text` without a closing ", indicating / suggesting / showing …" whose words are mostly not its sentence's
+    (by their first five letters) and that states none of its figures: what the sentence found, not what the
+    model reads into it. The rest, of HEAD_WORDS words or more, said as a sentence."""
+    found = _READING_CLAUSE_RE.search(text.strip())
+    if found is None or len(text[: found.start()].split()) < HEAD_WORDS:
+        return text
+    said = {w[:5].casefold() for w in _CONTENT_WORD_RE.findall(found["said"])}
+    known = {w[:5].casefold() for w in _CONTENT_WORD_RE.findall(sentence)}
+    figures = prose_numbers(sentence)
+    if not said or 2 * len(said & known) >= len(said):
+        return text
+    if any(n.matches(f) for n in prose_numbers(found["said"]) for f in figures):
+        return text
+    return f"{text[: found.start()].rstrip(' ,;')}."

@@ -247,7 +247,7 @@ def acronyms_named(part: Part) -> list[str]:
     to spell out: asked without, the 1.5B model wrote GlimpRouter's LRMs as "Long Short-Term Memory (LSTMs)" in 3
     of 6 samples of its method, asked with, in none (the 2026-01-13 listing at 014b950); MergeVQ's method copied
     its sentence in 6 of 6 with the line, 4 of 6 without: a rewrite, which mends a copy, is asked without it."""
-    if part.question not in ("PROBLEM", "METHOD"):
+    if part.question not in ("PROBLEM", "METHOD", "STUDY"):
         return []
     text = " ".join(s.text for s in part.sources)
     return [name for name in names_in(text) if name.removesuffix("s") in acronyms_in(text)]

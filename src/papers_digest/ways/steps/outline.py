@@ -15,7 +15,7 @@ from papers_digest.checker.results import is_packaging
 from papers_digest.checker.substance import REPEAT_SHARE, overlap
 from papers_digest.core.markup import ABSTRACT, blocks_of
 from papers_digest.core.models import FulltextDoc
-from papers_digest.reading.outcomes import reports_finding, says_what_it_does
+from papers_digest.reading.outcomes import introduces_work, reports_finding, says_what_it_does
 from papers_digest.reading.roles import (
     Role,
     SentenceRole,
@@ -80,6 +80,7 @@ class Outline:
     method: tuple[Source, ...]
     limitations: tuple[Source, ...]
     title: str = ""
+    introduces: bool = True  # whether the abstract says the paper brings something of its own ("we propose …")
 
 
 def outline(doc: FulltextDoc) -> Outline:
@@ -92,7 +93,7 @@ def outline(doc: FulltextDoc) -> Outline:
     aim = next((s for s in abstract[own:] if s.role in ("objective", "method")), None)
     # an abstract states its problem just before it says what the paper does: those sentences, not the field's
     problem = [s for s in abstract[max(0, own - PROBLEM_SENTENCES) : own] if s.role != "result"] or abstract[:1]
-    method = [s for s in abstract[own:] if s.role in ("method", "objective")][:METHOD_SENTENCES]
+    method = _method_sentences([s for s in abstract[own:] if s.role in ("method", "objective")])
     used = set(findings)
     limitations = [s for s in sentences if s.limitation and s not in used][:MOST_LIMITATIONS]
     return Outline(
@@ -104,7 +105,19 @@ def outline(doc: FulltextDoc) -> Outline:
         method=tuple(method or ([aim] if aim else abstract[1:2] or abstract[:1])),
         limitations=tuple(limitations),
         title=doc.title,
+        introduces=any(introduces_work(s.text) for s in abstract),
     )
+
+
+def _method_sentences(method: list[Source]) -> list[Source]:
+    """The method's sentences, in the paper's order: the first that says what the paper brings ("we propose …")
+    and the first others. 2509.09677's first two, "We start this work by observing …" and "Then, we argue …",
+    left out its "We propose isolating execution capability …", and the 1.5B model invented "a technique to
+    assess long-term execution" (the 2025-09-15 listing at 256f0d6); 2503.20783's left out Dr. GRPO."""
+    introducing = next((s for s in method if introduces_work(s.text)), None)
+    chosen = [introducing] if introducing else []
+    chosen += [s for s in method if s is not introducing][: METHOD_SENTENCES - len(chosen)]
+    return sorted(chosen, key=method.index)
 
 
 def abstract_findings(sentences: Sequence[str]) -> list[int]:

@@ -26,7 +26,7 @@ from papers_digest.ways.steps.outline import Outline, Source
 MOST_TAKEAWAYS = 2
 # An answer's cap in tokens: one sentence is about 40; a cap stops a model that goes on.
 SENTENCE_TOKENS = 80
-MAX_TOKENS = {"TOPIC": 24, "METHOD": 100, "IDEAS": 80}
+MAX_TOKENS = {"TOPIC": 24, "METHOD": 100, "STUDY": 100, "IDEAS": 80}
 
 
 @dataclass(frozen=True)
@@ -56,11 +56,13 @@ class Part:
 
 
 def plan_parts(outline: Outline) -> list[Part]:
-    """The parts, in the order they are asked: problem, method, each finding, the summary (of the main result,
-    or of the aim), each limitation, the takeaways, the topic and the ideas."""
+    """The parts, in the order they are asked: problem, method (or what the paper studies), each finding, the
+    summary (of the main result, or of the aim), each limitation, the takeaways, the topic and the ideas."""
     parts = [
         Part("PROBLEM", "PROBLEM", "problem", outline.problem),
-        Part("METHOD", "METHOD", "method", outline.method, 40),
+        # a paper that brings nothing of its own is asked what it studies: asked what it proposes, the 1.5B model
+        # gave 2405.15071's study of grokked transformers "a new approach to transformers" (2024-05-27 listing)
+        Part("METHOD", "METHOD" if outline.introduces else "STUDY", "method", outline.method, 40),
     ]
     parts += [
         Part(f"FINDING [{i + 1}]", "FINDING", f"results[{i}]", (source,)) for i, source in enumerate(outline.findings)

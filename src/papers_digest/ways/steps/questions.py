@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from papers_digest.llm.prompting import Message
 
 # The prompt file's sections: the questions, then the follow-ups (asked again, a phrase to avoid, a rewrite).
-QUESTIONS = ("PROBLEM", "METHOD", "FINDING", "SUMMARY", "AIM", "LIMITATION", "TAKEAWAYS", "TOPIC", "IDEAS")
+QUESTIONS = ("PROBLEM", "METHOD", "STUDY", "FINDING", "SUMMARY", "AIM", "LIMITATION", "TAKEAWAYS", "TOPIC", "IDEAS")
 SECTIONS = (*QUESTIONS, "KEEP", "ACRONYMS", "AGAIN", "AVOID", "REWRITER", "REWRITE")
 PAPER_PREFIX = "Paper: "
 QUESTION_MARK = "Question ({key}):"  # names the part a request asks (the engine simulator reads it back)
