@@ -134,6 +134,17 @@ def test_each_problem_goes_to_the_part_that_wrote_its_field():
     assert list(to_mend(problems, parts)) == ["METHOD", "FINDING [2]", "SUMMARY", "IDEAS"]
 
 
+def test_a_finding_said_as_what_the_paper_does_is_mended_before_the_main_result():
+    # X-Part on the 2025-09-15 listing at bd94e11: its main result, copying, was dropped first, and the paper failed
+    parts = plan_parts(outline(doc(VSGRPO)))
+    problems = [
+        Problem("copied", "results[0].finding", "copies 14 words of the sentence it reports"),
+        Problem("finding_doing", "results[1].finding", "says what the paper does ('The paper introduces')"),
+        Problem("copied", "one_sentence", "copies 13 words of the paper"),
+    ]
+    assert list(to_mend(problems, parts)) == ["FINDING [2]", "FINDING [1]", "SUMMARY"]
+
+
 def test_a_dropped_finding_leaves_the_others_numbered_in_order():
     plan = outline(doc(VSGRPO))
     kept = renumbered([p for p in plan_parts(plan) if p.key != "FINDING [1]"])

@@ -254,15 +254,24 @@ def acronyms_named(part: Part) -> list[str]:
 
 
 def to_mend(problems: list[Problem], parts: list[Part]) -> dict[str, list[Problem]]:
-    """Each part a problem's field belongs to, with its problems, in the parts' order; a problem of no part's
-    field (the whole digest's) is left out: no part can mend it."""
+    """Each part a problem's field belongs to, with its problems, in the parts' order, except that a finding still
+    said as what the paper does comes before the other findings: dropped late, it leaves the others standing. X-Part's
+    main result, copying its sentence, was dropped before its "This work establishes a new paradigm …", which then
+    could not be, and the paper failed (the 2025-09-15 listing at bd94e11). A problem of no part's field (the whole
+    digest's) is left out: no part can mend it."""
     mend: dict[str, list[Problem]] = {}
     for problem in problems:
         part = part_of(problem.field, parts)
         if part is not None:
             mend.setdefault(part.key, []).append(problem)
     order = [part.key for part in parts]
-    return dict(sorted(mend.items(), key=lambda item: order.index(item[0])))
+    first_finding = next((i for i, part in enumerate(parts) if part.question == "FINDING"), 0)
+
+    def place(key: str) -> tuple[float, int]:
+        doing = key.startswith("FINDING") and {p.rule for p in mend[key]} == {"finding_doing"}
+        return (first_finding - 0.5, order.index(key)) if doing else (order.index(key), 0)
+
+    return dict(sorted(mend.items(), key=lambda item: place(item[0])))
 
 
 def _droppable(rules: set[str], late: bool) -> bool:
