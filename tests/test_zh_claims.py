@@ -15,6 +15,7 @@ from papers_digest.checker.zh_claims import (
     means_added,
     question_added,
     said_of_itself,
+    with_achieving_said,
     with_acronym_after_its_words,
     with_change_as_verb,
     with_comparison_in_chinese,
@@ -380,6 +381,11 @@ def test_a_name_the_work_is_based_on_may_own():
          "InfGen是一种分辨率无关的技术。"),
         # a problem that opens on its topic, whose 研究 is a noun, stays
         ("The paper addresses the gap in research on agents.", "智能体研究中的空白。", "智能体研究中的空白。"),
+        # and so does one whose 研究 is its subject: GlimpRouter's and VideoDR's on the 2026-01-13 listing at bd94e11
+        ("The research investigates when reasoning steps need a large model.", "研究探讨了推理步骤何时需要大模型。",
+         "研究探讨了推理步骤何时需要大模型。"),
+        ("The paper addresses the gap in video question answering.", "研究论文关注视频问答中的一个缺口。",
+         "研究论文关注视频问答中的一个缺口。"),
     ],
 )  # fmt: skip
 def test_a_problem_said_as_its_bare_topic_gets_the_papers_opening(english, answer, mended):
@@ -558,6 +564,27 @@ def test_an_english_possessive_left_in_chinese_is_said_with_de(chinese, mended):
 )
 def test_competitive_after_a_verb_of_achieving_is_said_as_a_quality(chinese, mended):
     assert with_competitive_said(chinese) == mended
+
+
+@pytest.mark.parametrize(
+    ("english", "chinese", "mended"),
+    [
+        # GlimpRouter's summary on the 2026-01-13 listing at bd94e11
+        (
+            "GlimpRouter achieves a 10.7% accuracy improvement on AIME25.",
+            "GlimpRouter 提出了 10.7% 的准确率提升。",
+            "GlimpRouter 实现了 10.7% 的准确率提升。",
+        ),
+        # an English that proposes keeps 提出
+        (
+            "The paper proposes GlimpRouter, which achieves a 10.7% improvement.",
+            "该论文提出了GlimpRouter，实现了10.7%的提升。",
+            "该论文提出了GlimpRouter，实现了10.7%的提升。",
+        ),
+    ],
+)
+def test_achieves_said_as_proposes_is_said_as_achieves(english, chinese, mended):
+    assert with_achieving_said(chinese, english) == mended
 
 
 # SoT's summary on the 2025-03-10 listing at 57fb7fa: no verb after the means

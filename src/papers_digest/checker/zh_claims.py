@@ -217,7 +217,12 @@ _ZH_STUDIES = "该论文探讨了"
 # The verb of study said with no one doing it: 2509.09677's problem on the 2025-09-15 listing at 57fb7fa came back
 # as 研究大语言模型的长期执行。 ("studies the long-term execution of LLMs."), 2405.15071's on the 2024-05-27 listing
 # at 53b670c as 研究如何让transformers…: the program writes the subject.
-_ZH_SUBJECTLESS_RE = re.compile(r"^\s*(?:研究|探讨|探索|考察|分析|解决|关注|针对|处理|应对|讨论)")
+# 研究 before a verb or a noun of its own is the noun "research", the subject: GlimpRouter's 研究探讨了… and VideoDR's
+# 研究论文关注… on the 2026-01-13 listing at bd94e11 became 该论文研究探讨了… and 该论文研究论文关注….
+_ZH_SUBJECTLESS_RE = re.compile(
+    r"^\s*(?:研究(?!论文|工作|人员|者|表明|发现|显示|指出|探讨|探索|调查|考察|分析|关注|提出|旨在|聚焦)|探讨|探索|考察|分析|"
+    r"解决|关注|针对|处理|应对|讨论)"
+)
 _ZH_THE_PAPER = "该论文"
 
 
@@ -268,6 +273,19 @@ def without_english_possessive(chinese: str) -> str:
 # "competitive" said as the noun: MergeVQ's summary in the sample run at 256f0d6 came back as 在ImageNet上取得了
 # 竞争力的表现 ("achieved competitiveness's performance"); after a verb of achieving it is 有竞争力的.
 _COMPETITIVE_AS_NOUN_RE = re.compile(r"(取得|获得|实现|达到|展现出?|展示出?|表现出)(了?)(?=竞争力的)")
+
+
+# "achieves" said as "proposes": GlimpRouter's summary on the 2026-01-13 listing at bd94e11, "GlimpRouter achieves a
+# 10.7% accuracy improvement …", came back as GlimpRouter 提出了 10.7% 的准确率提升 ("proposed an improvement").
+_EN_ACHIEVES_RE = re.compile(r"\bachiev(?:e|es|ed|ing)\b", re.IGNORECASE)
+_EN_PROPOSES_RE = re.compile(r"\b(?:propos|introduc|present|suggest|put(?:s|ting)? forward)\w*", re.IGNORECASE)
+
+
+def with_achieving_said(chinese: str, english: str) -> str:
+    """`chinese` with 提出(了) said 实现(了) where `english` says "achieves" and proposes nothing."""
+    if not _EN_ACHIEVES_RE.search(english) or _EN_PROPOSES_RE.search(english):
+        return chinese
+    return chinese.replace("提出了", "实现了").replace("提出", "实现")
 
 
 def with_competitive_said(chinese: str) -> str:
@@ -325,12 +343,13 @@ def mended(chinese: str, english: str) -> str:
     brackets after the words it stands for, a state said as a means said after its result, a closing comparison
     said first, a closing means as 这是通过…实现的, a place said as a clause of its own joined to the next and a
     model's origin said before its name (zh_order.py); a change said as a means before 同时 said as its verb, 纸 as
-    论文, an English possessive as 的, 竞争力的 after a verb of achieving as 有竞争力的."""
+    论文, an English possessive as 的, 竞争力的 after a verb of achieving as 有竞争力的, 提出 for "achieves" as 实现."""
     said = with_state_said_after(with_comparison_in_chinese(chinese), english)
     said = with_place_marked(in_the_papers_voice(without_added_size(said, english), english), english)
     said = with_place_joined(with_means_said_after(with_comparison_first(said)))
     said = with_origin_before_its_name(with_change_as_verb(said, english), english)
     said = with_competitive_said(without_english_possessive(with_paper_said_as_article(said, english)))
+    said = with_achieving_said(said, english)
     return with_acronym_after_its_words(with_the_paper_said(said, english), english)
 
 
