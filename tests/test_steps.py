@@ -1175,6 +1175,12 @@ def test_the_findings_of_the_september_listing_are_what_the_papers_found(paper, 
     assert (openings, len(plan.findings)) == (findings, len(findings))
 
 
+def listed(arxiv_id: str, date: str) -> FulltextDoc:
+    """A paper of a recorded listing (the sample day's or tests/data's) as the abstract the pipeline reads."""
+    folder = SAMPLE_DIR / "hf" if date == SAMPLE_DATE else HF_DIR
+    return next(d for d in abstract_docs(day_papers(date, folder)) if d.arxiv_id == arxiv_id)
+
+
 @pytest.mark.parametrize(
     ("paper", "date", "method"),
     [
@@ -1186,9 +1192,7 @@ def test_the_findings_of_the_september_listing_are_what_the_papers_found(paper, 
     ],
 )
 def test_the_method_is_written_from_what_the_paper_brings(paper, date, method):
-    folder = SAMPLE_DIR / "hf" if date == SAMPLE_DATE else HF_DIR
-    paper_doc = next(d for d in abstract_docs(day_papers(date, folder)) if d.arxiv_id == paper)
-    (part,) = [p for p in plan_parts(outline(paper_doc)) if p.field == "method"]
+    (part,) = [p for p in plan_parts(outline(listed(paper, date))) if p.field == "method"]
     openings = [" ".join(s.text.split()[: len(m.split())]) for s, m in zip(part.sources, method, strict=True)]
     assert (part.question, openings) == ("METHOD", method)
 
@@ -1205,9 +1209,7 @@ def test_the_method_is_written_from_what_the_paper_brings(paper, date, method):
     ],
 )
 def test_a_paper_that_brings_nothing_of_its_own_is_asked_what_it_studies(prompts, paper, date, question_asked):
-    folder = SAMPLE_DIR / "hf" if date == SAMPLE_DATE else HF_DIR
-    paper_doc = next(d for d in abstract_docs(day_papers(date, folder)) if d.arxiv_id == paper)
-    (part,) = [p for p in plan_parts(outline(paper_doc)) if p.field == "method"]
+    (part,) = [p for p in plan_parts(outline(listed(paper, date))) if p.field == "method"]
     asked = question(prompts, part.question, [s.text for s in part.sources])
     assert (part.question, "claim none" in asked) == (question_asked, question_asked == "STUDY")
 

@@ -260,9 +260,9 @@ def without_added_reading(text: str, sentence: str) -> str:
         return text
     said = {w[:5].casefold() for w in _CONTENT_WORD_RE.findall(found["said"])}
     known = {w[:5].casefold() for w in _CONTENT_WORD_RE.findall(sentence)}
-    figures = prose_numbers(sentence)
     if not said or 2 * len(said & known) >= len(said):
         return text
+    figures = prose_numbers(sentence)
     if any(n.matches(f) for n in prose_numbers(found["said"]) for f in figures):
         return text
     return f"{text[: found.start()].rstrip(' ,;')}."
